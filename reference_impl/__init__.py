@@ -1,0 +1,1 @@
+"""Reference implementation of the three interfaces; never imports the suite."""

@@ -1,0 +1,138 @@
+"""Runs every surface of the reference on loopback listeners in one asyncio event loop."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import signal
+import socket
+import sys
+from collections.abc import Callable, Iterator
+from importlib import import_module
+from pathlib import Path
+from typing import Any
+
+import uvicorn
+
+from reference_impl.context import ServerContext
+
+# surface name -> module providing `build_app(ctx) -> ASGI app`
+SURFACES: dict[str, str] = {
+    "s3": "reference_impl.s3.app",
+    "mgmt": "reference_impl.mgmt.app",
+    "gateway": "reference_impl.gateway.app",
+    "public": "reference_impl.public.app",
+}
+
+
+class _QuietServer(uvicorn.Server):
+    """uvicorn server that leaves signal handling to us: several run in one loop."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    sock.listen(2048)
+    sock.set_inheritable(True)
+    return sock
+
+
+def ready_document(ctx: ServerContext) -> dict[str, Any]:
+    """The ready file: every surface in the same shape as a resolved target definition."""
+    ident = ctx.identity
+    mgmt_base = ctx.urls["mgmt"] + "/client/v4"
+    return {
+        "pid": os.getpid(),
+        "behaviour_date": ctx.behaviour_date.isoformat(),
+        "profile_overrides": ctx.profile.overrides,
+        "data_dir": str(ctx.data_dir),
+        "surfaces": {
+            "s3": {
+                "endpoint": ctx.urls["s3"],
+                "access_key_id": ident.access_key_id,
+                "secret_access_key": ident.secret_access_key,
+                "region": "auto",
+                "account_id": ident.account_id,
+                "vendor_prefix": "x-amz-",
+                "ext_prefix": "cf-",
+                "second_account": {
+                    "account_id": ident.other_account_id,
+                    "access_key_id": ident.other_access_key_id,
+                    "secret_access_key": ident.other_secret_access_key,
+                },
+            },
+            "rules_api": {
+                "base_url": mgmt_base,
+                "email": ident.email,
+                "api_key": ident.api_key,
+                "zone_id": ident.zone_id,
+            },
+            "mgmt": {
+                "base_url": mgmt_base,
+                "email": ident.email,
+                "api_key": ident.api_key,
+                "account_id": ident.account_id,
+            },
+            "gateway": {"url": ctx.urls["gateway"], "networks": ["sepolia", "rinkeby"]},
+            "public": {"url": ctx.urls["public"]},
+        },
+    }
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+async def serve(
+    ctx: ServerContext,
+    host: str,
+    base_port: int,
+    ready_file: Path | None,
+    announce: Callable[[dict[str, Any]], None] | None = None,
+) -> None:
+    servers: list[tuple[_QuietServer, socket.socket]] = []
+    for offset, (name, module_name) in enumerate(SURFACES.items()):
+        sock = _bind(host, base_port + offset if base_port else 0)
+        ctx.urls[name] = f"http://{host}:{sock.getsockname()[1]}"
+        app = import_module(module_name).build_app(ctx)
+        config = uvicorn.Config(
+            app, log_level="warning", access_log=False, lifespan="on", timeout_keep_alive=30
+        )
+        servers.append((_QuietServer(config), sock))
+
+    loop = asyncio.get_running_loop()
+
+    def stop() -> None:
+        for server, _ in servers:
+            server.should_exit = True
+
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop)
+
+    tasks = [asyncio.create_task(server.serve(sockets=[sock])) for server, sock in servers]
+    while not all(server.started for server, _ in servers):
+        if any(task.done() for task in tasks):
+            break
+        await asyncio.sleep(0.01)
+    if all(server.started for server, _ in servers):
+        doc = ready_document(ctx)
+        if ready_file is not None:
+            _write_atomically(ready_file, json.dumps(doc, indent=2))
+        if announce is not None:
+            announce(doc)
+    try:
+        await asyncio.gather(*tasks)
+    finally:
+        if ctx.store is not None:
+            ctx.store.close()
+    if any(task.exception() for task in tasks if task.done() and not task.cancelled()):
+        sys.exit(1)
