@@ -1,0 +1,172 @@
+"""`conformance`: run the suite, serve the reference, list rules and targets, report, diff."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from conformance import __version__
+from conformance.cli_run import RunOptions
+
+EPILOG = "Run `conformance COMMAND -h` for a command's options."
+
+
+def _add_run(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "run",
+        help="run the suite against a target and write a report",
+        description="Run the suite (pytest + xdist) and write <report-dir>/<run-id>/ with "
+        "results.json, junit.xml and index.html. Arguments after `--` go to pytest.",
+    )
+    p.add_argument("--target", default="reference", help="target name (default: reference)")
+    p.add_argument("--targets-file", metavar="PATH", help="TOML targets file")
+    p.add_argument("--as-of", metavar="DATE", help="date whose rules apply (default: today)")
+    p.add_argument(
+        "--rule",
+        action="append",
+        default=[],
+        metavar="PREFIX",
+        help="only rules whose id starts with PREFIX (repeatable)",
+    )
+    p.add_argument("--area", action="append", default=[], help="only this area (repeatable)")
+    p.add_argument(
+        "--report-dir",
+        type=Path,
+        default=Path("reports"),
+        help="where run folders go (default: ./reports)",
+    )
+    p.add_argument("--run-id", help="name of the run folder (default: UTC time + target)")
+    p.add_argument(
+        "--reference-profile",
+        action="append",
+        default=[],
+        metavar="K=V",
+        help="override a behaviour profile field of the launched reference",
+    )
+    p.add_argument(
+        "-n",
+        dest="workers",
+        default="auto",
+        help="pytest-xdist workers (default: auto; 0: no xdist)",
+    )
+    p.add_argument(
+        "--baseline",
+        type=Path,
+        metavar="RESULTS",
+        help="also diff against an earlier results.json; a regression fails the run",
+    )
+    p.add_argument("--spec-base", metavar="URL", help="base URL of the spec files (links)")
+
+
+def _add_others(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("serve", help="run the bundled reference implementation")
+    p.add_argument(
+        "--data-dir",
+        type=Path,
+        default=Path(".conformance-data"),
+        help="persisted state (default: ./.conformance-data)",
+    )
+    p.add_argument(
+        "--port",
+        type=int,
+        default=0,
+        help="first port; surfaces take consecutive ports (default 0: ephemeral)",
+    )
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--behaviour-date", metavar="DATE", help="behaviour of that date")
+    p.add_argument(
+        "--profile",
+        action="append",
+        default=[],
+        metavar="K=V",
+        help="override a behaviour profile field (repeatable)",
+    )
+
+    sub.add_parser("rules", help="list the rule catalog (`conformance rules -h`)", add_help=False)
+
+    p = sub.add_parser("report", help="render results.json as HTML (several: a matrix)")
+    p.add_argument("results", nargs="+", type=Path, metavar="RESULTS")
+    p.add_argument(
+        "-o",
+        "--output",
+        type=Path,
+        help="output file (default: index.html beside one file; ./matrix.html)",
+    )
+    p.add_argument(
+        "--label",
+        action="append",
+        default=[],
+        help="column label per results file, in order (matrix)",
+    )
+    p.add_argument("--spec-base", metavar="URL", help="base URL of the spec files (links)")
+
+    p = sub.add_parser("diff", help="regressions and fixes between two runs")
+    p.add_argument("old", type=Path)
+    p.add_argument("new", type=Path)
+    p.add_argument("--format", choices=("text", "markdown"), default="text")
+
+    p = sub.add_parser("targets", help="list known targets and their surfaces")
+    p.add_argument("--targets-file", metavar="PATH")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="conformance", description=__doc__, epilog=EPILOG)
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    _add_run(sub)
+    _add_others(sub)
+    return parser
+
+
+def split_passthrough(argv: Sequence[str]) -> tuple[list[str], list[str]]:
+    """Our arguments, and pytest's: everything after the first `--`."""
+    args = list(argv)
+    if "--" in args:
+        at = args.index("--")
+        return args[:at], args[at + 1 :]
+    return args, []
+
+
+def run_options(ns: argparse.Namespace, pytest_args: list[str]) -> RunOptions:
+    from conformance.cli_commands import default_spec_base
+
+    return RunOptions(
+        target=ns.target, targets_file=ns.targets_file, as_of=ns.as_of, rules=ns.rule,
+        areas=ns.area, report_dir=ns.report_dir, run_id=ns.run_id,
+        reference_profile=ns.reference_profile, workers=str(ns.workers),
+        pytest_args=pytest_args, baseline=ns.baseline,
+        spec_base=ns.spec_base or default_spec_base(),
+    )  # fmt: skip
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] == ["rules"]:
+        from conformance.rules_cmd import run_rules  # written alongside; heavy catalog import
+
+        return int(run_rules(args[1:]))
+    ours, passthrough = split_passthrough(args)
+    ns = build_parser().parse_args(ours)
+    if passthrough and ns.command != "run":
+        build_parser().error("arguments after `--` are only for `conformance run`")
+    from conformance import cli_commands as cmd
+
+    if ns.command == "run":
+        from conformance.cli_run import run
+
+        return run(run_options(ns, passthrough))
+    if ns.command == "serve":
+        return cmd.serve(ns.data_dir, ns.port, ns.behaviour_date, ns.profile, ns.host)
+    if ns.command == "report":
+        return cmd.report(ns.results, ns.output, ns.label, ns.spec_base or cmd.default_spec_base())
+    if ns.command == "diff":
+        return cmd.diff(ns.old, ns.new, ns.format)
+    if ns.command == "targets":
+        return cmd.list_targets(ns.targets_file)
+    raise AssertionError(f"unhandled command {ns.command}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,133 @@
+"""The small subcommands: serve, targets, report, diff. Each returns an exit status."""
+
+from __future__ import annotations
+
+import sys
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from conformance.report.load import ResultsError, load_results
+
+REFERENCE_SURFACES = ("s3", "rules_api", "mgmt", "gateway", "public")
+DEFAULT_TARGETS_FILE = Path("conformance.toml")
+SPEC_BASE_ENV = "CONFORMANCE_SPEC_BASE"
+
+
+def default_spec_base() -> str | None:
+    """Where spec links point: $CONFORMANCE_SPEC_BASE, else the checkout's ../shared/spec."""
+    import os
+
+    if os.environ.get(SPEC_BASE_ENV):
+        return os.environ[SPEC_BASE_ENV]
+    local = Path.cwd().parent / "shared" / "spec"
+    return local.resolve().as_uri() if (local / "interface-spec.md").exists() else None
+
+
+def serve(
+    data_dir: Path,
+    port: int,
+    behaviour_date: str | None,
+    profile: list[str],
+    host: str = "127.0.0.1",
+) -> int:
+    """Run the bundled reference in the foreground; it prints its URLs and credentials."""
+    from reference_impl.__main__ import main as reference_main  # the reference's own launcher
+
+    argv = ["--data-dir", str(data_dir), "--port", str(port), "--host", host]
+    if behaviour_date:
+        argv += ["--behaviour-date", behaviour_date]
+    for pair in profile:
+        argv += ["--profile", pair]
+    print(f"data dir: {data_dir.resolve()} (kept across restarts); Ctrl-C stops", flush=True)
+    try:
+        return reference_main(argv)
+    except KeyboardInterrupt:
+        return 0
+
+
+def _file_targets(path: Path) -> dict[str, tuple[list[str], str]]:
+    """name -> (surfaces, status) of a targets file; the plugin's reader when installed."""
+    try:
+        from conformance.plugin import targets as plugin_targets
+    except ImportError:  # the plugin is optional for listing: read the TOML minimally
+        with path.open("rb") as fh:
+            raw = (tomllib.load(fh).get("targets") or {}).items()
+        return {str(n): (sorted(b), str(path)) for n, b in raw if isinstance(b, dict)}
+    listed: dict[str, tuple[list[str], str]] = {}
+    for name, body in plugin_targets.read_targets_file(path).items():
+        try:
+            plugin_targets.resolve(name, body)
+            status = str(path)
+        except plugin_targets.TargetError as exc:
+            status = f"{path}; not usable: {exc}"
+        listed[name] = (sorted(body), status)
+    return listed
+
+
+def list_targets(targets_file: str | None) -> int:
+    """Print the built-in reference and every target of the targets file with its surfaces."""
+    path = Path(targets_file) if targets_file else DEFAULT_TARGETS_FILE
+    rows: dict[str, tuple[list[str], str]] = {
+        "reference": (list(REFERENCE_SURFACES), "built in (launched by the suite)"),
+    }
+    if targets_file or path.exists():
+        if not path.is_file():
+            print(f"error: targets file {path} not found", file=sys.stderr)
+            return 2
+        try:
+            rows.update(_file_targets(path))
+        except Exception as exc:  # TargetError or TOMLDecodeError: both name the problem
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+    width = max(len(n) for n in rows) + 2
+    for name, (surfaces, source) in rows.items():
+        print(f"{name.ljust(width)}{', '.join(surfaces) or '(no surfaces)'}   [{source}]")
+    return 0
+
+
+def _load_all(paths: list[Path]) -> list[dict[str, Any]] | None:
+    docs = []
+    for path in paths:
+        try:
+            docs.append(load_results(path))
+        except ResultsError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return None
+    return docs
+
+
+def report(paths: list[Path], out: Path | None, labels: list[str], spec_base: str | None) -> int:
+    """One results file -> compliance report; several -> matrix of rules x targets."""
+    from conformance.report.load import schema_problems
+    from conformance.report.render import render_matrix, render_report, write_html
+
+    docs = _load_all(paths)
+    if docs is None:
+        return 2
+    if labels and len(labels) != len(docs):
+        print(f"error: {len(labels)} --label for {len(docs)} results files", file=sys.stderr)
+        return 2
+    for path, doc in zip(paths, docs, strict=True):
+        for problem in schema_problems(doc):
+            print(f"warning: {path}: {problem}", file=sys.stderr)
+    if len(docs) == 1:
+        html = render_report(docs[0], spec_base)
+        target = out or paths[0].with_name("index.html")
+    else:
+        html = render_matrix(docs, labels or None, spec_base)
+        target = out or Path("matrix.html")
+    print(write_html(html, target))
+    return 0
+
+
+def diff(old: Path, new: Path, fmt: str) -> int:
+    """Print the run-to-run diff; exit 1 on a regression, 0 otherwise, 2 on unreadable input."""
+    from conformance.report.diff import diff_results, format_markdown, format_text
+
+    docs = _load_all([old, new])
+    if docs is None:
+        return 2
+    change = diff_results(docs[0], docs[1])
+    print(format_markdown(change) if fmt == "markdown" else format_text(change))
+    return 1 if change.has_regressions else 0

@@ -1,0 +1,158 @@
+"""`conformance run`: the suite in a pytest subprocess, then the report and the verdict.
+
+pytest runs in a child process so that xdist, the plugin and the reference server live and die
+with it, and so that this process only ever reads results.json: the file is the interface.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from conformance.report.load import FAILING_STATUSES, ResultsError, failing_cases, load_results
+
+PYTEST_NO_TESTS = 5
+PYTEST_MEANINGS = {
+    1: "tests failed",
+    2: "interrupted",
+    3: "internal error",
+    4: "usage error",
+    5: "no tests collected",
+}
+
+
+@dataclass
+class RunOptions:
+    """What `conformance run` was asked for, already parsed."""
+
+    target: str = "reference"
+    targets_file: str | None = None
+    as_of: str | None = None
+    rules: list[str] = field(default_factory=list)
+    areas: list[str] = field(default_factory=list)
+    report_dir: Path = Path("reports")
+    run_id: str | None = None
+    reference_profile: list[str] = field(default_factory=list)
+    workers: str = "auto"
+    pytest_args: list[str] = field(default_factory=list)
+    baseline: Path | None = None
+    spec_base: str | None = None
+
+
+def safe_name(text: str) -> str:
+    """Filesystem-safe on every OS: letters, digits, dot, dash, underscore."""
+    cleaned = re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip(".-")
+    return cleaned or "run"
+
+
+def default_run_id(target: str, now: dt.datetime | None = None) -> str:
+    """`20241121T103000Z-reference`: sorts by time, says what was checked."""
+    now = now or dt.datetime.now(dt.UTC)
+    return f"{now.strftime('%Y%m%dT%H%M%SZ')}-{safe_name(target)}"
+
+
+def build_pytest_argv(
+    opts: RunOptions, run_dir: Path, run_id: str, python: str = sys.executable
+) -> list[str]:
+    """The child pytest command line (pure: tested without running pytest)."""
+    argv = [
+        python, "-m", "pytest", "--pyargs", "conformance.suite",
+        "-p", "no:cacheprovider",
+        "-n", str(opts.workers),
+        "--target", opts.target,
+        "--run-id", run_id,
+        "--results", str(run_dir / "results.json"),
+        "--junitxml", str(run_dir / "junit.xml"),
+        "-o", "junit_family=xunit2",
+    ]  # fmt: skip
+    if opts.targets_file:
+        argv += ["--targets-file", opts.targets_file]
+    if opts.as_of:
+        argv += ["--as-of", opts.as_of]
+    for prefix in opts.rules:
+        argv += ["--rule", prefix]
+    for area in opts.areas:
+        argv += ["--area", area]
+    for pair in opts.reference_profile:
+        argv += ["--reference-profile", pair]
+    return argv + list(opts.pytest_args)
+
+
+def run_exit_code(doc: dict[str, Any] | None, pytest_rc: int) -> tuple[int, list[str]]:
+    """Exit status of `conformance run` and the lines that explain it.
+
+    Non-zero on any FAIL, ERROR or XPASS case; on pytest failing without results; on no tests
+    collected (a filter that selects nothing is a mistake, not a pass); on any other pytest
+    failure even when no case recorded it (e.g. an error outside any rule's test).
+    """
+    meaning = PYTEST_MEANINGS.get(pytest_rc, "unexpected exit status")
+    if pytest_rc == PYTEST_NO_TESTS:
+        return PYTEST_NO_TESTS, [
+            "no tests collected (pytest exit code 5): check --rule/--area/--target; "
+            "nothing was checked"
+        ]
+    if doc is None:
+        return (pytest_rc or 1), [
+            f"pytest exited with code {pytest_rc} ({meaning if pytest_rc else 'ok'}) "
+            "without writing results.json"
+        ]
+    bad = failing_cases(doc)
+    if bad:
+        counts = {s: sum(1 for c in bad if c.get("status") == s) for s in sorted(FAILING_STATUSES)}
+        text = ", ".join(f"{n} {s}" for s, n in counts.items() if n)
+        return 1, [f"failing cases: {text}"]
+    if pytest_rc != 0:
+        return pytest_rc, [
+            f"pytest exited with code {pytest_rc} ({meaning}) "
+            "although no case failed; see its output above"
+        ]
+    return 0, []
+
+
+def _read_results(path: Path) -> tuple[dict[str, Any] | None, str | None]:
+    if not path.exists():
+        return None, None
+    try:
+        return load_results(path), None
+    except ResultsError as exc:
+        return None, str(exc)
+
+
+def run(opts: RunOptions) -> int:
+    """Run the suite, render the report, print the summary; return the exit status."""
+    from conformance.report.diff import diff_results, format_text
+    from conformance.report.render import render_report, write_html
+    from conformance.report.summary import summary_lines
+
+    run_id = safe_name(opts.run_id) if opts.run_id else default_run_id(opts.target)
+    run_dir = opts.report_dir / run_id
+    run_dir.mkdir(parents=True, exist_ok=True)
+    argv = build_pytest_argv(opts, run_dir, run_id)
+    print("running:", " ".join(argv[1:]), flush=True)
+    pytest_rc = subprocess.call(argv)
+    doc, problem = _read_results(run_dir / "results.json")
+    if problem:
+        print(f"error: {problem}", file=sys.stderr)
+    if doc is not None:
+        index = write_html(render_report(doc, opts.spec_base), run_dir / "index.html")
+        print(f"\nreport: {index}")
+        for line in summary_lines(doc):
+            print(line)
+    code, reasons = run_exit_code(doc, pytest_rc)
+    for reason in reasons:
+        print(reason, file=sys.stderr)
+    if doc is not None and opts.baseline:
+        try:
+            change = diff_results(load_results(opts.baseline), doc)
+        except ResultsError as exc:
+            print(f"error: baseline: {exc}", file=sys.stderr)
+            return code or 2
+        print(f"\ncompared with {opts.baseline}:\n{format_text(change)}")
+        if change.has_regressions and code == 0:
+            code = 1
+    return code

@@ -1,0 +1,151 @@
+"""Run-to-run comparison for nightly regressions: what broke, what got fixed, what changed."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from conformance.report.load import Results
+
+BROKEN = frozenset({"FAIL", "ERROR"})
+
+
+@dataclass
+class Change:
+    rule_id: str
+    title: str
+    level: str
+    old: str | None
+    new: str | None
+    message: str | None = None  # the new run's first failing message, when there is one
+
+
+@dataclass
+class Diff:
+    old_run: dict[str, Any]
+    new_run: dict[str, Any]
+    regressions: list[Change] = field(default_factory=list)
+    fixes: list[Change] = field(default_factory=list)
+    other: list[Change] = field(default_factory=list)  # any other status change
+    added: list[Change] = field(default_factory=list)
+    removed: list[Change] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def has_regressions(self) -> bool:
+        return bool(self.regressions)
+
+
+def _first_message(doc: Results, rule_id: str) -> str | None:
+    for case in doc.get("cases", []):
+        if case.get("rule_id") == rule_id and case.get("status") in BROKEN and case.get("message"):
+            return str(case["message"])
+    return None
+
+
+def diff_results(old: Results, new: Results) -> Diff:
+    """Compare rule statuses; a regression is PASS -> FAIL or ERROR (DESIGN.md)."""
+    old_rules = {str(r.get("id")): r for r in old.get("rules", [])}
+    new_rules = {str(r.get("id")): r for r in new.get("rules", [])}
+    result = Diff(old.get("run") or {}, new.get("run") or {})
+    for key, label in (("target", "targets"), ("as_of", "as-of dates")):
+        a, b = result.old_run.get(key), result.new_run.get(key)
+        if a != b:
+            result.notes.append(f"{label} differ: {a} → {b}")
+    for rid, rule in new_rules.items():
+        title, level = str(rule.get("title", "")), str(rule.get("level", ""))
+        status = str(rule.get("status"))
+        if rid not in old_rules:
+            result.added.append(Change(rid, title, level, None, status))
+            continue
+        before = str(old_rules[rid].get("status"))
+        if before == status:
+            continue
+        change = Change(rid, title, level, before, status, _first_message(new, rid))
+        if before == "PASS" and status in BROKEN:
+            result.regressions.append(change)
+        elif before in BROKEN and status == "PASS":
+            result.fixes.append(change)
+        else:
+            result.other.append(change)
+    for rid, rule in old_rules.items():
+        if rid not in new_rules:
+            result.removed.append(
+                Change(
+                    rid,
+                    str(rule.get("title", "")),
+                    str(rule.get("level", "")),
+                    str(rule.get("status")),
+                    None,
+                )
+            )
+    return result
+
+
+SECTIONS = (
+    ("regressions", "Regressions (PASS → FAIL/ERROR)"),
+    ("fixes", "Fixes (FAIL/ERROR → PASS)"),
+    ("other", "Other status changes"),
+    ("added", "New rules"),
+    ("removed", "Removed rules"),
+)
+
+
+def _run_name(run: dict[str, Any]) -> str:
+    return f"{run.get('target')} @ {run.get('as_of')} ({run.get('run_id')})"
+
+
+def _headline(d: Diff) -> str:
+    counts = ", ".join(f"{len(getattr(d, key))} {key}" for key, _ in SECTIONS)
+    return ("REGRESSED: " if d.has_regressions else "no regressions: ") + counts
+
+
+def format_text(d: Diff) -> str:
+    lines = [f"old: {_run_name(d.old_run)}", f"new: {_run_name(d.new_run)}"]
+    lines += [f"note: {n}" for n in d.notes]
+    for key, heading in SECTIONS:
+        changes: list[Change] = getattr(d, key)
+        if not changes:
+            continue
+        lines.append(f"\n{heading}: {len(changes)}")
+        for c in changes:
+            lines.append(f"  {c.rule_id:<50} {c.old or '-':>8} -> {c.new or '-':<8} {c.level}")
+            if c.message:
+                lines.append(f"      {c.message}")
+    lines.append("\n" + _headline(d))
+    return "\n".join(lines)
+
+
+def _md(text: str) -> str:
+    """Table-cell safe: pipes and newlines break the row, and markup would be rendered."""
+    text = text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+    return text.replace("<", "&lt;").replace(">", "&gt;")
+
+
+def format_markdown(d: Diff) -> str:
+    lines = [
+        f"## Conformance diff: {_md(str(d.new_run.get('target')))}",
+        "",
+        f"- old: `{_md(_run_name(d.old_run))}`",
+        f"- new: `{_md(_run_name(d.new_run))}`",
+        *[f"- note: {_md(n)}" for n in d.notes],
+        "",
+        f"**{_headline(d)}**",
+    ]
+    for key, heading in SECTIONS:
+        changes: list[Change] = getattr(d, key)
+        if not changes:
+            continue
+        lines += [
+            "",
+            f"### {heading}",
+            "",
+            "| rule | level | old | new | message |",
+            "|---|---|---|---|---|",
+        ]
+        lines += [
+            f"| `{_md(c.rule_id)}` | {c.level} | {c.old or '—'} | {c.new or '—'} | "
+            f"{_md(c.message or '')} |"
+            for c in changes
+        ]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,73 @@
+"""Rendering: view models -> one self-contained HTML file (inline CSS and JS, no network)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from markupsafe import Markup
+
+from conformance import __version__
+from conformance.report.load import Results, schema_problems
+from conformance.report.matrix import build_matrix
+from conformance.report.view import build_view, pct
+
+
+def _asset(name: str) -> Markup:
+    """A CSS/JS file of the package, trusted, inlined verbatim."""
+    text = resources.files("conformance.report").joinpath("templates", name).read_text("utf-8")
+    return Markup(text)
+
+
+def environment() -> jinja2.Environment:
+    """Autoescaping everywhere: messages, evidence and bodies come from the target."""
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("conformance.report", "templates"),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters["pct"] = pct
+    env.globals["asset"] = _asset
+    env.globals["renderer_version"] = __version__
+    return env
+
+
+def _generated() -> str:
+    return dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def render_report(doc: Results, spec_base: str | None = None) -> str:
+    """HTML of the single-run compliance report."""
+    view = build_view(doc, spec_base, warnings=schema_problems(doc))
+    template = environment().get_template("report.html.j2")
+    return template.render(v=view, generated=_generated())
+
+
+def render_matrix(
+    docs: list[Results], labels: list[str] | None = None, spec_base: str | None = None
+) -> str:
+    """HTML of the rules x targets matrix of several results files."""
+    matrix = build_matrix(docs, labels, spec_base)
+    template = environment().get_template("matrix.html.j2")
+    return template.render(m=matrix, generated=_generated())
+
+
+def write_html(html: str, out: str | Path) -> Path:
+    """Write atomically, so a browser refreshing mid-run never sees half a page."""
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(out.name + ".tmp")
+    tmp.write_text(html, encoding="utf-8")
+    tmp.replace(out)
+    return out
+
+
+def render_to(docs: list[Results], out: str | Path, **options: Any) -> Path:
+    """One document -> report; several -> matrix."""
+    html = render_report(docs[0], **options) if len(docs) == 1 else render_matrix(docs, **options)
+    return write_html(html, out)

@@ -1,0 +1,65 @@
+"""Terminal summary of a run: one line per area and the verdict, as `conformance run` prints."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from conformance.report.load import Results
+from conformance.report.view import LEVELS, area_sort_key, pct
+
+COUNT_KEYS = ("pass", "fail", "error", "xfail", "xpass", "na", "untested")
+
+
+def _counts(level: dict[str, Any]) -> dict[str, int]:
+    return {k: int(level.get(k) or 0) for k in COUNT_KEYS}
+
+
+def area_line(name: str, levels: dict[str, Any], width: int = 9) -> str:
+    """`storage   MUST 9/9 PASS  score 100%  coverage 82%  (N/A 12, UNTESTED 180)  SHOULD 1/1`.
+
+    The MUST level leads (it decides certification); N/A and UNTESTED are totals over levels.
+    """
+    parts = [name.ljust(width)]
+    first = True
+    totals = dict.fromkeys(COUNT_KEYS, 0)
+    for level_name in [lv for lv in LEVELS if lv in levels] + sorted(set(levels) - set(LEVELS)):
+        level = levels[level_name] or {}
+        c = _counts(level)
+        for k in COUNT_KEYS:
+            totals[k] += c[k]
+        judged = c["pass"] + c["fail"] + c["error"]
+        if first:
+            parts.append(f"{level_name} {c['pass']}/{judged} PASS")
+            parts.append(f"score {pct(level.get('score'))}")
+            parts.append(f"coverage {pct(level.get('coverage'))}")
+            first = False
+        else:
+            parts.append(f"{level_name} {c['pass']}/{judged}")
+    trouble = [
+        f"{label} {totals[key]}"
+        for key, label in (
+            ("fail", "FAIL"),
+            ("error", "ERROR"),
+            ("xpass", "XPASS"),
+            ("xfail", "XFAIL"),
+            ("na", "N/A"),
+            ("untested", "UNTESTED"),
+        )
+        if totals[key]
+    ]
+    if trouble:
+        parts.insert(4 if len(parts) >= 4 else len(parts), f"({', '.join(trouble)})")
+    return "  ".join(parts)
+
+
+def summary_lines(doc: Results) -> list[str]:
+    """The area lines and the verdict line, straight from results.json's summary."""
+    summary = doc.get("summary") or {}
+    areas = summary.get("areas") or {}
+    width = max([len(a) for a in areas] + [7]) + 2
+    lines = [area_line(a, areas[a] or {}, width) for a in sorted(areas, key=area_sort_key)]
+    verdict = (
+        "CERTIFIED at MUST level" if summary.get("certified") else ("NOT CERTIFIED at MUST level")
+    )
+    lines.append(f"verdict: {verdict}")
+    return lines

@@ -1,0 +1,38 @@
+"""The report in a real browser: headless Chromium shows verdict and scores, logs no errors."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conformance.report.render import render_report, write_html
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Debian package chromium not installed")
+
+
+def chromium(*args: str) -> subprocess.CompletedProcess[str]:
+    assert CHROMIUM is not None
+    return subprocess.run(
+        [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr",
+         "--v=0", *args],
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+
+
+def test_report_opens_without_console_errors(mixed: dict[str, Any], tmp_path: Path) -> None:
+    """The page runs its filter script cleanly and shows verdict and scores; a screenshot stays."""
+    page = write_html(render_report(mixed), tmp_path / "index.html")
+    dom = chromium("--dump-dom", page.as_uri())
+    console = [line for line in dom.stderr.splitlines() if ":CONSOLE" in line]
+    assert console == []
+    assert "Not certified at MUST level" in dom.stdout
+    assert 'id="area-storage"' in dom.stdout and "78%" in dom.stdout
+    assert "23 of 23 rules" in dom.stdout  # the script ran and counted
+    shot = tmp_path / "report.png"
+    chromium("--hide-scrollbars", "--window-size=390,1400", f"--screenshot={shot}", page.as_uri())
+    assert shot.exists() and shot.stat().st_size > 10_000
