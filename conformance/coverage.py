@@ -1,0 +1,93 @@
+"""Which rules the installed suite tests, found by reading its source (no pytest collection).
+
+Collection imports every test module and its fixtures; for `conformance rules --uncovered` and the
+catalog lint a syntax-level scan of `pytest.mark.rule("...")` is enough and takes milliseconds.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from importlib import resources
+from importlib.resources.abc import Traversable
+
+SUITE_PACKAGE = "conformance.suite"
+
+
+def _is_rule_mark(node: ast.AST) -> bool:
+    """`pytest.mark.rule(...)`, `mark.rule(...)` or any `<x>.mark.rule(...)` call."""
+    if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+        return False
+    owner = node.func.value
+    if node.func.attr != "rule":
+        return False
+    return (isinstance(owner, ast.Name) and owner.id == "mark") or (
+        isinstance(owner, ast.Attribute) and owner.attr == "mark"
+    )
+
+
+def _rule_ids(tree: ast.AST) -> Iterator[str]:
+    """String arguments of every rule mark anywhere under `tree` (lists and params included)."""
+    for node in ast.walk(tree):
+        if _is_rule_mark(node):
+            assert isinstance(node, ast.Call)
+            for arg in node.args:
+                if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                    yield arg.value
+
+
+def _scan_module(source: str, location: str) -> Iterator[tuple[str, str]]:
+    """(rule id, test location) pairs of one module."""
+    tree = ast.parse(source, filename=location)
+    for node in tree.body:
+        if isinstance(node, ast.Assign | ast.AnnAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(isinstance(t, ast.Name) and t.id == "pytestmark" for t in targets):
+                for rule_id in _rule_ids(node):
+                    yield rule_id, location
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            for decorator in node.decorator_list:
+                for rule_id in _rule_ids(decorator):
+                    yield rule_id, f"{location}::{node.name}"
+        elif isinstance(node, ast.ClassDef):
+            yield from _scan_class(node, f"{location}::{node.name}")
+
+
+def _scan_class(node: ast.ClassDef, location: str) -> Iterator[tuple[str, str]]:
+    for decorator in node.decorator_list:
+        for rule_id in _rule_ids(decorator):
+            yield rule_id, location
+    for child in node.body:
+        if isinstance(child, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == "pytestmark" for t in child.targets
+        ):
+            for rule_id in _rule_ids(child):
+                yield rule_id, location
+        elif isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
+            for decorator in child.decorator_list:
+                for rule_id in _rule_ids(decorator):
+                    yield rule_id, f"{location}::{child.name}"
+
+
+def _modules(root: Traversable, prefix: str) -> Iterator[tuple[Traversable, str]]:
+    for entry in sorted(root.iterdir(), key=lambda e: e.name):
+        if entry.is_dir() and entry.name != "__pycache__":
+            yield from _modules(entry, f"{prefix}/{entry.name}")
+        elif entry.name.endswith(".py"):
+            yield entry, f"{prefix}/{entry.name}"
+
+
+def covered_rule_ids(package: str = SUITE_PACKAGE) -> dict[str, list[str]]:
+    """Rule id -> locations of the tests that name it (`path::function`), sorted."""
+    covered: dict[str, list[str]] = {}
+    root = resources.files(package)
+    for entry, location in _modules(root, package.replace(".", "/")):
+        try:
+            pairs = list(_scan_module(entry.read_text(encoding="utf-8"), location))
+        except SyntaxError:
+            continue  # the suite's own collection reports it with a proper message
+        for rule_id, where in pairs:
+            places = covered.setdefault(rule_id, [])
+            if where not in places:
+                places.append(where)
+    return {rule_id: sorted(places) for rule_id, places in sorted(covered.items())}
