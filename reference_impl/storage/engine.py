@@ -1,14 +1,222 @@
-"""Placeholder storage engine; replaced by the SQLite + blob-file engine."""
+"""The storage engine: SQLite (WAL) for metadata, blob files for bodies.
+
+Buckets live in a namespace per account. Handlers call these methods from the event loop;
+each is one short SQLite transaction, bodies never pass through SQLite.
+"""
 
 from __future__ import annotations
 
+import json
+import sqlite3
+import time
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
+
+from reference_impl.storage.blobs import BlobInfo, BlobStore
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS buckets (
+    account TEXT NOT NULL, name TEXT NOT NULL, location TEXT NOT NULL, created REAL NOT NULL,
+    PRIMARY KEY (account, name));
+CREATE TABLE IF NOT EXISTS objects (
+    account TEXT NOT NULL, bucket TEXT NOT NULL, key TEXT NOT NULL,
+    blob TEXT NOT NULL, size INTEGER NOT NULL, etag TEXT NOT NULL,
+    md5 TEXT, sha256 TEXT, sha1 TEXT, content_type TEXT NOT NULL, meta TEXT NOT NULL,
+    modified REAL NOT NULL,
+    PRIMARY KEY (account, bucket, key));
+"""
+
+
+@dataclass(frozen=True)
+class Bucket:
+    account: str
+    name: str
+    location: str
+    created: float
+
+
+@dataclass(frozen=True)
+class ObjectRecord:
+    key: str
+    blob: str
+    size: int
+    etag: str  # without quotes
+    content_type: str
+    modified: float
+    md5: str | None = None
+    sha256: str | None = None
+    sha1: str | None = None
+    meta: dict[str, Any] = field(default_factory=dict)  # user metadata and HTTP metadata
 
 
 class Store:
+    """Everything the reference persists under `root`; survives restarts on the same root."""
+
     def __init__(self, root: Path) -> None:
         root.mkdir(parents=True, exist_ok=True)
         self.root = root
+        self.blobs = BlobStore(root)
+        self.db = sqlite3.connect(root / "meta.sqlite3", check_same_thread=False)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        self.db.executescript(SCHEMA)
+        self.db.commit()
 
     def close(self) -> None:
-        pass
+        self.db.close()
+
+    # buckets
+    def create_bucket(self, account: str, name: str, location: str) -> bool:
+        """Create the bucket; False when the account already has it."""
+        with self.db:
+            cur = self.db.execute(
+                "INSERT OR IGNORE INTO buckets VALUES (?, ?, ?, ?)",
+                (account, name, location, time.time()),
+            )
+        return cur.rowcount == 1
+
+    def get_bucket(self, account: str, name: str) -> Bucket | None:
+        row = self.db.execute(
+            "SELECT account, name, location, created FROM buckets WHERE account=? AND name=?",
+            (account, name),
+        ).fetchone()
+        return Bucket(*row) if row else None
+
+    def list_buckets(self, account: str) -> list[Bucket]:
+        rows = self.db.execute(
+            "SELECT account, name, location, created FROM buckets WHERE account=? ORDER BY name",
+            (account,),
+        ).fetchall()
+        return [Bucket(*row) for row in rows]
+
+    def bucket_is_empty(self, account: str, name: str) -> bool:
+        row = self.db.execute(
+            "SELECT 1 FROM objects WHERE account=? AND bucket=? LIMIT 1", (account, name)
+        ).fetchone()
+        return row is None
+
+    def delete_bucket(self, account: str, name: str) -> None:
+        with self.db:
+            self.db.execute("DELETE FROM buckets WHERE account=? AND name=?", (account, name))
+
+    # objects
+    async def write_blob(
+        self, chunks: AsyncIterator[bytes], expected_sha256: str | None = None
+    ) -> BlobInfo:
+        return await self.blobs.write(chunks, expected_sha256)
+
+    def put_object(
+        self,
+        account: str,
+        bucket: str,
+        key: str,
+        blob: BlobInfo,
+        content_type: str,
+        meta: dict[str, Any],
+        etag: str | None = None,
+    ) -> ObjectRecord:
+        """Publish a written blob under the key, replacing (and removing) any previous one."""
+        record = ObjectRecord(
+            key=key,
+            blob=blob.name,
+            size=blob.size,
+            etag=etag or blob.md5_hex,
+            content_type=content_type,
+            modified=time.time(),
+            md5=blob.md5_hex,
+            sha256=blob.sha256_hex,
+            sha1=blob.sha1_hex,
+            meta=meta,
+        )
+        with self.db:
+            old = self.db.execute(
+                "SELECT blob FROM objects WHERE account=? AND bucket=? AND key=?",
+                (account, bucket, key),
+            ).fetchone()
+            self.db.execute(
+                "INSERT OR REPLACE INTO objects VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                (
+                    account,
+                    bucket,
+                    key,
+                    record.blob,
+                    record.size,
+                    record.etag,
+                    record.md5,
+                    record.sha256,
+                    record.sha1,
+                    content_type,
+                    json.dumps(meta),
+                    record.modified,
+                ),
+            )
+        if old and old[0] != record.blob:
+            self.blobs.remove(old[0])
+        return record
+
+    def get_object(self, account: str, bucket: str, key: str) -> ObjectRecord | None:
+        row = self.db.execute(
+            "SELECT key, blob, size, etag, content_type, modified, md5, sha256, sha1, meta "
+            "FROM objects WHERE account=? AND bucket=? AND key=?",
+            (account, bucket, key),
+        ).fetchone()
+        return _record(row) if row else None
+
+    def read_object(
+        self, record: ObjectRecord, start: int = 0, length: int | None = None
+    ) -> Iterator[bytes]:
+        return self.blobs.read(record.blob, start, length)
+
+    def delete_object(self, account: str, bucket: str, key: str) -> bool:
+        with self.db:
+            old = self.db.execute(
+                "SELECT blob FROM objects WHERE account=? AND bucket=? AND key=?",
+                (account, bucket, key),
+            ).fetchone()
+            if old is None:
+                return False
+            self.db.execute(
+                "DELETE FROM objects WHERE account=? AND bucket=? AND key=?",
+                (account, bucket, key),
+            )
+        self.blobs.remove(old[0])
+        return True
+
+    def iter_keys(
+        self,
+        account: str,
+        bucket: str,
+        prefix: str,
+        after: str | None,
+        start_at: str | None = None,
+        batch: int = 500,
+    ) -> Iterator[ObjectRecord]:
+        """Objects with the prefix, keys after `after` (and from `start_at`), UTF-8 byte order."""
+        cursor = after
+        while True:
+            sql = (
+                "SELECT key, blob, size, etag, content_type, modified, md5, sha256, sha1, meta "
+                "FROM objects WHERE account=? AND bucket=? AND substr(key, 1, ?) = ?"
+            )
+            args: list[Any] = [account, bucket, len(prefix), prefix]
+            if cursor is not None:
+                sql += " AND key > ?"
+                args.append(cursor)
+            if start_at is not None:
+                sql += " AND key >= ?"
+                args.append(start_at)
+            sql += " ORDER BY key LIMIT ?"
+            args.append(batch)
+            rows = self.db.execute(sql, args).fetchall()
+            for row in rows:
+                yield _record(row)
+            if len(rows) < batch:
+                return
+            cursor = rows[-1][0]
+
+
+def _record(row: tuple[Any, ...]) -> ObjectRecord:
+    key, blob, size, etag, ctype, modified, md5, sha256, sha1, meta = row
+    return ObjectRecord(key, blob, size, etag, ctype, modified, md5, sha256, sha1, json.loads(meta))

@@ -1,0 +1,46 @@
+"""GetObject with a Range header."""
+
+from __future__ import annotations
+
+import pytest
+
+BODY = bytes(range(256)) * 4  # 1024 bytes, each position recognisable
+
+
+@pytest.fixture
+def stored(s3, bucket, names):
+    key = names.key()
+    s3.boto.put_object(Bucket=bucket, Key=key, Body=BODY)
+    return bucket, key
+
+
+@pytest.mark.rule("storage.get-object.range-inclusive")
+@pytest.mark.parametrize(
+    ("header", "first", "last"),
+    [("bytes=0-0", 0, 0), ("bytes=10-19", 10, 19), ("bytes=1000-1023", 1000, 1023)],
+)
+def test_range_end_is_inclusive(s3, stored, header, first, last):
+    """A range `a-b` returns bytes a through b, both included."""
+    reply = s3.wire.get_object(*stored, range=header)
+    assert reply.status in (200, 206), f"{header}: status {reply.status}"
+    assert reply.body == BODY[first : last + 1], f"{header}: got {len(reply.body)} bytes"
+    assert reply.header("content-range") == f"bytes {first}-{last}/{len(BODY)}"
+
+
+@pytest.mark.rule("storage.get-object.range-206")
+@pytest.mark.parametrize(
+    ("header", "expected"),
+    [
+        ("bytes=0-0", BODY[:1]),
+        ("bytes=100-", BODY[100:]),
+        ("bytes=-24", BODY[-24:]),
+        ("bytes=0-", BODY),
+        ("bytes=0-5000", BODY),
+    ],
+    ids=["first-byte", "open-ended", "suffix", "whole-open", "past-end"],
+)
+def test_ranged_read_is_206(s3, stored, header, expected):
+    """Every satisfiable ranged read answers 206 Partial Content."""
+    reply = s3.wire.get_object(*stored, range=header)
+    assert reply.status == 206, f"{header}: status {reply.status}, expected 206"
+    assert reply.body == expected

@@ -1,0 +1,85 @@
+"""Bucket operations: ListBuckets, CreateBucket, DeleteBucket, HeadBucket, GetBucketLocation."""
+
+from __future__ import annotations
+
+import re
+
+from starlette.responses import Response
+
+from reference_impl.context import ServerContext
+from reference_impl.s3.call import Call
+from reference_impl.s3.errors import S3Error
+from reference_impl.s3.xmlio import iso8601, parse_body, xml_response
+from reference_impl.storage.engine import Bucket
+
+BUCKET_NAME = re.compile(r"^[a-z0-9][a-z0-9-]{1,61}[a-z0-9]$")
+
+
+def valid_bucket_name(name: str) -> bool:
+    return bool(BUCKET_NAME.match(name))
+
+
+def require_bucket(ctx: ServerContext, call: Call) -> Bucket:
+    assert call.bucket is not None
+    bucket = ctx.store.get_bucket(call.account, call.bucket)
+    if bucket is None:
+        raise S3Error("NoSuchBucket", BucketName=call.bucket)
+    return bucket  # type: ignore[no-any-return]
+
+
+async def list_buckets(ctx: ServerContext, call: Call) -> Response:
+    buckets = [
+        {"name": b.name, "created": iso8601(b.created)}
+        for b in ctx.store.list_buckets(call.account)
+    ]
+    return xml_response("list_buckets.xml.j2", buckets=buckets, owner=call.account)
+
+
+async def create_bucket(ctx: ServerContext, call: Call) -> Response:
+    assert call.bucket is not None
+    if not valid_bucket_name(call.bucket):
+        raise S3Error("InvalidBucketName", BucketName=call.bucket)
+    body = await call.small_body()
+    location = "auto"
+    if body.strip():
+        root = parse_body(body, not ctx.profile.deviate_refuse_xml_declaration)
+        if root.tag != "CreateBucketConfiguration":
+            raise S3Error("MalformedXML")
+        node = root.find("LocationConstraint")
+        if node is not None:
+            location = node.text or ""
+    allowed = ctx.profile.location_constraints
+    if allowed is not None and location not in allowed:
+        raise S3Error("InvalidLocationConstraint", LocationConstraint=location)
+    lock = call.header("x-amz-bucket-object-lock-enabled")
+    if lock is not None and lock.strip().lower() == "true":
+        raise S3Error("NotImplemented", "Object lock is not supported")
+    if not ctx.store.create_bucket(call.account, call.bucket, "auto"):
+        raise S3Error("BucketAlreadyOwnedByYou", BucketName=call.bucket)
+    headers = {}
+    if ctx.profile.create_bucket_location_header:
+        headers["Location"] = f"/{call.bucket}"
+    return Response(status_code=200, headers=headers)
+
+
+async def delete_bucket(ctx: ServerContext, call: Call) -> Response:
+    bucket = require_bucket(ctx, call)
+    if not ctx.store.bucket_is_empty(call.account, bucket.name):
+        raise S3Error("BucketNotEmpty", BucketName=bucket.name)
+    ctx.store.delete_bucket(call.account, bucket.name)
+    return Response(status_code=204)
+
+
+async def head_bucket(ctx: ServerContext, call: Call) -> Response:
+    require_bucket(ctx, call)
+    headers = {}
+    region = ctx.profile.head_bucket_region_header
+    if region is not None:
+        headers["x-amz-bucket-region"] = str(region)
+    return Response(status_code=200, headers=headers)
+
+
+async def get_bucket_location(ctx: ServerContext, call: Call) -> Response:
+    require_bucket(ctx, call)
+    location = ctx.profile.deviate_bucket_location or "auto"
+    return xml_response("location.xml.j2", location=location)

@@ -1,0 +1,161 @@
+"""One S3 request, resolved: who is calling, which bucket and key, which query parameters."""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import ipaddress
+from dataclasses import dataclass, field
+from urllib.parse import unquote
+
+from starlette.requests import Request
+
+from reference_impl.context import ServerContext
+from reference_impl.s3 import sigv4
+from reference_impl.s3.errors import S3Error
+
+MAX_XML_BODY = 4 * 1024 * 1024
+SIGNING_QUERY_KEYS = {
+    "X-Amz-Algorithm",
+    "X-Amz-Credential",
+    "X-Amz-Date",
+    "X-Amz-Expires",
+    "X-Amz-SignedHeaders",
+    "X-Amz-Signature",
+    "X-Amz-Security-Token",
+    "X-Amz-Content-Sha256",
+}
+
+
+@dataclass
+class Call:
+    request: Request
+    account: str
+    bucket: str | None
+    key: str | None
+    query: dict[str, str] = field(default_factory=dict)  # decoded, auth parameters removed
+    payload_sha256: str | None = None  # the signed body hash, None when unsigned
+
+    @property
+    def method(self) -> str:
+        return self.request.method
+
+    def header(self, name: str, default: str | None = None) -> str | None:
+        return self.request.headers.get(name, default)
+
+    async def small_body(self) -> bytes:
+        """Read a bounded body (XML documents), checking the signed SHA-256 and Content-MD5."""
+        chunks: list[bytes] = []
+        size = 0
+        async for chunk in self.request.stream():
+            size += len(chunk)
+            if size > MAX_XML_BODY:
+                raise S3Error("MalformedXML", "The request body is too large")
+            chunks.append(chunk)
+        body = b"".join(chunks)
+        if self.payload_sha256 and hashlib.sha256(body).hexdigest() != self.payload_sha256:
+            raise S3Error("XAmzContentSHA256Mismatch")
+        check_content_md5(self.header("content-md5"), hashlib.md5(body).digest())
+        return body
+
+
+def check_content_md5(header: str | None, digest: bytes) -> None:
+    if header is None:
+        return
+    import base64
+    import binascii
+
+    try:
+        declared = base64.b64decode(header, validate=True)
+    except (binascii.Error, ValueError):
+        raise S3Error("InvalidDigest") from None
+    if len(declared) != 16:
+        raise S3Error("InvalidDigest")
+    if declared != digest:
+        raise S3Error("BadDigest")
+
+
+def keys_of(ctx: ServerContext) -> dict[str, sigv4.Key]:
+    ident = ctx.identity
+    return {
+        ident.access_key_id: sigv4.Key(
+            ident.access_key_id, ident.secret_access_key, ident.account_id
+        ),
+        ident.other_access_key_id: sigv4.Key(
+            ident.other_access_key_id, ident.other_secret_access_key, ident.other_account_id
+        ),
+    }
+
+
+def resolve(ctx: ServerContext, request: Request) -> Call:
+    """Authenticate, then find bucket and key from the Host (virtual-hosted) or the path."""
+    raw_path = request.scope.get("raw_path", b"").decode("latin-1") or request.url.path
+    raw_path = raw_path.split("?", 1)[0]
+    raw_query = request.scope.get("query_string", b"").decode("latin-1")
+    keys = keys_of(ctx)
+    profile = ctx.profile
+    if profile.verify_signatures:
+        regions = profile.s3_signing_regions
+        policy = sigv4.AuthPolicy(
+            regions=None if regions is None else frozenset(regions),
+            max_skew_seconds=int(profile.s3_max_clock_skew_seconds),
+            presigned_urls=bool(profile.s3_presigned_urls),
+        )
+        headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in request.scope["headers"]]
+        verified = sigv4.verify(
+            request.method,
+            raw_path,
+            raw_query,
+            headers,
+            keys,
+            policy,
+            dt.datetime.now(dt.UTC),
+        )
+        account, payload = verified.account, verified.payload_sha256
+    else:
+        account, payload = _unverified_account(request, keys, ctx.identity.account_id), None
+
+    host_account, host_bucket = _parse_host(request.headers.get("host", ""), keys)
+    if host_account is not None and host_account != account:
+        raise S3Error("AccessDenied", "The credentials do not grant access to this account")
+    path = unquote(raw_path)
+    query = {
+        unquote(k): unquote(v)
+        for k, _, v in (item.partition("=") for item in raw_query.split("&") if item)
+        if unquote(k) not in SIGNING_QUERY_KEYS
+    }
+    if host_bucket is not None:
+        bucket: str | None = host_bucket
+        key: str | None = path[1:] or None
+    else:
+        first, sep, rest = path[1:].partition("/")
+        bucket = first or None
+        key = rest if sep and rest else None
+    return Call(request, account, bucket, key, query, payload)
+
+
+def _unverified_account(request: Request, keys: dict[str, sigv4.Key], default: str) -> str:
+    auth = request.headers.get("authorization", "") or request.query_params.get(
+        "X-Amz-Credential", ""
+    )
+    for access_key_id, key in keys.items():
+        if access_key_id in auth:
+            return key.account
+    return default
+
+
+def _parse_host(host: str, keys: dict[str, sigv4.Key]) -> tuple[str | None, str | None]:
+    """`{bucket}.{account}.{storage_host}` or `{account}.{storage_host}`; else path-style."""
+    name = host.rsplit(":", 1)[0] if not host.startswith("[") else host
+    try:
+        ipaddress.ip_address(name.strip("[]"))
+        return None, None
+    except ValueError:
+        pass
+    accounts = {key.account for key in keys.values()}
+    labels = name.lower().split(".")
+    for index, label in enumerate(labels):
+        if label in accounts:
+            bucket = ".".join(labels[:index]) or None
+            return label, bucket
+    return None, None

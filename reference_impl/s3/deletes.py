@@ -1,0 +1,44 @@
+"""DeleteObjects: XML list of keys (untrimmed), limit from the profile, Quiet mode."""
+
+from __future__ import annotations
+
+from starlette.responses import Response
+
+from reference_impl.context import ServerContext
+from reference_impl.s3.buckets import require_bucket
+from reference_impl.s3.call import Call
+from reference_impl.s3.errors import S3Error
+from reference_impl.s3.xmlio import parse_body, xml_response
+
+
+async def delete_objects(ctx: ServerContext, call: Call) -> Response:
+    bucket = require_bucket(ctx, call)
+    body = await call.small_body()
+    root = parse_body(body, not ctx.profile.deviate_refuse_xml_declaration)
+    if root.tag != "Delete":
+        raise S3Error("MalformedXML")
+    quiet = (root.findtext("Quiet") or "false").strip().lower() == "true"
+    keys: list[str] = []
+    for node in root.findall("Object"):
+        key_node = node.find("Key")
+        if key_node is None or not key_node.text:
+            raise S3Error("MalformedXML")
+        key = key_node.text
+        keys.append(key.strip() if ctx.profile.deviate_trim_delete_keys else key)
+    if not keys or len(keys) > int(ctx.profile.delete_objects_max_keys):
+        raise S3Error("MalformedXML")
+    deleted: list[str] = []
+    errors: list[dict[str, str]] = []
+    for key in keys:
+        if len(key.encode("utf-8")) > 1024:
+            errors.append(
+                {
+                    "key": key,
+                    "code": "InvalidObjectName",
+                    "message": "Object key is longer than 1024 bytes",
+                }
+            )
+            continue
+        ctx.store.delete_object(call.account, bucket.name, key)
+        deleted.append(key)
+    return xml_response("delete_result.xml.j2", deleted=[] if quiet else deleted, errors=errors)

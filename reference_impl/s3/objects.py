@@ -1,0 +1,154 @@
+"""Object operations: PutObject (PUT and POST), GetObject, HeadObject, DeleteObject."""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import AsyncIterator
+from email.utils import formatdate
+from typing import Any
+
+from starlette.requests import ClientDisconnect
+from starlette.responses import Response, StreamingResponse
+
+from reference_impl.context import ServerContext
+from reference_impl.s3.buckets import require_bucket
+from reference_impl.s3.call import Call, check_content_md5
+from reference_impl.s3.errors import S3Error
+from reference_impl.s3.ranges import parse_range
+from reference_impl.storage.blobs import PayloadHashMismatch
+from reference_impl.storage.engine import ObjectRecord
+
+MAX_KEY_BYTES = 1024
+MAX_METADATA_BYTES = 8192
+META_PREFIX = "x-amz-meta-"
+HTTP_METADATA = (
+    "content-type",
+    "content-encoding",
+    "content-disposition",
+    "content-language",
+    "cache-control",
+    "expires",
+)
+DEFAULT_CONTENT_TYPE = "application/octet-stream"
+
+
+def check_key(key: str) -> None:
+    if len(key.encode("utf-8")) > MAX_KEY_BYTES:
+        raise S3Error("InvalidObjectName", "Object key is longer than 1024 bytes")
+
+
+def _metadata(ctx: ServerContext, call: Call) -> dict[str, Any]:
+    user = {
+        name[len(META_PREFIX) :]: value
+        for name, value in call.request.headers.items()
+        if name.lower().startswith(META_PREFIX)
+    }
+    if sum(len(k) + len(v) for k, v in user.items()) > MAX_METADATA_BYTES:
+        raise S3Error("MetadataTooLarge")
+    if ctx.profile.deviate_drop_user_metadata:
+        user = {}
+    http = {
+        name: call.request.headers[name]
+        for name in HTTP_METADATA[1:]
+        if name in call.request.headers
+    }
+    return {"user": user, "http": http}
+
+
+async def put_object(ctx: ServerContext, call: Call) -> Response:
+    assert call.key is not None
+    if call.method == "POST" and not ctx.profile.put_object_post:
+        raise S3Error("NotImplemented", "PutObject by POST is not supported")
+    check_key(call.key)
+    require_bucket(ctx, call)
+    declared = call.header("content-length")
+    if declared is None and "chunked" not in (call.header("transfer-encoding") or ""):
+        raise S3Error("MissingContentLength")
+    if declared is not None:
+        if not declared.isdigit():
+            raise S3Error("InvalidArgument", "Content-Length is not a number")
+        if int(declared) > int(ctx.profile.put_object_max_bytes):
+            raise S3Error("EntityTooLarge")
+    meta = _metadata(ctx, call)
+    record = await store_body(ctx, call, meta)
+    return Response(status_code=200, headers={"ETag": f'"{record.etag}"'})
+
+
+async def store_body(ctx: ServerContext, call: Call, meta: dict[str, Any]) -> ObjectRecord:
+    """Stream the request body into a blob and publish it under the call's key."""
+    assert call.bucket is not None and call.key is not None
+    try:
+        blob = await ctx.store.write_blob(call.request.stream(), call.payload_sha256)
+    except PayloadHashMismatch:
+        raise S3Error("XAmzContentSHA256Mismatch") from None
+    except ClientDisconnect:
+        raise S3Error("IncompleteBody") from None
+    try:
+        check_content_md5(call.header("content-md5"), bytes.fromhex(blob.md5_hex))
+    except S3Error:
+        ctx.store.blobs.remove(blob.name)
+        raise
+    content_type = call.header("content-type") or DEFAULT_CONTENT_TYPE
+    record: ObjectRecord = ctx.store.put_object(
+        call.account, call.bucket, call.key, blob, content_type, meta
+    )
+    return record
+
+
+def _object_headers(record: ObjectRecord) -> dict[str, str]:
+    headers = {
+        "ETag": f'"{record.etag}"',
+        "Last-Modified": formatdate(record.modified, usegmt=True),
+        "Content-Type": record.content_type,
+        "Accept-Ranges": "bytes",
+    }
+    for name, value in record.meta.get("http", {}).items():
+        headers[name] = value
+    for name, value in record.meta.get("user", {}).items():
+        headers[META_PREFIX + name] = value
+    if record.md5:
+        headers["Content-MD5"] = base64.b64encode(bytes.fromhex(record.md5)).decode()
+    return headers
+
+
+def _require_object(ctx: ServerContext, call: Call) -> ObjectRecord:
+    assert call.bucket is not None and call.key is not None
+    require_bucket(ctx, call)
+    record: ObjectRecord | None = ctx.store.get_object(call.account, call.bucket, call.key)
+    if record is None:
+        raise S3Error("NoSuchKey", Key=call.key)
+    return record
+
+
+async def get_object(ctx: ServerContext, call: Call) -> Response:
+    record = _require_object(ctx, call)
+    headers = _object_headers(record)
+    profile = ctx.profile
+    selected = parse_range(call.header("range"), record.size, profile.deviate_range_exclusive_end)
+    status = 200
+    start, length = 0, record.size
+    if selected is not None:
+        start, end = selected
+        length = end - start + 1
+        status = 200 if profile.deviate_range_status_200 else 206
+        headers["Content-Range"] = f"bytes {start}-{end}/{record.size}"
+        headers.pop("Content-MD5", None)
+    elif profile.deviate_content_range_always and record.size:
+        headers["Content-Range"] = f"bytes 0-{record.size - 1}/{record.size}"
+    headers["Content-Length"] = str(length)
+    if call.method == "HEAD":
+        return Response(status_code=status, headers=headers)
+    chunks = ctx.store.read_object(record, start, length)
+
+    async def stream() -> AsyncIterator[bytes]:
+        for chunk in chunks:
+            yield chunk
+
+    return StreamingResponse(stream(), status_code=status, headers=headers)
+
+
+async def delete_object(ctx: ServerContext, call: Call) -> Response:
+    assert call.bucket is not None and call.key is not None
+    require_bucket(ctx, call)
+    ctx.store.delete_object(call.account, call.bucket, call.key)
+    return Response(status_code=204)

@@ -1,0 +1,45 @@
+"""HTTP byte ranges of GetObject / HeadObject: `bytes=a-b` (inclusive), `bytes=a-`, `bytes=-n`."""
+
+from __future__ import annotations
+
+import re
+
+from reference_impl.s3.errors import S3Error
+
+_RANGE = re.compile(r"^\s*bytes\s*=\s*(\d*)\s*-\s*(\d*)\s*$", re.IGNORECASE)
+
+
+def parse_range(
+    header: str | None, size: int, exclusive_end: bool = False
+) -> tuple[int, int] | None:
+    """(start, end inclusive) or None for a whole-object read.
+
+    Syntactically invalid or multi-range headers are ignored (whole object), as S3 does;
+    a well-formed range that selects nothing is 416 InvalidRange.
+    """
+    if header is None:
+        return None
+    match = _RANGE.match(header)
+    if not match:
+        return None
+    first, last = match.groups()
+    if not first and not last:
+        return None
+    if not first:  # suffix: the last n bytes
+        count = int(last)
+        if count == 0 or size == 0:
+            raise _unsatisfiable(size)
+        return max(0, size - count), size - 1
+    start = int(first)
+    end = int(last) if last else size - 1
+    if last and exclusive_end:
+        end -= 1
+    if last and end < start:
+        return None
+    if start >= size:
+        raise _unsatisfiable(size)
+    return start, min(end, size - 1)
+
+
+def _unsatisfiable(size: int) -> S3Error:
+    return S3Error("InvalidRange", headers={"Content-Range": f"bytes */{size}"})

@@ -1,0 +1,288 @@
+"""SigV4 verification: header auth and presigned query auth, as botocore signs them.
+
+The canonical request is rebuilt from the raw path and query the client sent. S3 clients
+percent-encode everything except unreserved characters, so the re-encoded form is tried first
+and the form as sent second (some clients leave `+`, `=` or `~` raw).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import hmac
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from urllib.parse import quote, unquote
+
+from reference_impl.s3.errors import S3Error
+
+ALGORITHM = "AWS4-HMAC-SHA256"
+UNSIGNED = "UNSIGNED-PAYLOAD"
+AMZ_DATE = "%Y%m%dT%H%M%SZ"
+MAX_PRESIGN_EXPIRES = 7 * 24 * 3600
+_AUTH_RE = re.compile(
+    r"^AWS4-HMAC-SHA256\s+Credential=([^,\s]+),\s*SignedHeaders=([^,\s]+),\s*Signature=([0-9a-fA-F]+)\s*$"
+)
+_SHA256_RE = re.compile(r"^[0-9a-fA-F]{64}$")
+
+
+@dataclass(frozen=True)
+class Key:
+    access_key_id: str
+    secret: str
+    account: str
+
+
+@dataclass(frozen=True)
+class AuthPolicy:
+    """What the profile says about signing (built once per request from ctx.profile)."""
+
+    regions: frozenset[str] | None  # None: any region accepted
+    max_skew_seconds: int
+    presigned_urls: bool
+
+
+@dataclass(frozen=True)
+class Verified:
+    account: str
+    access_key_id: str
+    payload_sha256: str | None  # hex digest the body must have; None when unsigned
+    presigned: bool
+
+
+def verify(
+    method: str,
+    raw_path: str,
+    raw_query: str,
+    headers: Iterable[tuple[str, str]],
+    keys: dict[str, Key],
+    policy: AuthPolicy,
+    now: dt.datetime,
+) -> Verified:
+    header_map: dict[str, list[str]] = {}
+    for name, value in headers:
+        header_map.setdefault(name.lower(), []).append(value)
+    pairs = _split_query(raw_query)
+    query_names = {unquote(k) for k, _ in pairs}
+    auth = header_map.get("authorization", [""])[0]
+    if auth:
+        return _verify_header(method, raw_path, pairs, header_map, auth, keys, policy, now)
+    if "X-Amz-Signature" in query_names or "X-Amz-Credential" in query_names:
+        return _verify_presigned(method, raw_path, pairs, header_map, keys, policy, now)
+    raise S3Error("AccessDenied", "Anonymous access is not allowed")
+
+
+def _verify_header(
+    method: str,
+    raw_path: str,
+    pairs: list[tuple[str, str]],
+    headers: dict[str, list[str]],
+    auth: str,
+    keys: dict[str, Key],
+    policy: AuthPolicy,
+    now: dt.datetime,
+) -> Verified:
+    match = _AUTH_RE.match(auth.strip())
+    if not match:
+        if auth.startswith("AWS "):
+            raise S3Error("InvalidRequest", "Signature version 2 is not supported")
+        raise S3Error("AuthorizationHeaderMalformed")
+    credential, signed_headers, signature = match.groups()
+    key, scope, date_stamp, region = _credential(
+        credential, keys, policy, "AuthorizationHeaderMalformed"
+    )
+    amz_date = (headers.get("x-amz-date") or [""])[0]
+    moment = _parse_amz_date(amz_date, headers)
+    if abs((now - moment).total_seconds()) > policy.max_skew_seconds:
+        raise S3Error("RequestTimeTooSkewed")
+    if amz_date and amz_date[:8] != date_stamp:
+        raise S3Error("SignatureDoesNotMatch", "Credential date does not match X-Amz-Date")
+    content_sha = (headers.get("x-amz-content-sha256") or [""])[0]
+    if not content_sha:
+        raise S3Error(
+            "InvalidRequest", "Missing required header for this request: x-amz-content-sha256"
+        )
+    if content_sha != UNSIGNED and not _SHA256_RE.match(content_sha):
+        if content_sha.startswith("STREAMING-"):
+            raise S3Error("NotImplemented", "Streaming (aws-chunked) uploads are not supported")
+        raise S3Error(
+            "InvalidArgument", "x-amz-content-sha256 must be UNSIGNED-PAYLOAD or a hex SHA-256"
+        )
+    timestamp = amz_date or moment.strftime(AMZ_DATE)
+    _check(
+        method,
+        raw_path,
+        pairs,
+        headers,
+        signed_headers,
+        content_sha,
+        key,
+        scope,
+        timestamp,
+        region,
+        signature,
+    )
+    payload = None if content_sha == UNSIGNED else content_sha.lower()
+    return Verified(key.account, key.access_key_id, payload, presigned=False)
+
+
+def _verify_presigned(
+    method: str,
+    raw_path: str,
+    pairs: list[tuple[str, str]],
+    headers: dict[str, list[str]],
+    keys: dict[str, Key],
+    policy: AuthPolicy,
+    now: dt.datetime,
+) -> Verified:
+    if not policy.presigned_urls:
+        raise S3Error("NotImplemented", "Presigned URLs are not supported")
+    params = {unquote(k): unquote(v) for k, v in pairs}
+    bad = "AuthorizationQueryParametersError"
+    if params.get("X-Amz-Algorithm") != ALGORITHM:
+        raise S3Error(bad, "X-Amz-Algorithm only supports AWS4-HMAC-SHA256")
+    for required in (
+        "X-Amz-Credential",
+        "X-Amz-Date",
+        "X-Amz-SignedHeaders",
+        "X-Amz-Signature",
+        "X-Amz-Expires",
+    ):
+        if not params.get(required):
+            raise S3Error(bad, f"Query-string authentication requires {required}")
+    key, scope, date_stamp, region = _credential(params["X-Amz-Credential"], keys, policy, bad)
+    try:
+        moment = dt.datetime.strptime(params["X-Amz-Date"], AMZ_DATE).replace(tzinfo=dt.UTC)
+        expires = int(params["X-Amz-Expires"])
+    except ValueError:
+        raise S3Error(bad, "X-Amz-Date or X-Amz-Expires is malformed") from None
+    if not 0 <= expires <= MAX_PRESIGN_EXPIRES:
+        raise S3Error(bad, "X-Amz-Expires must be between 0 and 604800 seconds")
+    if now > moment + dt.timedelta(seconds=expires):
+        raise S3Error("AccessDenied", "Request has expired")
+    if (moment - now).total_seconds() > policy.max_skew_seconds:
+        raise S3Error("AccessDenied", "Request is not valid yet")
+    if params["X-Amz-Date"][:8] != date_stamp:
+        raise S3Error("SignatureDoesNotMatch", "Credential date does not match X-Amz-Date")
+    content_sha = params.get("X-Amz-Content-Sha256") or UNSIGNED
+    unsigned_pairs = [(k, v) for k, v in pairs if unquote(k) != "X-Amz-Signature"]
+    _check(
+        method,
+        raw_path,
+        unsigned_pairs,
+        headers,
+        params["X-Amz-SignedHeaders"],
+        content_sha,
+        key,
+        scope,
+        params["X-Amz-Date"],
+        region,
+        params["X-Amz-Signature"],
+    )
+    payload = None if content_sha == UNSIGNED else content_sha.lower()
+    return Verified(key.account, key.access_key_id, payload, presigned=True)
+
+
+def _credential(
+    credential: str, keys: dict[str, Key], policy: AuthPolicy, malformed: str
+) -> tuple[Key, str, str, str]:
+    parts = credential.split("/")
+    if len(parts) != 5 or parts[3] != "s3" or parts[4] != "aws4_request":
+        raise S3Error(malformed, f"The credential is malformed: {credential!r}")
+    access_key_id, date_stamp, region = parts[0], parts[1], parts[2]
+    key = keys.get(access_key_id)
+    if key is None:
+        raise S3Error("InvalidAccessKeyId")
+    if policy.regions is not None and region not in policy.regions:
+        expected = sorted(policy.regions)[-1] if policy.regions else "auto"
+        raise S3Error(malformed, f"The region {region!r} is wrong; expecting {expected!r}")
+    return key, "/".join(parts[1:]), date_stamp, region
+
+
+def _parse_amz_date(amz_date: str, headers: dict[str, list[str]]) -> dt.datetime:
+    if amz_date:
+        try:
+            return dt.datetime.strptime(amz_date, AMZ_DATE).replace(tzinfo=dt.UTC)
+        except ValueError:
+            raise S3Error("AccessDenied", "X-Amz-Date is malformed") from None
+    from email.utils import parsedate_to_datetime
+
+    raw = (headers.get("date") or [""])[0]
+    try:
+        return parsedate_to_datetime(raw).astimezone(dt.UTC)
+    except (TypeError, ValueError):
+        raise S3Error("AccessDenied", "Missing or malformed X-Amz-Date / Date header") from None
+
+
+def _check(
+    method: str,
+    raw_path: str,
+    pairs: list[tuple[str, str]],
+    headers: dict[str, list[str]],
+    signed_headers: str,
+    payload_hash: str,
+    key: Key,
+    scope: str,
+    timestamp: str,
+    region: str,
+    signature: str,
+) -> None:
+    names = signed_headers.split(";")
+    if "host" not in names:
+        raise S3Error("AccessDenied", "The host header must be signed")
+    canonical_headers = ""
+    for name in names:
+        if name not in headers:
+            raise S3Error("SignatureDoesNotMatch", f"Signed header {name!r} is missing")
+        value = ",".join(" ".join(v.split()) for v in headers[name])
+        canonical_headers += f"{name}:{value}\n"
+    signing_key = _signing_key(key.secret, scope.split("/")[0], region)
+    for uri, query in _candidates(raw_path, pairs):
+        canonical = "\n".join(
+            [method.upper(), uri, query, canonical_headers, signed_headers, payload_hash]
+        )
+        string_to_sign = "\n".join(
+            [ALGORITHM, timestamp, scope, hashlib.sha256(canonical.encode()).hexdigest()]
+        )
+        expected = hmac.new(signing_key, string_to_sign.encode(), hashlib.sha256).hexdigest()
+        if hmac.compare_digest(expected, signature.lower()):
+            return
+    raise S3Error("SignatureDoesNotMatch")
+
+
+def _candidates(raw_path: str, pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    uri_norm = quote(unquote(raw_path), safe="/~") or "/"
+    query_norm = "&".join(
+        f"{k}={v}"
+        for k, v in sorted(
+            (quote(unquote(k), safe="-_.~"), quote(unquote(v), safe="-_.~")) for k, v in pairs
+        )
+    )
+    query_raw = "&".join(f"{k}={v}" for k, v in sorted(pairs))
+    found: list[tuple[str, str]] = []
+    for candidate in (
+        (uri_norm, query_norm),
+        (raw_path or "/", query_raw),
+        (uri_norm, query_raw),
+        (raw_path or "/", query_norm),
+    ):
+        if candidate not in found:
+            found.append(candidate)
+    return found
+
+
+def _split_query(raw_query: str) -> list[tuple[str, str]]:
+    pairs = []
+    for item in raw_query.split("&"):
+        if item:
+            name, _, value = item.partition("=")
+            pairs.append((name, value))
+    return pairs
+
+
+def _signing_key(secret: str, date_stamp: str, region: str) -> bytes:
+    k = hmac.new(("AWS4" + secret).encode(), date_stamp.encode(), hashlib.sha256).digest()
+    for part in (region, "s3", "aws4_request"):
+        k = hmac.new(k, part.encode(), hashlib.sha256).digest()
+    return k

@@ -1,0 +1,133 @@
+"""Project-test fixtures for the reference: a real subprocess, found through its ready file."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import boto3
+import pytest
+from botocore.config import Config
+
+STARTUP_TIMEOUT = 30.0
+
+
+@dataclass
+class Reference:
+    process: subprocess.Popen[bytes]
+    ready: dict[str, Any]
+    data_dir: Path
+
+    @property
+    def s3(self) -> dict[str, Any]:
+        surface: dict[str, Any] = self.ready["surfaces"]["s3"]
+        return surface
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
+def start_reference(data_dir: Path, *extra: str) -> Reference:
+    """Start `python -m reference_impl` on ephemeral ports and wait for its ready file."""
+    ready_file = data_dir.parent / f"{data_dir.name}-ready-{time.monotonic_ns()}.json"
+    cmd = [
+        sys.executable,
+        "-m",
+        "reference_impl",
+        "--port",
+        "0",
+        "--ready-file",
+        str(ready_file),
+        "--data-dir",
+        str(data_dir),
+        "--quiet",
+        *extra,
+    ]
+    process = subprocess.Popen(cmd)
+    deadline = time.monotonic() + STARTUP_TIMEOUT
+    while not ready_file.exists():
+        if process.poll() is not None:
+            raise RuntimeError(f"reference exited with {process.returncode} before ready")
+        if time.monotonic() > deadline:
+            process.kill()
+            raise RuntimeError("reference did not become ready in time")
+        time.sleep(0.05)
+    return Reference(process, json.loads(ready_file.read_text()), data_dir)
+
+
+def boto_client(surface: dict[str, Any], **overrides: Any) -> Any:
+    creds = {
+        "aws_access_key_id": surface["access_key_id"],
+        "aws_secret_access_key": surface["secret_access_key"],
+    }
+    creds.update(overrides.pop("credentials", {}))
+    return boto3.client(
+        "s3",
+        endpoint_url=surface["endpoint"],
+        region_name=overrides.pop("region", surface.get("region", "auto")),
+        config=Config(
+            s3={"addressing_style": "path"},
+            retries={"max_attempts": 1, "mode": "standard"},
+            request_checksum_calculation="when_required",
+            response_checksum_validation="when_required",
+            connect_timeout=5,
+            read_timeout=60,
+        ),
+        **creds,
+    )
+
+
+@pytest.fixture(scope="session")
+def reference(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Reference]:
+    """One reference for the session (today's behaviour)."""
+    ref = start_reference(tmp_path_factory.mktemp("ref") / "data")
+    yield ref
+    ref.stop()
+
+
+@pytest.fixture
+def launch(tmp_path: Path) -> Iterator[Callable[..., Reference]]:
+    """Start references of one's own (other profile, restarts); all stopped afterwards."""
+    started: list[Reference] = []
+
+    def _launch(*extra: str, data_dir: Path | None = None) -> Reference:
+        ref = start_reference(data_dir or tmp_path / "data", *extra)
+        started.append(ref)
+        return ref
+
+    yield _launch
+    for ref in started:
+        ref.stop()
+
+
+@pytest.fixture(scope="session")
+def s3(reference: Reference) -> Any:
+    return boto_client(reference.s3)
+
+
+_counter = iter(range(1_000_000))
+
+
+@pytest.fixture
+def bucket(s3: Any) -> str:
+    name = f"proj-{time.monotonic_ns() % 10**9}-{next(_counter)}"
+    s3.create_bucket(Bucket=name)
+    return name
+
+
+@pytest.fixture
+def make_boto() -> Callable[..., Any]:
+    """`make_boto(surface, region=..., credentials=...)`: a boto3 client for a reference."""
+    return boto_client
