@@ -1,0 +1,47 @@
+"""N/A at setup: a test whose rules do not apply to this run is skipped with the reason.
+
+The reason starts with "N/A: " so that the recorder, and a reader of plain pytest output, can
+tell a not-applicable rule from an ordinary skip.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from conformance.plugin.collection import RULES_KEY
+from conformance.plugin.state import get_state
+from conformance.results import static_na_reason
+
+NA_PREFIX = "N/A: "
+# user_properties names (docs/architecture.md "Recording")
+RULE_IDS, CASE, NA_REASON, EVIDENCE = "rule_ids", "case", "na_reason", "evidence"
+
+
+def case_id(item: pytest.Item) -> str:
+    callspec = getattr(item, "callspec", None)
+    return str(callspec.id) if callspec is not None else ""
+
+
+def applicable(item: pytest.Item) -> tuple[list[Any], str | None]:
+    """Rules of the item that apply to this run, and the N/A reason when none does."""
+    state = get_state(item.config)
+    rules = item.stash.get(RULES_KEY, ())
+    reasons = [static_na_reason(r, state.options.as_of, state.options.target) for r in rules]
+    kept = [rule for rule, reason in zip(rules, reasons, strict=True) if reason is None]
+    if kept:
+        return kept, None
+    return [], reasons[0] if reasons else None
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    if not item.stash.get(RULES_KEY, ()):
+        return
+    rules, reason = applicable(item)
+    ids = [rule.id for rule in rules] or [rule.id for rule in item.stash[RULES_KEY]]
+    item.user_properties.append((RULE_IDS, ids))
+    item.user_properties.append((CASE, case_id(item)))
+    if reason is not None:
+        pytest.skip(NA_PREFIX + reason)

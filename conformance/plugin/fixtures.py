@@ -1,0 +1,121 @@
+"""Fixtures of the suite (docs/architecture.md "Suite fixtures").
+
+Client modules are imported inside the fixtures: a run that never asks for a surface never
+imports boto3, and never touches a target.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import difflib
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from conformance.plugin import cleanup, preflight, provision
+from conformance.plugin.applicability import NA_PREFIX
+from conformance.plugin.naming import Names
+from conformance.plugin.state import get_state
+from conformance.plugin.targets import Target
+
+
+class Expected:
+    """Limits at the as-of date: `expected.delete_objects_max_keys` is `delete-objects-max-keys`."""
+
+    def __init__(self, limits: dict[str, Any]) -> None:
+        self._values = {key.replace("-", "_"): value for key, value in limits.items()}
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self._values[name]
+        except KeyError:
+            close = difflib.get_close_matches(name, list(self._values), n=3)
+            hint = f"; did you mean {', '.join(close)}?" if close else ""
+            raise AttributeError(f"no limit {name!r} in limits.yaml{hint}") from None
+
+    def __repr__(self) -> str:
+        return f"Expected({self._values!r})"
+
+
+def use_surface(request: pytest.FixtureRequest, target: Target, name: str) -> dict[str, Any]:
+    """The target's surface `name`: N/A when not offered, pre-flight checked on first use."""
+    if not target.offers(name):
+        pytest.skip(f"{NA_PREFIX}surface {name} not offered by target {target.name}")
+    state = get_state(request.config)
+    preflight.ensure(state, request.session, target, name)
+    state.surfaces_used.add(name)
+    return target.surface(name)
+
+
+@pytest.fixture(scope="session")
+def as_of(pytestconfig: pytest.Config) -> dt.date:
+    """The date whose rules and limits apply to this run (--as-of)."""
+    return get_state(pytestconfig).options.as_of
+
+
+@pytest.fixture(scope="session")
+def expected(pytestconfig: pytest.Config, as_of: dt.date) -> Expected:
+    """Dated limits of limits.yaml at the as-of date."""
+    catalog = get_state(pytestconfig).catalog(pytestconfig)
+    return Expected(dict(catalog.limits_at(as_of)))
+
+
+@pytest.fixture(scope="session")
+def target(request: pytest.FixtureRequest) -> Target:
+    """The target under test, with its resolved surfaces (the reference is launched here)."""
+    return provision.current_target(request.session)
+
+
+@pytest.fixture(scope="session")
+def run_prefix(pytestconfig: pytest.Config) -> str:
+    """`ec-<8 hex>`: every resource of this run starts with it (shared by xdist workers)."""
+    return get_state(pytestconfig).run_prefix
+
+
+@pytest.fixture
+def names(pytestconfig: pytest.Config) -> Names:
+    """Fresh prefixed names for buckets and keys."""
+    state = get_state(pytestconfig)
+    return Names(state.run_prefix, state.worker_id)
+
+
+@pytest.fixture(scope="session")
+def s3(request: pytest.FixtureRequest, target: Target, run_prefix: str) -> Iterator[Any]:
+    """S3 client of the target; at the end removes this worker's leftover buckets."""
+    surface = use_surface(request, target, "s3")
+    from conformance.clients.s3 import S3Client
+
+    client = S3Client.from_surface(surface, run_prefix)
+    yield client
+    cleanup.delete_prefixed(client, Names(run_prefix, get_state(request.config).worker_id)
+                            .worker_prefix)  # fmt: skip
+
+
+@pytest.fixture
+def bucket(s3: Any, names: Names) -> Iterator[str]:
+    """A fresh prefixed bucket, emptied and deleted after the test, pass or fail."""
+    name = names.bucket()
+    s3.boto.create_bucket(Bucket=name)
+    try:
+        yield name
+    finally:
+        cleanup.delete_bucket(s3, name)
+
+
+@pytest.fixture(scope="session")
+def rules_api(request: pytest.FixtureRequest, target: Target) -> Any:
+    """Rules API client (area A) of the target."""
+    surface = use_surface(request, target, "rules_api")
+    from conformance.clients.rules_api import RulesApiClient
+
+    return RulesApiClient.from_surface(surface)
+
+
+@pytest.fixture(scope="session")
+def gateway(request: pytest.FixtureRequest, target: Target) -> Any:
+    """JSON-RPC gateway client (area B) of the target."""
+    surface = use_surface(request, target, "gateway")
+    from conformance.clients.gateway import GatewayClient
+
+    return GatewayClient.from_surface(surface)

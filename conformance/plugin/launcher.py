@@ -1,0 +1,154 @@
+"""Launch and stop the bundled reference as a subprocess, once per run.
+
+The first process that needs it (a worker, or the only process) starts it under a file lock in
+the run directory; everyone else reads the ready file. Whoever ends the run stops it by the pid
+in the ready file, so the owner need not be the one who launched it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+READY_TIMEOUT = float(os.environ.get("CONFORMANCE_READY_TIMEOUT", "30"))
+STOP_TIMEOUT = 10.0
+LOCK_TIMEOUT = READY_TIMEOUT + 30
+
+
+class LaunchError(RuntimeError):
+    """The reference did not come up; the message carries the tail of its stderr."""
+
+
+@dataclass
+class ReferenceProcess:
+    ready: dict[str, Any]
+    process: subprocess.Popen[bytes] | None = None  # set in the process that launched it
+
+    @property
+    def pid(self) -> int:
+        return int(self.ready["pid"])
+
+    @property
+    def surfaces(self) -> dict[str, dict[str, Any]]:
+        surfaces: dict[str, dict[str, Any]] = self.ready["surfaces"]
+        return surfaces
+
+
+def ready_path(run_dir: Path) -> Path:
+    return run_dir / "reference.ready.json"
+
+
+def _stderr_tail(path: Path, lines: int = 20) -> str:
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return "(no stderr)"
+    return "\n".join(text.splitlines()[-lines:]) or "(stderr empty)"
+
+
+def alive(pid: int) -> bool:
+    """True while `pid` runs (a zombie, reaped by nobody in a container, counts as dead)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return True
+    return stat.rpartition(")")[2].split()[0] != "Z"
+
+
+def command(data_dir: Path, ready: Path, as_of: dt.date, profile: dict[str, str]) -> list[str]:
+    cmd = [sys.executable, "-m", "reference_impl", "--data-dir", str(data_dir), "--port", "0"]
+    cmd += ["--ready-file", str(ready), "--behaviour-date", as_of.isoformat(), "--quiet"]
+    for key, value in profile.items():
+        cmd += ["--profile", f"{key}={value}"]
+    return cmd
+
+
+def launch(run_dir: Path, as_of: dt.date, profile: dict[str, str]) -> ReferenceProcess:
+    """Start the reference and wait for its ready file (READY_TIMEOUT seconds)."""
+    ready, stderr_path = ready_path(run_dir), run_dir / "reference.stderr"
+    ready.unlink(missing_ok=True)
+    with stderr_path.open("wb") as stderr:
+        process = subprocess.Popen(
+            command(run_dir / "data", ready, as_of, profile),
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr,
+            start_new_session=True,  # a Ctrl-C of the run must not kill it before cleanup
+        )  # fmt: skip
+    deadline = time.monotonic() + READY_TIMEOUT
+    while time.monotonic() < deadline:
+        if ready.is_file():
+            return ReferenceProcess(json.loads(ready.read_text(encoding="utf-8")), process)
+        if process.poll() is not None:
+            raise LaunchError(
+                f"reference implementation exited with code {process.returncode} before it was "
+                f"ready; stderr tail:\n{_stderr_tail(stderr_path)}"
+            )
+        time.sleep(0.05)
+    process.kill()
+    process.wait()
+    raise LaunchError(
+        f"reference implementation not ready within {READY_TIMEOUT:g} s; stderr tail:\n"
+        f"{_stderr_tail(stderr_path)}"
+    )
+
+
+def ensure_running(run_dir: Path, as_of: dt.date, profile: dict[str, str]) -> ReferenceProcess:
+    """The run's reference: reused when already up, else launched under the run's file lock."""
+    from filelock import FileLock
+
+    run_dir.mkdir(parents=True, exist_ok=True)
+    with FileLock(str(run_dir / "reference.lock"), timeout=LOCK_TIMEOUT):
+        ready = ready_path(run_dir)
+        if ready.is_file():
+            doc = json.loads(ready.read_text(encoding="utf-8"))
+            if alive(int(doc["pid"])):
+                return ReferenceProcess(doc)
+        return launch(run_dir, as_of, profile)
+
+
+def stop(run_dir: Path, own: ReferenceProcess | None = None) -> str | None:
+    """Stop the run's reference (SIGTERM, then SIGKILL); a message when it had to be killed."""
+    ready = ready_path(run_dir)
+    if own is not None and own.process is not None:
+        return _stop_child(own.process)
+    try:
+        pid = int(json.loads(ready.read_text(encoding="utf-8"))["pid"])
+    except (OSError, ValueError, KeyError):
+        return None
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + STOP_TIMEOUT
+    while alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if alive(pid):
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+        return f"reference implementation (pid {pid}) ignored SIGTERM and was killed"
+    return None
+
+
+def _stop_child(process: subprocess.Popen[bytes]) -> str | None:
+    if process.poll() is not None:
+        return None
+    process.terminate()
+    try:
+        process.wait(STOP_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+        return f"reference implementation (pid {process.pid}) ignored SIGTERM and was killed"
+    return None

@@ -1,0 +1,51 @@
+"""End of run, where the run is owned (xdist controller, or the only process).
+
+Order matters: remove the run's buckets while the target still answers, then stop the
+reference, then drop the run directory.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import warnings
+
+from conformance.plugin import cleanup, launcher
+from conformance.plugin.state import State
+from conformance.plugin.targets import REFERENCE, Target
+
+
+def _target_for_cleanup(state: State) -> Target | None:
+    if state.target_cache is not None:
+        return state.target_cache
+    if state.options.target == REFERENCE and launcher.ready_path(state.run_dir).is_file():
+        ready = json.loads(launcher.ready_path(state.run_dir).read_text(encoding="utf-8"))
+        return Target(REFERENCE, ready["surfaces"])
+    return None
+
+
+def clean_run_buckets(state: State, target: Target | None) -> None:
+    if "s3" not in state.surfaces_used or target is None or not target.offers("s3"):
+        return
+    try:
+        from conformance.clients.s3 import S3Client
+
+        client = S3Client.from_surface(target.surface("s3"), state.run_prefix)
+    except Exception as exc:
+        warnings.warn(cleanup.CleanupWarning(f"cleanup: no S3 client: {exc}"), stacklevel=1)
+        return
+    cleanup.delete_prefixed(client, state.run_prefix + "-")
+
+
+def finish_run(state: State) -> None:
+    """Cleanup, then stop the reference if this run launched one; never raises."""
+    try:
+        clean_run_buckets(state, _target_for_cleanup(state))
+    except Exception as exc:
+        warnings.warn(cleanup.CleanupWarning(f"cleanup failed: {exc}"), stacklevel=1)
+    if not state.run_dir.exists():
+        return
+    message = launcher.stop(state.run_dir, state.reference)
+    if message:
+        warnings.warn(cleanup.CleanupWarning(message), stacklevel=1)
+    shutil.rmtree(state.run_dir, ignore_errors=True)

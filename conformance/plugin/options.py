@@ -1,0 +1,109 @@
+"""The `conformance` option group and its parsed, validated form."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+DEFAULT_TARGET = "reference"
+DEFAULT_TARGETS_FILE = "conformance.toml"
+
+
+def add_options(parser: pytest.Parser) -> None:
+    group = parser.getgroup("conformance", "edge-conformance suite")
+    group.addoption(
+        "--target",
+        default=DEFAULT_TARGET,
+        metavar="NAME",
+        help="target to check (default: the bundled reference)",
+    )
+    group.addoption(
+        "--targets-file",
+        default=None,
+        metavar="PATH",
+        help=f"TOML file of targets (default: ./{DEFAULT_TARGETS_FILE} if present)",
+    )
+    group.addoption(
+        "--as-of",
+        default=None,
+        metavar="DATE",
+        help="date (YYYY-MM-DD) whose rules apply (default: today)",
+    )
+    group.addoption(
+        "--rule",
+        action="append",
+        default=[],
+        metavar="PREFIX",
+        help="only tests of rules whose id starts with PREFIX (repeatable)",
+    )
+    group.addoption(
+        "--area",
+        action="append",
+        default=[],
+        metavar="AREA",
+        help="only tests of rules of AREA (repeatable)",
+    )
+    group.addoption("--results", default=None, metavar="PATH", help="write results.json here")
+    group.addoption(
+        "--reference-profile",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override a behaviour profile field of the launched reference",
+    )
+    group.addoption("--run-id", default=None, metavar="ID", help="id of this run (results)")
+
+
+@dataclass(frozen=True)
+class Options:
+    target: str
+    targets_file: Path | None
+    as_of: dt.date
+    rules: tuple[str, ...]
+    areas: tuple[str, ...]
+    results: Path | None
+    reference_profile: dict[str, str] = field(default_factory=dict)
+    run_id: str | None = None
+
+    @property
+    def selective(self) -> bool:
+        return bool(self.rules or self.areas)
+
+
+def parse_date(text: str) -> dt.date:
+    try:
+        return dt.date.fromisoformat(text)
+    except ValueError:
+        raise pytest.UsageError(
+            f"--as-of: {text!r} is not a date; expected YYYY-MM-DD, e.g. 2022-05-01"
+        ) from None
+
+
+def parse_profile(pairs: list[str]) -> dict[str, str]:
+    profile: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise pytest.UsageError(f"--reference-profile: expected KEY=VALUE, got {pair!r}")
+        profile[key.strip()] = value
+    return profile
+
+
+def read_options(config: pytest.Config) -> Options:
+    """Options of this run; usage errors for values that cannot be right."""
+    as_of_text = config.getoption("as_of")
+    targets_file = config.getoption("targets_file")
+    results = config.getoption("results")
+    return Options(
+        target=str(config.getoption("target")),
+        targets_file=Path(targets_file) if targets_file else None,
+        as_of=parse_date(as_of_text) if as_of_text else dt.date.today(),
+        rules=tuple(config.getoption("rule")),
+        areas=tuple(config.getoption("area")),
+        results=Path(results) if results else None,
+        reference_profile=parse_profile(list(config.getoption("reference_profile"))),
+        run_id=config.getoption("run_id"),
+    )

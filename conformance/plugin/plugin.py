@@ -1,0 +1,106 @@
+"""pytest11 entry point `edge_conformance`: wires the plugin's modules into pytest.
+
+Loaded in every pytest run of the environment, so everything here is cheap and inert: options
+are parsed, a run prefix is drawn, and nothing else happens until a test names a rule or asks
+for a target fixture, or --results is given.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from conformance.plugin import (
+    applicability,
+    collection,
+    fixtures,
+    hookspecs,
+    lifecycle,
+    recorder,
+    results_file,
+)
+from conformance.plugin.options import add_options, read_options
+from conformance.plugin.records import CaseRecorder
+from conformance.plugin.state import STATE_KEY, WORKERINPUT_KEY, build_state, get_state
+from conformance.plugin.targets import REFERENCE
+
+SUBPLUGINS = (collection, applicability, recorder, fixtures)
+RECORDER_KEY = pytest.StashKey[CaseRecorder]()
+STARTED_KEY = pytest.StashKey[str]()
+USED_KEY = "edge_conformance_surfaces_used"
+
+
+def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    pluginmanager.add_hookspecs(hookspecs)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    add_options(parser)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    options = read_options(config)
+    state = build_state(config, options)
+    config.stash[STATE_KEY] = state
+    collection.register_marker(config)
+    for module in SUBPLUGINS:
+        name = f"edge_conformance.{module.__name__.rpartition('.')[2]}"
+        if not config.pluginmanager.has_plugin(name):
+            config.pluginmanager.register(module, name)
+    if options.target != REFERENCE:
+        from conformance.plugin.provision import resolve_named
+
+        state.target_cache = resolve_named(config)  # usage error now, not mid-run
+    if not state.is_worker and options.results is not None:
+        config.stash[RECORDER_KEY] = CaseRecorder(config.rootpath)
+        config.stash[STARTED_KEY] = results_file.utc_now()
+        config.pluginmanager.register(config.stash[RECORDER_KEY], "edge_conformance.records")
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """xdist controller: every worker shares this run's prefix and run directory."""
+    from conformance.plugin.state import workerinput_for
+
+    node.workerinput[WORKERINPUT_KEY] = workerinput_for(get_state(node.config))
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    """xdist controller: learn which surfaces a worker used, for the end-of-run cleanup."""
+    used = getattr(node, "workeroutput", {}).get(USED_KEY, [])
+    get_state(node.config).surfaces_used.update(used)
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    state = get_state(session.config)
+    if state.options.selective and not state.is_worker:
+        catalog = state.catalog(session.config)
+        collection.check_selection(catalog, state.options.rules, state.options.areas)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    config = session.config
+    state = get_state(config)
+    if state.is_worker:
+        config.workeroutput[USED_KEY] = sorted(state.surfaces_used)  # type: ignore[attr-defined]
+        return
+    lifecycle.finish_run(state)
+    if state.options.results is not None:
+        _write_results(config)
+
+
+def _write_results(config: pytest.Config) -> None:
+    state = get_state(config)
+    cases = config.stash[RECORDER_KEY]
+    cases.finish_all()
+    started, finished = config.stash[STARTED_KEY], results_file.utc_now()
+    document = results_file.build_document(
+        state.options, state.catalog(config), cases.cases,
+        run_id=state.options.run_id or results_file.default_run_id(started, state.run_prefix),
+        started=started, finished=finished,
+    )  # fmt: skip
+    assert state.options.results is not None
+    results_file.write(state.options.results, document)

@@ -1,0 +1,120 @@
+"""Controller side of recording: test reports in, one case record per (rule, test) out.
+
+Runs where results are written (the xdist controller, or the only process), from the reports
+alone, so it sees the same thing whether tests ran here or on workers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conformance.plugin.applicability import CASE, EVIDENCE, NA_PREFIX, NA_REASON, RULE_IDS
+from conformance.plugin.collection import SUITE_DIR
+from conformance.plugin.recorder import FAILURE_KIND
+from conformance.results import ERROR, FAIL, NA, PASS, XFAIL, XPASS, worst
+
+MESSAGE_LIMIT = 2000
+PACKAGE_ROOT = SUITE_DIR.parent.parent
+
+
+def stable_nodeid(report: pytest.TestReport, rootpath: Path) -> str:
+    """Node id of a suite test relative to the installed package, whatever the rootdir.
+
+    pytest words node ids relative to the rootdir or to a --pyargs argument; results of runs
+    from different directories must still name a test the same way.
+    """
+    path = (rootpath / report.location[0]).resolve()
+    if not path.is_relative_to(SUITE_DIR):
+        return report.nodeid
+    parts = report.nodeid.split("::", 1)
+    rest = parts[1] if len(parts) == 2 else report.location[2]
+    return f"{path.relative_to(PACKAGE_ROOT).as_posix()}::{rest}"
+
+
+def _message(report: pytest.TestReport) -> str:
+    longrepr = report.longrepr
+    crash = getattr(longrepr, "reprcrash", None)
+    text = crash.message if crash is not None else str(longrepr or "")
+    return text if len(text) <= MESSAGE_LIMIT else text[:MESSAGE_LIMIT] + "…"
+
+
+def phase_status(report: pytest.TestReport, props: dict[str, Any]) -> tuple[str, str | None]:
+    """Status of one phase of a test and its message (None for a plain pass)."""
+    wasxfail = getattr(report, "wasxfail", None)
+    if report.skipped:
+        if wasxfail is not None:
+            return XFAIL, str(wasxfail) or "expected failure"
+        reason = str(props.get(NA_REASON) or _message(report).removeprefix("Skipped: "))
+        return NA, reason.removeprefix(NA_PREFIX) or "skipped"
+    if report.passed:
+        if wasxfail is not None and report.when == "call":
+            return XPASS, f"unexpectedly passed: {wasxfail}" if wasxfail else "unexpectedly passed"
+        return PASS, None
+    message = _message(report)
+    if report.when != "call":
+        return ERROR, f"{report.when}: {message}"
+    if message.startswith("[XPASS(strict)]"):
+        return XPASS, message
+    return (FAIL if props.get(FAILURE_KIND) == "assertion" else ERROR), message
+
+
+@dataclass
+class _Pending:
+    nodeid: str = ""
+    rule_ids: list[str] = field(default_factory=list)
+    case: str = ""
+    duration: float = 0.0
+    # (status, message, evidence) of the call phase and of any setup/teardown that did not pass
+    phases: list[tuple[str, str | None, list[dict[str, Any]]]] = field(default_factory=list)
+
+    def outcome(self) -> tuple[str, str | None, list[dict[str, Any]]]:
+        if not self.phases:
+            return ERROR, "the test did not run to completion", []
+        status = worst(phase[0] for phase in self.phases)
+        return next(phase for phase in self.phases if phase[0] == status)
+
+
+@dataclass
+class CaseRecorder:
+    """Accumulates the phases of each test; `cases` holds the finished records."""
+
+    rootpath: Path
+    cases: list[dict[str, Any]] = field(default_factory=list)
+    _pending: dict[str, _Pending] = field(default_factory=dict)
+
+    def add(self, report: pytest.TestReport) -> None:
+        props: dict[str, Any] = dict(report.user_properties)
+        if RULE_IDS not in props and report.nodeid not in self._pending:
+            return
+        pending = self._pending.setdefault(report.nodeid, _Pending())
+        pending.nodeid = stable_nodeid(report, self.rootpath)
+        pending.rule_ids = list(props.get(RULE_IDS, pending.rule_ids))
+        pending.case = str(props.get(CASE, pending.case))
+        pending.duration += float(report.duration or 0.0)
+        status, message = phase_status(report, props)
+        if report.when == "call" or status != PASS:
+            pending.phases.append((status, message, list(props.get(EVIDENCE, []))))
+        if report.when == "teardown":
+            self._finish(report.nodeid)
+
+    def _finish(self, nodeid: str) -> None:
+        pending = self._pending.pop(nodeid)
+        status, message, evidence = pending.outcome()
+        for rule_id in pending.rule_ids:
+            self.cases.append({
+                "rule_id": rule_id, "nodeid": pending.nodeid, "case": pending.case,
+                "status": status, "message": message,
+                "duration": round(pending.duration, 6), "evidence": evidence,
+            })  # fmt: skip
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        self.add(report)
+
+    def finish_all(self) -> None:
+        """Close tests whose teardown never came (a crashed worker, an interrupted run)."""
+        for nodeid in list(self._pending):
+            self._finish(nodeid)

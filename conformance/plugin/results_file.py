@@ -1,0 +1,80 @@
+"""results.json: run info, case records and the roll-up, validated, written atomically."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import subprocess
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from conformance import results
+from conformance.plugin.collection import selected
+from conformance.plugin.options import Options
+
+
+def suite_version() -> str:
+    try:
+        return metadata.version("edge-conformance")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def git_sha() -> str | None:
+    """Commit of the suite's checkout, when it runs from one."""
+    try:
+        out = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=Path(__file__).parent, capture_output=True,
+            text=True, timeout=5, check=True,
+        )  # fmt: skip
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() or None
+
+
+def utc_now() -> str:
+    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+
+
+def default_run_id(started: str, run_prefix: str) -> str:
+    return started[:19].replace("-", "").replace(":", "") + "-" + run_prefix.removeprefix("ec-")
+
+
+def build_document(
+    options: Options,
+    catalog: Any,
+    cases: list[dict[str, Any]],
+    *,
+    run_id: str,
+    started: str,
+    finished: str,
+) -> dict[str, Any]:
+    """The whole results.json; rules are those of the --rule/--area selection."""
+    rules = selected(list(catalog.rules.values()), options.rules, options.areas)
+    rule_ids = {rule.id for rule in rules}
+    kept = [case for case in cases if case["rule_id"] in rule_ids]
+    rule_records, summary = results.roll_up(rules, kept, options.as_of, options.target)
+    return {
+        "schema_version": results.SCHEMA_VERSION,
+        "run": {
+            "run_id": run_id, "target": options.target, "as_of": options.as_of.isoformat(),
+            "suite_version": suite_version(), "catalog_hash": str(catalog.hash),
+            "git_sha": git_sha(), "started": started, "finished": finished,
+            "flags": {"rule": list(options.rules), "area": list(options.areas),
+                      "reference_profile": dict(options.reference_profile)},
+        },
+        "cases": kept,
+        "rules": rule_records,
+        "summary": summary,
+    }  # fmt: skip
+
+
+def write(path: Path, document: dict[str, Any]) -> None:
+    """Validate against the schema, then write atomically (a reader never sees half a file)."""
+    results.validate(document)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
+    os.replace(tmp, path)

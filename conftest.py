@@ -1,0 +1,1 @@
+"""Root conftest: intentionally empty; the suite's fixtures live in conformance.plugin."""

@@ -1,0 +1,1 @@
+"""Helpers shared by the project's tests (import as `helpers.<module>`)."""

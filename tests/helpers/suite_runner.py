@@ -1,0 +1,71 @@
+"""Run the installed conformance suite in a subprocess and return its results.json.
+
+Area tests use it for sensitivity checks: run a rule against a reference made to deviate
+(`reference_profile`) and assert the rule comes out FAIL.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+TIMEOUT_S = 600
+
+
+def suite_packages(rules: Sequence[str]) -> list[str]:
+    """The suite's area packages holding the rules (area = first id segment), else all.
+
+    Collecting only those areas keeps a run fast and keeps an unrelated area's broken module
+    from interrupting it.
+    """
+    areas = sorted({rule.split(".", 1)[0] for rule in rules})
+    if areas and all(importlib.util.find_spec(f"conformance.suite.{a}") for a in areas):
+        return [f"conformance.suite.{area}" for area in areas]
+    return ["conformance.suite"]
+
+
+def run_suite(
+    tmp_path: Path,
+    *,
+    rules: list[str],
+    as_of: str | None = None,
+    reference_profile: dict[str, str] | None = None,
+    extra_args: Sequence[str] = (),
+) -> dict[str, Any]:
+    """Results of `pytest --pyargs conformance.suite.<area> --rule ...` run from `tmp_path`.
+
+    The document also carries `_exit_code` and `_output` (tail of the run's output) so that a
+    failing assertion can show what happened.
+    """
+    results = tmp_path / "results.json"
+    cmd = [sys.executable, "-m", "pytest", "--pyargs", *suite_packages(rules), "-p",
+           "no:cacheprovider", "-q", "--results", str(results)]  # fmt: skip
+    for rule in rules:
+        cmd += ["--rule", rule]
+    if as_of is not None:
+        cmd += ["--as-of", as_of]
+    for key, value in (reference_profile or {}).items():
+        cmd += ["--reference-profile", f"{key}={value}"]
+    cmd += list(extra_args)
+    proc = subprocess.run(
+        cmd, cwd=tmp_path, capture_output=True, text=True, timeout=TIMEOUT_S, check=False
+    )
+    output = (proc.stdout + proc.stderr)[-4000:]
+    if not results.is_file():
+        raise AssertionError(f"the suite wrote no results (exit {proc.returncode}):\n{output}")
+    document: dict[str, Any] = json.loads(results.read_text(encoding="utf-8"))
+    document["_exit_code"], document["_output"] = proc.returncode, output
+    return document
+
+
+def rule_status(document: dict[str, Any], rule_id: str) -> str:
+    """Status of one rule in a results document."""
+    for rule in document["rules"]:
+        if rule["id"] == rule_id:
+            return str(rule["status"])
+    raise KeyError(f"{rule_id!r} not in results")
