@@ -1,0 +1,137 @@
+"""JSON-RPC gateway client: what the suite sends to `POST {url}/v1/<network>`, on the wire.
+
+Plain `requests` with no retries, so the suite sees exactly what the target answers (status,
+headers, body), and each exchange is recorded as evidence.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import requests
+
+from conformance.clients.evidence import Exchange, collector
+
+DEFAULT_NETWORKS = ("sepolia", "rinkeby")
+DEFAULT_TIMEOUT_S = 30.0
+JSON_HEADERS = {"Content-Type": "application/json"}
+_UNSET: Any = object()
+
+
+@dataclass
+class Reply:
+    """One HTTP exchange with the gateway."""
+
+    status: int
+    headers: dict[str, str]
+    body: bytes
+    json: Any = field(default=None)
+    is_json: bool = False
+
+    @classmethod
+    def from_response(cls, resp: requests.Response) -> Reply:
+        headers = {k.lower(): v for k, v in resp.headers.items()}
+        body = resp.content
+        try:
+            doc, ok = (json.loads(body), True) if body.strip() else (None, False)
+        except ValueError:
+            doc, ok = None, False
+        return cls(resp.status_code, headers, body, doc, ok)
+
+    def describe(self) -> str:
+        text = self.body[:300].decode("utf-8", errors="replace")
+        return f"HTTP {self.status}: {text or '(empty body)'}"
+
+    def result(self) -> Any:
+        """The `result` of a successful single response; AssertionError otherwise."""
+        assert self.status == 200, f"expected HTTP 200, got {self.describe()}"
+        assert isinstance(self.json, dict), f"expected a JSON-RPC object, got {self.describe()}"
+        assert "error" not in self.json, f"expected a result, got {self.describe()}"
+        assert "result" in self.json, f"response has no result: {self.describe()}"
+        return self.json["result"]
+
+    def error(self) -> dict[str, Any]:
+        """The `error` object of a single error response; AssertionError otherwise."""
+        assert isinstance(self.json, dict), f"expected a JSON-RPC object, got {self.describe()}"
+        err = self.json.get("error")
+        assert isinstance(err, dict), f"expected a JSON-RPC error object, got {self.describe()}"
+        return err
+
+
+class GatewayClient:
+    def __init__(self, url: str, networks: list[str], timeout: float = DEFAULT_TIMEOUT_S) -> None:
+        self.url = url.rstrip("/")
+        self.networks = networks
+        self.timeout = timeout
+        self.session = requests.Session()
+
+    @classmethod
+    def from_surface(cls, surface: Mapping[str, Any]) -> GatewayClient:
+        networks = [str(n) for n in surface.get("networks") or DEFAULT_NETWORKS]
+        timeout = float(surface.get("timeout", DEFAULT_TIMEOUT_S))
+        return cls(str(surface["url"]), networks, timeout)
+
+    def offers(self, network: str) -> bool:
+        return network in self.networks
+
+    def url_for(self, network: str) -> str:
+        return f"{self.url}/v1/{network}"
+
+    def call(self, network: str, method: str, params: Any = _UNSET, id: Any = 1) -> Reply:
+        """One JSON-RPC request; `params=_UNSET` leaves the member out."""
+        return self.post_json(network, request_object(method, params, id))
+
+    def notify(self, network: str, method: str, params: Any = _UNSET) -> Reply:
+        """A notification: a request without an id member."""
+        return self.post_json(network, request_object(method, params, _UNSET))
+
+    def post_json(self, network: str, doc: Any) -> Reply:
+        return self.post_raw(network, json.dumps(doc), JSON_HEADERS)
+
+    def post_raw(
+        self,
+        network: str,
+        body: bytes | str,
+        headers: Mapping[str, str] | None = None,
+        http_method: str = "POST",
+    ) -> Reply:
+        """Sends the body exactly as given (no Content-Type unless `headers` has one)."""
+        url = self.url_for(network)
+        data = body.encode("utf-8") if isinstance(body, str) else body
+        sent = dict(headers or {})
+        resp = self.session.request(
+            http_method, url, data=data, headers=sent, timeout=self.timeout, allow_redirects=False
+        )
+        reply = Reply.from_response(resp)
+        collector.add(
+            Exchange.build(http_method, url, reply.status, sent, resp.headers, reply.body)
+        )
+        return reply
+
+
+def request_object(method: str, params: Any = _UNSET, id: Any = _UNSET) -> dict[str, Any]:
+    """A JSON-RPC 2.0 request; leaving `id` out makes it a notification."""
+    doc: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+    if params is not _UNSET:
+        doc["params"] = params
+    if id is not _UNSET:
+        doc["id"] = id
+    return doc
+
+
+def preflight(surface: Mapping[str, Any]) -> str | None:
+    """None when the gateway answers HTTP at all, else one line naming the surface and problem."""
+    url = str(surface.get("url", "")).rstrip("/")
+    if not url:
+        return "gateway surface: no url configured"
+    networks = list(surface.get("networks") or DEFAULT_NETWORKS)
+    probe = f"{url}/v1/{networks[0]}"
+    body = json.dumps(request_object("eth_chainId", [], 1))
+    try:
+        requests.post(probe, data=body, headers=JSON_HEADERS, timeout=DEFAULT_TIMEOUT_S)
+    except requests.RequestException as exc:
+        return f"gateway surface at {probe} is unreachable: {type(exc).__name__}: {exc}"[:300]
+    return None

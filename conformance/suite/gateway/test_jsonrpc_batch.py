@@ -1,0 +1,71 @@
+"""JSON-RPC 2.0 batches and notifications on a served network."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conformance.clients.gateway import JSON_HEADERS, GatewayClient, request_object
+from conformance.suite.gateway.helpers import check_response, served_network
+
+
+@pytest.mark.rule("gateway.jsonrpc.batch")
+def test_batch_answers_each_request(gateway: GatewayClient) -> None:
+    """A batch answers an array with one response per request, matched by id."""
+    batch = [request_object("eth_chainId", [], 1), request_object("eth_blockNumber", [], "two")]
+    reply = gateway.post_json(served_network(gateway), batch)
+    assert reply.status == 200 and isinstance(reply.json, list), reply.describe()
+    for item in reply.json:
+        check_response(item)
+    assert sorted(map(str, (item["id"] for item in reply.json))) == ["1", "two"]
+    assert all("result" in item for item in reply.json)
+
+
+@pytest.mark.rule("gateway.jsonrpc.batch")
+def test_mixed_batch(gateway: GatewayClient) -> None:
+    """Valid and invalid entries of one batch each get their own response."""
+    batch = [request_object("eth_chainId", [], 1), 1, request_object("eth_noSuchEc", [], 3)]
+    reply = gateway.post_json(served_network(gateway), batch)
+    assert reply.status == 200 and isinstance(reply.json, list), reply.describe()
+    assert len(reply.json) == 3, reply.describe()
+    by_id = {json.dumps(item.get("id")): item for item in reply.json}
+    assert "result" in by_id["1"]
+    assert by_id["3"]["error"]["code"] == -32601
+    assert by_id["null"]["error"]["code"] == -32600
+
+
+@pytest.mark.rule("gateway.jsonrpc.empty-batch")
+def test_empty_batch_is_one_invalid_request(gateway: GatewayClient) -> None:
+    """An empty batch answers a single -32600 response object, not an array."""
+    reply = gateway.post_raw(served_network(gateway), "[]", JSON_HEADERS)
+    assert isinstance(reply.json, dict), f"expected one response object, got {reply.describe()}"
+    check_response(reply.json)
+    assert reply.json["error"]["code"] == -32600
+    assert reply.json["id"] is None
+
+
+@pytest.mark.rule("gateway.jsonrpc.notification")
+def test_notification_gets_no_response(gateway: GatewayClient) -> None:
+    """A request without an id (a notification) gets no response body."""
+    reply = gateway.notify(served_network(gateway), "eth_chainId", [])
+    assert reply.status in (200, 202, 204), reply.describe()
+    assert not reply.body.strip(), f"notification answered: {reply.describe()}"
+
+
+@pytest.mark.rule("gateway.jsonrpc.notification")
+def test_all_notification_batch_gets_no_response(gateway: GatewayClient) -> None:
+    """A batch of notifications only gets no response body."""
+    batch = [request_object("eth_chainId", []), request_object("eth_blockNumber", [])]
+    reply = gateway.post_json(served_network(gateway), batch)
+    assert reply.status in (200, 202, 204), reply.describe()
+    assert not reply.body.strip(), f"notifications answered: {reply.describe()}"
+
+
+@pytest.mark.rule("gateway.jsonrpc.notification")
+def test_notifications_in_a_batch_are_not_answered(gateway: GatewayClient) -> None:
+    """In a batch, only the requests with an id are answered."""
+    batch = [request_object("eth_chainId", []), request_object("eth_chainId", [], 11)]
+    reply = gateway.post_json(served_network(gateway), batch)
+    assert isinstance(reply.json, list), reply.describe()
+    assert [item.get("id") for item in reply.json] == [11], reply.describe()

@@ -1,0 +1,129 @@
+"""JSON-RPC 2.0 on a served network: version, id echo, one of result/error, error codes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from conformance.clients.gateway import JSON_HEADERS, GatewayClient, request_object
+from conformance.suite.gateway.helpers import check_response, served_network
+
+
+@pytest.mark.rule("gateway.jsonrpc.id-echoed")
+@pytest.mark.parametrize(
+    "req_id",
+    [7, 0, -3, 2**40, "abc", "", None],
+    ids=["int", "zero", "negative", "big", "string", "empty-string", "null"],
+)
+def test_id_is_echoed(gateway: GatewayClient, req_id: Any) -> None:
+    """The response carries the request's id unchanged, with its JSON type."""
+    reply = gateway.call(served_network(gateway), "eth_chainId", [], id=req_id)
+    check_response(reply.json)
+    assert "id" in reply.json and reply.json["id"] == req_id
+    assert type(reply.json["id"]) is type(req_id)
+
+
+@pytest.mark.rule("gateway.jsonrpc.id-echoed")
+def test_id_is_echoed_on_errors(gateway: GatewayClient) -> None:
+    """An error response carries the request's id too."""
+    reply = gateway.call(served_network(gateway), "no_suchMethod", [], id="err-7")
+    check_response(reply.json)
+    assert reply.json["id"] == "err-7"
+
+
+@pytest.mark.rule("gateway.jsonrpc.version")
+@pytest.mark.parametrize("method", ["eth_chainId", "no_suchMethod"], ids=["result", "error"])
+def test_response_says_jsonrpc_2_0(gateway: GatewayClient, method: str) -> None:
+    """Every response object has jsonrpc "2.0"."""
+    reply = gateway.call(served_network(gateway), method, [])
+    assert isinstance(reply.json, dict), reply.describe()
+    assert reply.json.get("jsonrpc") == "2.0", reply.describe()
+
+
+@pytest.mark.rule("gateway.jsonrpc.result-xor-error")
+@pytest.mark.parametrize("method", ["eth_chainId", "no_suchMethod"], ids=["result", "error"])
+def test_exactly_one_of_result_and_error(gateway: GatewayClient, method: str) -> None:
+    """A response has exactly one of result and error, and an error has integer code + message."""
+    reply = gateway.call(served_network(gateway), method, [])
+    assert isinstance(reply.json, dict), reply.describe()
+    assert ("result" in reply.json) != ("error" in reply.json), reply.describe()
+    check_response(reply.json)
+
+
+def _error_code(gateway: GatewayClient, body: bytes | str) -> tuple[int, Any]:
+    reply = gateway.post_raw(served_network(gateway), body, JSON_HEADERS)
+    assert reply.status < 500, f"bad input answered as a server failure: {reply.describe()}"
+    check_response(reply.json)
+    err = reply.error()
+    return err["code"], reply.json["id"]
+
+
+@pytest.mark.rule("gateway.jsonrpc.parse-error")
+@pytest.mark.parametrize(
+    "body",
+    ['{"jsonrpc": "2.0", "method": "eth_chainId", "id": 1', "not json", b"\xff\xfe"],
+    ids=["truncated", "text", "binary"],
+)
+def test_parse_error(gateway: GatewayClient, body: bytes | str) -> None:
+    """A body that is not JSON answers -32700 with id null."""
+    assert _error_code(gateway, body) == (-32700, None)
+
+
+@pytest.mark.rule("gateway.jsonrpc.invalid-request")
+@pytest.mark.parametrize(
+    "body",
+    [
+        '{"jsonrpc": "1.0", "method": "eth_chainId", "id": 1}',
+        '{"method": "eth_chainId", "id": 1}',
+        '{"jsonrpc": "2.0", "method": 42, "id": 1}',
+        '{"jsonrpc": "2.0", "id": 1}',
+        '"just a string"',
+        "42",
+    ],
+    ids=["version-1.0", "no-version", "method-number", "no-method", "string", "number"],
+)
+def test_invalid_request(gateway: GatewayClient, body: str) -> None:
+    """A JSON body that is not a valid request object answers -32600."""
+    code, _ = _error_code(gateway, body)
+    assert code == -32600
+
+
+@pytest.mark.rule("gateway.jsonrpc.method-not-found")
+@pytest.mark.parametrize("method", ["eth_noSuchMethodEc", "rpc.discover"])
+def test_method_not_found(gateway: GatewayClient, method: str) -> None:
+    """An unknown method answers -32601 and echoes the id."""
+    doc = request_object(method, [], 5)
+    assert _error_code(gateway, _dumps(doc)) == (-32601, 5)
+
+
+@pytest.mark.rule("gateway.jsonrpc.unsupported-method-403")
+@pytest.mark.parametrize("method", ["eth_noSuchMethodEc", "debug_traceTransaction"])
+def test_unsupported_method_is_403(gateway: GatewayClient, method: str) -> None:
+    """A single request for a method the gateway does not support answers HTTP 403."""
+    reply = gateway.call(served_network(gateway), method, ["0x" + "00" * 32], id=6)
+    assert reply.status == 403, f"expected HTTP 403, got {reply.describe()}"
+
+
+@pytest.mark.rule("gateway.jsonrpc.invalid-params")
+@pytest.mark.parametrize(
+    ("method", "params"),
+    [
+        ("eth_getBlockByNumber", ["not-a-block", False]),
+        ("eth_getBlockByNumber", ["0x0", "yes"]),
+        ("eth_getBalance", ["0x1234", "latest"]),
+        ("eth_getBlockByHash", ["0x12", False]),
+        ("eth_getTransactionReceipt", [42]),
+    ],
+    ids=["bad-block", "bad-flag", "bad-address", "short-hash", "number-hash"],
+)
+def test_invalid_params(gateway: GatewayClient, method: str, params: list[Any]) -> None:
+    """Params of the wrong type answer -32602, never a server error."""
+    code, req_id = _error_code(gateway, _dumps(request_object(method, params, 9)))
+    assert (code, req_id) == (-32602, 9)
+
+
+def _dumps(doc: Any) -> str:
+    import json
+
+    return json.dumps(doc)

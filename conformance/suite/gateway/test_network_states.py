@@ -1,0 +1,106 @@
+"""Networks by the last path segment: sepolia served, rinkeby served then retired, migration."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conformance.clients.gateway import JSON_HEADERS, GatewayClient
+from conformance.suite.gateway.helpers import (
+    RINKEBY,
+    RINKEBY_CHAIN_ID,
+    SEPOLIA,
+    SEPOLIA_CHAIN_ID,
+    SPEC_METHOD,
+    SPEC_PARAMS,
+    check_response,
+    is_success,
+    need,
+)
+
+
+@pytest.mark.rule("gateway.network.sepolia-served")
+def test_sepolia_answers_json_rpc(gateway: GatewayClient) -> None:
+    """POST /v1/sepolia answers a JSON-RPC request with a result."""
+    need(gateway, SEPOLIA)
+    reply = gateway.call(SEPOLIA, "eth_blockNumber", [])
+    check_response(reply.json)
+    reply.result()
+
+
+@pytest.mark.rule("gateway.network.sepolia-chain-id")
+def test_sepolia_reports_its_chain_id(gateway: GatewayClient) -> None:
+    """eth_chainId on /v1/sepolia is 11155111 (0xaa36a7)."""
+    need(gateway, SEPOLIA)
+    assert gateway.call(SEPOLIA, "eth_chainId", []).result() == hex(SEPOLIA_CHAIN_ID)
+
+
+@pytest.mark.rule("gateway.network.rinkeby-served")
+def test_rinkeby_answers_json_rpc(gateway: GatewayClient) -> None:
+    """POST /v1/rinkeby answers a JSON-RPC request with a result while rinkeby is supported."""
+    need(gateway, RINKEBY)
+    reply = gateway.call(RINKEBY, "eth_blockNumber", [])
+    check_response(reply.json)
+    reply.result()
+
+
+@pytest.mark.rule("gateway.network.rinkeby-served")
+def test_rinkeby_reports_its_chain_id(gateway: GatewayClient) -> None:
+    """eth_chainId on /v1/rinkeby is 4 while rinkeby is supported."""
+    need(gateway, RINKEBY)
+    assert gateway.call(RINKEBY, "eth_chainId", []).result() == hex(RINKEBY_CHAIN_ID)
+
+
+@pytest.mark.rule("gateway.network.rinkeby-retired")
+@pytest.mark.parametrize("method", ["eth_chainId", SPEC_METHOD])
+def test_rinkeby_gives_no_result_once_retired(gateway: GatewayClient, method: str) -> None:
+    """POST /v1/rinkeby gives no successful JSON-RPC result once rinkeby is deprecated."""
+    need(gateway, RINKEBY)
+    params = SPEC_PARAMS if method == SPEC_METHOD else []
+    reply = gateway.call(RINKEBY, method, params)
+    assert not is_success(reply), f"rinkeby still served: {reply.describe()}"
+    assert reply.status < 500, f"retired network answered as a server failure: {reply.describe()}"
+
+
+@pytest.mark.rule("gateway.network.rinkeby-retired-error")
+def test_retired_rinkeby_error_points_to_sepolia(gateway: GatewayClient) -> None:
+    """A retired rinkeby answers HTTP 4xx with an error naming rinkeby and pointing to sepolia."""
+    need(gateway, RINKEBY)
+    reply = gateway.call(RINKEBY, "eth_chainId", [], id=21)
+    assert 400 <= reply.status < 500, reply.describe()
+    check_response(reply.json)
+    message = str(reply.error().get("message", "")).lower()
+    assert RINKEBY in message and SEPOLIA in message, reply.describe()
+
+
+@pytest.mark.rule("gateway.network.sepolia-replaces-rinkeby")
+def test_sepolia_serves_what_rinkeby_no_longer_does(gateway: GatewayClient) -> None:
+    """Once rinkeby is retired, the same request on sepolia is served with sepolia's chain."""
+    need(gateway, SEPOLIA)
+    body = json.dumps({"jsonrpc": "2.0", "method": "eth_chainId", "params": [], "id": 3})
+    if gateway.offers(RINKEBY):
+        assert not is_success(gateway.post_raw(RINKEBY, body, JSON_HEADERS))
+    reply = gateway.post_raw(SEPOLIA, body, JSON_HEADERS)
+    assert reply.result() == hex(SEPOLIA_CHAIN_ID)
+
+
+@pytest.mark.rule("gateway.network.migration-last-segment")
+def test_same_request_is_served_on_sepolia(gateway: GatewayClient) -> None:
+    """The rinkeby request with only the last path segment changed to sepolia is served."""
+    need(gateway, SEPOLIA)
+    body = json.dumps({"jsonrpc": "2.0", "method": SPEC_METHOD, "params": SPEC_PARAMS, "id": 1})
+    if gateway.offers(RINKEBY):
+        gateway.post_raw(RINKEBY, body, JSON_HEADERS)
+    reply = gateway.post_raw(SEPOLIA, body, JSON_HEADERS)
+    check_response(reply.json)
+    assert is_success(reply), f"sepolia did not serve the migrated request: {reply.describe()}"
+
+
+@pytest.mark.rule("gateway.network.unknown-404")
+def test_unknown_network_is_404_with_error_object(gateway: GatewayClient) -> None:
+    """A network the gateway does not know answers HTTP 404 with a JSON-RPC error object."""
+    reply = gateway.call("no-such-network-ec", "eth_chainId", [])
+    assert reply.status == 404, f"expected 404, got {reply.describe()}"
+    check_response(reply.json)
+    assert isinstance(reply.error().get("code"), int)

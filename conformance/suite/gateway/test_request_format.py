@@ -1,0 +1,55 @@
+"""The request the spec shows: POST {gateway_url}/v1/<network>, JSON-RPC 2.0, JSON header."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conformance.clients.gateway import JSON_HEADERS, GatewayClient
+from conformance.suite.gateway.helpers import (
+    SPEC_METHOD,
+    SPEC_PARAMS,
+    check_response,
+    check_result,
+    served_network,
+)
+
+SPEC_BODY = json.dumps({"jsonrpc": "2.0", "method": SPEC_METHOD, "params": SPEC_PARAMS, "id": 1})
+
+
+@pytest.mark.rule("gateway.path.v1")
+def test_post_to_v1_network_path(gateway: GatewayClient) -> None:
+    """POST {gateway_url}/v1/<network> answers a JSON-RPC response."""
+    network = served_network(gateway)
+    assert gateway.url_for(network).endswith(f"/v1/{network}")
+    reply = gateway.post_raw(network, SPEC_BODY, JSON_HEADERS)
+    assert reply.status == 200, reply.describe()
+    check_response(reply.json)
+
+
+@pytest.mark.rule("gateway.jsonrpc.get-block-by-number")
+def test_spec_body_is_served(gateway: GatewayClient) -> None:
+    """The spec's body (hex block number, then a boolean, integer id) gets a block result."""
+    reply = gateway.post_raw(served_network(gateway), SPEC_BODY, JSON_HEADERS)
+    result = reply.result()
+    assert reply.json["id"] == 1
+    check_result(SPEC_METHOD, result)
+    assert result is not None and result["number"] == "0x0"
+
+
+@pytest.mark.rule("gateway.http.content-type")
+@pytest.mark.parametrize("ctype", ["application/json", "application/json; charset=utf-8"])
+def test_json_content_type_is_accepted(gateway: GatewayClient, ctype: str) -> None:
+    """A request sent with Content-Type: application/json is served."""
+    reply = gateway.post_raw(served_network(gateway), SPEC_BODY, {"Content-Type": ctype})
+    assert reply.status == 200, reply.describe()
+    reply.result()
+
+
+@pytest.mark.rule("gateway.http.content-type")
+def test_response_is_json(gateway: GatewayClient) -> None:
+    """A request sent as application/json is answered with an application/json body."""
+    reply = gateway.post_raw(served_network(gateway), SPEC_BODY, JSON_HEADERS)
+    ctype = reply.headers.get("content-type", "")
+    assert ctype.split(";")[0].strip().lower() == "application/json", reply.headers

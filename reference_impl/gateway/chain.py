@@ -1,0 +1,202 @@
+"""The embedded upstream: an eth-tester (py-evm) chain per network behind our own JSON-RPC adapter.
+
+eth-tester is synchronous and slow to import, so the chain is imported and built on its first
+request, and every call runs under a lock in a worker thread (see upstream.py). The chain
+prefunds eth-tester's default accounts; the first one's key is the documented dev key
+(DEV_PRIVATE_KEY) that clients such as web3.py sign with.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from reference_impl.gateway import params as p
+from reference_impl.gateway.errors import SERVER_ERROR, RpcError
+from reference_impl.gateway.format import Formatter
+
+DEV_PRIVATE_KEY = "0x" + "00" * 31 + "01"
+DEV_ADDRESS = "0x7E5F4552091A69125d5DfCb7b8C2659029395Bdf"
+PRIORITY_FEE = 10**9
+
+
+def _tester(chain_id: int) -> Any:
+    """An EthereumTester whose py-evm chain reports `chain_id` (eth-tester fixes its own)."""
+    from eth_tester import EthereumTester, PyEVMBackend
+
+    class NetworkBackend(PyEVMBackend):  # type: ignore[misc]
+        def __init__(self) -> None:
+            self._network_chain_id = chain_id
+            super().__init__()
+
+        def reset_to_genesis(self, *args: Any, **kwargs: Any) -> None:
+            super().reset_to_genesis(*args, **kwargs)
+            # py-evm builds each VM's ChainContext from chain.chain_id, so this sets what the
+            # CHAINID opcode, EIP-155 signature checks and eth_chainId all see.
+            self.chain.chain_id = self._network_chain_id
+
+    return EthereumTester(backend=NetworkBackend())
+
+
+class EmbeddedChain:
+    """One network's test chain; `request` is synchronous and thread-safe."""
+
+    def __init__(self, chain_id: int, client_version: str, fmt: Formatter) -> None:
+        self.chain_id = chain_id
+        self.client_version = client_version
+        self.fmt = fmt
+        self._lock = threading.Lock()
+        self._et: Any = None
+        self._handlers: dict[str, Callable[..., Any]] = {
+            "web3_clientVersion": lambda: self.client_version,
+            "net_version": lambda: str(self.chain_id),
+            "eth_chainId": lambda: self.fmt.qty(self.chain_id),
+            "eth_blockNumber": lambda: self.fmt.qty(self._block("latest")["number"]),
+            "eth_gasPrice": self._gas_price,
+            "eth_getBlockByNumber": self._block_by_number,
+            "eth_getBlockByHash": self._block_by_hash,
+            "eth_getBalance": lambda a, b: self.fmt.qty(self._state("get_balance", a, b)),
+            "eth_getTransactionCount": lambda a, b: self.fmt.qty(self._state("get_nonce", a, b)),
+            "eth_getCode": lambda a, b: self.fmt.hexdata(self._state("get_code", a, b)),
+            "eth_call": self._call,
+            "eth_estimateGas": self._estimate_gas,
+            "eth_sendRawTransaction": self._send_raw,
+            "eth_getTransactionByHash": self._transaction,
+            "eth_getTransactionReceipt": self._receipt,
+            "eth_getLogs": self._logs,
+        }
+
+    def request(self, method: str, params: Any) -> Any:
+        """Result of one call; RpcError for anything the caller did wrong or the chain refused."""
+        args = p.check(method, params)
+        with self._lock:
+            if self._et is None:
+                self._et = _tester(self.chain_id)
+            return self._handlers[method](*args)
+
+    # -- helpers -----------------------------------------------------------------------------
+    def _block(self, ref: int | str, full: bool = False) -> Any:
+        return self._et.get_block_by_number(ref, full)
+
+    def _state(self, name: str, account: str, block: int | str) -> Any:
+        from eth_tester.exceptions import BlockNotFound
+
+        try:
+            return getattr(self._et, name)(account, block)
+        except BlockNotFound:
+            raise RpcError(SERVER_ERROR, "header not found") from None
+
+    def _gas_price(self) -> str:
+        base = self._block("pending").get("base_fee_per_gas") or 0
+        return self.fmt.qty(int(base) + PRIORITY_FEE)
+
+    def _block_by_number(self, ref: int | str, full: bool) -> Any:
+        from eth_tester.exceptions import BlockNotFound
+
+        try:
+            return self.fmt.block(self._block(ref, full), full)
+        except BlockNotFound:
+            return None
+
+    def _block_by_hash(self, block_hash: str, full: bool) -> Any:
+        from eth_tester.exceptions import BlockNotFound
+
+        try:
+            return self.fmt.block(self._et.get_block_by_hash(block_hash, full), full)
+        except BlockNotFound:
+            return None
+
+    def _tx_fields(self, call: dict[str, Any]) -> dict[str, Any]:
+        tx = dict(call)
+        # py-evm charges calls like transactions; a call without `from` runs as the funded dev
+        # account so that it succeeds the way a node's fee-free eth_call does.
+        tx.setdefault("from", DEV_ADDRESS.lower())
+        if tx.get("to") is None:
+            tx.pop("to", None)
+        return tx
+
+    def _run(self, name: str, call: dict[str, Any], block: int | str) -> Any:
+        from eth_tester.exceptions import BlockNotFound, TransactionFailed
+        from eth_tester.exceptions import ValidationError as TesterInvalid
+        from eth_utils.exceptions import ValidationError as EvmInvalid
+
+        try:
+            return getattr(self._et, name)(self._tx_fields(call), block)
+        except BlockNotFound:
+            raise RpcError(SERVER_ERROR, "header not found") from None
+        except TransactionFailed as exc:
+            reason = exc.args[0] if exc.args else None
+            data = self.fmt.hexdata(reason) if isinstance(reason, bytes) else None
+            raise RpcError(SERVER_ERROR, "execution reverted", data) from None
+        except (TesterInvalid, EvmInvalid) as exc:
+            raise RpcError(SERVER_ERROR, f"invalid transaction: {exc}") from None
+
+    def _call(self, call: dict[str, Any], block: int | str) -> str:
+        return self.fmt.hexdata(self._run("call", call, block))
+
+    def _estimate_gas(self, call: dict[str, Any], block: int | str) -> str:
+        return self.fmt.qty(self._run("estimate_gas", call, block))
+
+    def _send_raw(self, raw: str) -> str:
+        try:
+            builder = self._et.backend.chain.get_vm().get_transaction_builder()
+            signed_for = getattr(builder.decode(bytes.fromhex(raw[2:])), "chain_id", None)
+        except Exception as exc:
+            raise RpcError(SERVER_ERROR, f"transaction rejected: {exc}"[:300]) from None
+        if signed_for is not None and signed_for != self.chain_id:
+            # py-evm leaves this check to the node; a real node refuses a foreign chain id
+            message = f"invalid chain id {signed_for}: this network is {self.chain_id}"
+            raise RpcError(SERVER_ERROR, f"transaction rejected: {message}")
+        try:
+            return self.fmt.hexdata(self._et.send_raw_transaction(raw))
+        except Exception as exc:  # rlp, signature, nonce, funds: all a refusal, not a crash
+            raise RpcError(SERVER_ERROR, f"transaction rejected: {exc}"[:300]) from None
+
+    def _transaction(self, tx_hash: str) -> Any:
+        from eth_tester.exceptions import TransactionNotFound
+
+        try:
+            tx = self._et.get_transaction_by_hash(tx_hash)
+        except TransactionNotFound:
+            return None
+        number = tx.get("block_number")
+        stamp = None if number is None else self._block(number)["timestamp"]
+        return self.fmt.transaction(tx, stamp)
+
+    def _receipt(self, tx_hash: str) -> Any:
+        from eth_tester.exceptions import TransactionNotFound
+
+        try:
+            receipt = self._et.get_transaction_receipt(tx_hash)
+        except TransactionNotFound:
+            return None
+        if receipt.get("block_number") is None:
+            return None  # still pending
+        return self.fmt.receipt(receipt)
+
+    def _logs(self, flt: dict[str, Any]) -> list[dict[str, Any]]:
+        from eth_tester.exceptions import BlockNotFound
+
+        try:
+            if "block_hash" in flt:
+                number = self._et.get_block_by_hash(flt["block_hash"])["number"]
+                frm = to = number
+            else:
+                frm, to = self._bound(flt.get("from_block")), self._bound(flt.get("to_block"))
+        except BlockNotFound:
+            raise RpcError(SERVER_ERROR, "unknown block") from None
+        if frm > to:
+            return []
+        entries = self._et.get_logs(
+            from_block=frm, to_block=to, address=flt.get("address"), topics=flt.get("topics")
+        )
+        return [self.fmt.log(e) for e in entries]
+
+    def _bound(self, ref: int | str | None) -> int:
+        latest = int(self._block("latest")["number"])
+        if ref is None or ref in ("latest", "safe", "finalized", "pending"):
+            return latest
+        if ref == "earliest":
+            return 0
+        return min(int(ref), latest)

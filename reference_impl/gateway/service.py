@@ -1,0 +1,87 @@
+"""Networks and their upstreams: which network answers, and where its calls go.
+
+Network definitions are data (config.yaml); whether one is served at the behaviour date is a
+profile field, so no handler compares dates. Upstreams are built on first use, which keeps the
+server's cold start free of eth-tester's import.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Any
+
+import yaml
+
+from reference_impl.context import ServerContext
+from reference_impl.gateway import params as p
+from reference_impl.gateway.chain import EmbeddedChain
+from reference_impl.gateway.errors import METHOD_NOT_FOUND, RpcError
+from reference_impl.gateway.format import Formatter
+from reference_impl.gateway.jsonrpc import Envelope
+from reference_impl.gateway.upstream import EmbeddedUpstream, HttpUpstream, Upstream
+
+
+@cache
+def load_config() -> dict[str, Any]:
+    text = (resources.files("reference_impl.gateway") / "config.yaml").read_text("utf-8")
+    config: dict[str, Any] = yaml.safe_load(text)
+    return config
+
+
+@dataclass(frozen=True)
+class Network:
+    name: str
+    chain_id: int
+    served: bool
+    replacement: str | None
+
+
+class Gateway:
+    def __init__(self, ctx: ServerContext) -> None:
+        self.config = load_config()
+        self.limits: dict[str, Any] = self.config["limits"]
+        prof = ctx.profile
+        self.profile = prof
+        self.networks = {
+            name: Network(
+                name,
+                int(body["chain_id"]),
+                bool(getattr(prof, body["served_field"])),
+                body.get("replacement"),
+            )
+            for name, body in self.config["networks"].items()
+        }
+        self.envelope = Envelope(
+            drop_id=bool(prof.deviate_drop_id),
+            version=prof.deviate_jsonrpc_version,
+            result_with_error=bool(prof.deviate_result_with_error),
+            error_code=prof.deviate_error_code,
+            answer_notifications=bool(prof.deviate_answer_notifications),
+            empty_batch_array=bool(prof.deviate_empty_batch_array),
+        )
+        self.formatter = Formatter(padded=bool(prof.deviate_padded_quantities))
+        self._upstreams: dict[str, Upstream] = {}
+
+    def upstream(self, network: Network) -> Upstream:
+        if network.name not in self._upstreams:
+            url = (self.profile.gateway_upstreams or {}).get(network.name)
+            if url:
+                timeout = float(self.limits["upstream_timeout_s"])
+                self._upstreams[network.name] = HttpUpstream(url, timeout)
+            else:
+                chain = EmbeddedChain(
+                    network.chain_id, str(self.config["client_version"]), self.formatter
+                )
+                self._upstreams[network.name] = EmbeddedUpstream(chain)
+        return self._upstreams[network.name]
+
+    async def dispatch(self, network: Network, method: str, params: Any) -> Any:
+        if method not in p.method_specs():
+            raise RpcError(METHOD_NOT_FOUND, f"method not found: {method[:80]}")
+        p.check(method, params)  # before any upstream sees it, so bad input is always -32602
+        override = self.profile.deviate_chain_id_override
+        if override is not None and method in ("eth_chainId", "net_version"):
+            return hex(int(override)) if method == "eth_chainId" else str(int(override))
+        return await self.upstream(network).request(method, params)

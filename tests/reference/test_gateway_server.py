@@ -1,0 +1,165 @@
+"""The reference gateway over HTTP: envelope vectors, networks by date, never a 500."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import requests
+
+ROOT = Path(__file__).resolve().parents[2]
+VECTORS = json.loads((ROOT / "fixtures/jsonrpc/envelope-vectors.json").read_text("utf-8"))
+JSON = {"Content-Type": "application/json"}
+
+
+def launch(tmp: Path, *extra: str) -> tuple[subprocess.Popen[bytes], dict[str, Any], float]:
+    """Starts `python -m reference_impl` and returns it, its ready document and the startup time."""
+    ready = tmp / "ready.json"
+    cmd = [
+        sys.executable,
+        "-m",
+        "reference_impl",
+        "--port",
+        "0",
+        "--ready-file",
+        str(ready),
+        "--data-dir",
+        str(tmp / "data"),
+        "--quiet",
+        *extra,
+    ]
+    started = time.monotonic()
+    proc = subprocess.Popen(cmd, cwd=ROOT)
+    while not ready.exists():
+        if proc.poll() is not None or time.monotonic() - started > 30:
+            proc.kill()
+            raise RuntimeError(f"reference did not start: {cmd}")
+        time.sleep(0.02)
+    return proc, json.loads(ready.read_text("utf-8")), time.monotonic() - started
+
+
+def stop(proc: subprocess.Popen[bytes]) -> None:
+    proc.terminate()
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+@pytest.fixture(scope="module")
+def gateway_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    proc, doc, _ = launch(tmp_path_factory.mktemp("gw"), "--behaviour-date", "2023-01-29")
+    yield doc["surfaces"]["gateway"]["url"]
+    stop(proc)
+
+
+def post(
+    url: str, network: str, body: bytes | str, headers: dict[str, str] | None = None
+) -> requests.Response:
+    return requests.post(f"{url}/v1/{network}", data=body, headers=headers or JSON, timeout=60)
+
+
+@pytest.mark.parametrize("vector", VECTORS["vectors"], ids=[v["name"] for v in VECTORS["vectors"]])
+def test_envelope_vector(gateway_url: str, vector: dict[str, Any]) -> None:
+    """Each envelope vector gets the status and response it lists."""
+    body = vector["body"]
+    if body.startswith("REPEAT:"):
+        _, text, count = body.split(":")
+        body = text * int(count)
+    resp = post(gateway_url, "sepolia", body)
+    assert resp.status_code == vector["status"], resp.text[:300]
+    if "response" in vector:
+        assert resp.content == b""
+        return
+    doc = resp.json()
+    if "batch" in vector:
+        assert [[r["id"], (r.get("error") or {}).get("code")] for r in doc] == vector["batch"]
+        assert all(("result" in r) != ("error" in r) and r["jsonrpc"] == "2.0" for r in doc)
+        return
+    assert doc["jsonrpc"] == "2.0" and doc["id"] == vector["id"]
+    assert ("result" in doc) != ("error" in doc)
+    if "error_code" in vector:
+        assert doc["error"]["code"] == vector["error_code"]
+        assert isinstance(doc["error"]["message"], str)
+    else:
+        assert doc["result"] == vector["result"]
+
+
+def test_networks_have_their_chain_ids(gateway_url: str) -> None:
+    """sepolia is chain 11155111 and rinkeby chain 4, each on its own chain."""
+    body = json.dumps({"jsonrpc": "2.0", "method": "eth_chainId", "id": 1})
+    assert post(gateway_url, "sepolia", body).json()["result"] == hex(11155111)
+    assert post(gateway_url, "rinkeby", body).json()["result"] == hex(4)
+
+
+def test_unknown_network_is_404(gateway_url: str) -> None:
+    """An unknown network answers 404 with a JSON-RPC error object echoing the id."""
+    resp = post(gateway_url, "mainnet-x", json.dumps({"jsonrpc": "2.0", "method": "x", "id": 8}))
+    assert resp.status_code == 404
+    assert resp.json()["id"] == 8 and "mainnet-x" in resp.json()["error"]["message"]
+
+
+@pytest.mark.parametrize(
+    ("method", "headers", "body", "status"),
+    [
+        ("GET", JSON, "", 405),
+        ("POST", {"Content-Type": "text/plain"}, "{}", 415),
+        ("POST", JSON, "x" * (1024 * 1024 + 1), 413),
+    ],
+    ids=["get", "text-plain", "too-large"],
+)
+def test_non_json_rpc_requests(
+    gateway_url: str, method: str, headers: dict[str, str], body: str, status: int
+) -> None:
+    """Requests that are not JSON-RPC over POST get a 4xx with a JSON-RPC error object."""
+    resp = requests.request(
+        method, f"{gateway_url}/v1/sepolia", data=body, headers=headers, timeout=30
+    )
+    assert resp.status_code == status
+    assert resp.json()["error"]["code"] == -32600
+
+
+def test_garbage_params_never_500(gateway_url: str) -> None:
+    """Odd params of every method are -32602 or a JSON-RPC error, never a 500."""
+    methods = json.loads(
+        json.dumps(
+            __import__("yaml").safe_load(
+                (ROOT / "reference_impl/gateway/methods.yaml").read_text("utf-8")
+            )
+        )
+    )
+    odd: list[Any] = [None, 1, "0x", "zz", [], {}, True, "0x" + "f" * 70, {"to": 5}]
+    batch = [
+        {"jsonrpc": "2.0", "method": m, "params": [v, v], "id": i}
+        for i, (m, v) in enumerate((m, v) for m in methods for v in odd)
+    ]
+    for start in range(0, len(batch), 100):
+        resp = post(gateway_url, "sepolia", json.dumps(batch[start : start + 100]))
+        assert resp.status_code == 200
+        for item in resp.json():
+            assert ("result" in item) != ("error" in item)
+            if "error" in item:
+                assert item["error"]["code"] in (-32602, -32000), item
+
+
+def test_rinkeby_retired_after_its_date(tmp_path: Path) -> None:
+    """From 2023-01-30 rinkeby answers 410 naming rinkeby and pointing to sepolia."""
+    proc, doc, started_in = launch(tmp_path, "--behaviour-date", "2023-01-30")
+    try:
+        url = doc["surfaces"]["gateway"]["url"]
+        body = json.dumps({"jsonrpc": "2.0", "method": "eth_chainId", "id": 2})
+        resp = post(url, "rinkeby", body)
+        assert resp.status_code == 410
+        error = resp.json()["error"]
+        assert "rinkeby" in error["message"] and "sepolia" in error["message"]
+        assert resp.json()["id"] == 2 and "result" not in resp.json()
+        assert post(url, "sepolia", body).json()["result"] == hex(11155111)
+    finally:
+        stop(proc)
+    assert started_in < 5  # generous for a loaded CI machine; typically well under a second
