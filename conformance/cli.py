@@ -1,4 +1,5 @@
-"""`conformance`: run the suite, serve the reference, list rules and targets, report, diff."""
+"""`conformance`: run the suite, serve the reference, list rules and targets, report, diff,
+merge results of many machines, keep a target's expected failures."""
 
 from __future__ import annotations
 
@@ -58,6 +59,10 @@ def _add_run(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="also diff against an earlier results.json; a regression fails the run",
     )
     p.add_argument("--spec-base", metavar="URL", help="base URL of the spec files (links)")
+    p.add_argument(
+        "--expectations", metavar="PATH",
+        help="known failures as strict xfails (default: ./expectations/<target>.yaml if present)",
+    )  # fmt: skip
 
 
 def _add_others(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -87,7 +92,10 @@ def _add_others(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     sub.add_parser("rules", help="list the rule catalog (`conformance rules -h`)", add_help=False)
 
     p = sub.add_parser("report", help="render results.json as HTML (several: a matrix)")
-    p.add_argument("results", nargs="+", type=Path, metavar="RESULTS")
+    p.add_argument(
+        "results", nargs="+", type=Path, metavar="RESULTS",
+        help="results files; a directory stands for its *.json (merge --matrix output)",
+    )  # fmt: skip
     p.add_argument(
         "-o",
         "--output",
@@ -109,6 +117,35 @@ def _add_others(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
 
     p = sub.add_parser("targets", help="list known targets and their surfaces")
     p.add_argument("--targets-file", metavar="PATH")
+    _add_results_tools(sub)
+
+
+def _add_results_tools(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "merge",
+        help="combine results files of one run split over many machines",
+        description="Union of the cases of results files of the same target and as-of date, "
+        "rolled up again. Different targets or dates are refused unless --matrix, which "
+        "merges each (target, date) group on its own into the directory OUT.",
+    )
+    p.add_argument("results", nargs="+", type=Path, metavar="RESULTS")
+    p.add_argument("-o", "--output", type=Path, required=True, metavar="OUT")
+    p.add_argument("--matrix", action="store_true", help="keep targets/dates apart (OUT: dir)")
+    p.add_argument("--run-id", help="run id of the merged run (default: merged-TARGET-DATE)")
+
+    p = sub.add_parser("expectations", help="a target's known failures (expectations/*.yaml)")
+    actions = p.add_subparsers(dest="action", required=True, metavar="ACTION")
+    q = actions.add_parser(
+        "update",
+        help="write the file from a run: failing rules added, passing ones removed",
+        description="Links and reasons of existing entries are kept; rules the run did not "
+        "judge keep their entries.",
+    )
+    q.add_argument("results", type=Path, metavar="RESULTS")
+    q.add_argument(
+        "-o", "--output", type=Path, metavar="PATH",
+        help="expectations file (default: ./expectations/<target>.yaml)",
+    )  # fmt: skip
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -130,14 +167,14 @@ def split_passthrough(argv: Sequence[str]) -> tuple[list[str], list[str]]:
 
 
 def run_options(ns: argparse.Namespace, pytest_args: list[str]) -> RunOptions:
-    from conformance.cli_commands import default_spec_base
+    from conformance.report.spec_links import default_spec_base
 
     return RunOptions(
         target=ns.target, targets_file=ns.targets_file, as_of=ns.as_of, rules=ns.rule,
         areas=ns.area, report_dir=ns.report_dir, run_id=ns.run_id,
         reference_profile=ns.reference_profile, workers=str(ns.workers),
         pytest_args=pytest_args, baseline=ns.baseline,
-        spec_base=ns.spec_base or default_spec_base(),
+        spec_base=ns.spec_base or default_spec_base(), expectations=ns.expectations,
     )  # fmt: skip
 
 
@@ -152,6 +189,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if passthrough and ns.command != "run":
         build_parser().error("arguments after `--` are only for `conformance run`")
     from conformance import cli_commands as cmd
+    from conformance.report.spec_links import default_spec_base
 
     if ns.command == "run":
         from conformance.cli_run import run
@@ -159,8 +197,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run(run_options(ns, passthrough))
     if ns.command == "serve":
         return cmd.serve(ns.data_dir, ns.port, ns.behaviour_date, ns.profile, ns.host)
-    if ns.command == "report":
-        return cmd.report(ns.results, ns.output, ns.label, ns.spec_base or cmd.default_spec_base())
+    if ns.command in ("merge", "expectations", "report"):
+        from conformance import cli_results
+
+        if ns.command == "merge":
+            return cli_results.merge(ns.results, ns.output, ns.matrix, ns.run_id)
+        if ns.command == "expectations":
+            return cli_results.expectations_update(ns.results, ns.output)
+        paths = cli_results.expand_results(ns.results)
+        return cmd.report(paths, ns.output, ns.label, ns.spec_base or default_spec_base())
     if ns.command == "diff":
         return cmd.diff(ns.old, ns.new, ns.format)
     if ns.command == "targets":

@@ -11,17 +11,6 @@ from conformance.report.load import ResultsError, load_results
 
 REFERENCE_SURFACES = ("s3", "rules_api", "mgmt", "gateway", "public")
 DEFAULT_TARGETS_FILE = Path("conformance.toml")
-SPEC_BASE_ENV = "CONFORMANCE_SPEC_BASE"
-
-
-def default_spec_base() -> str | None:
-    """Where spec links point: $CONFORMANCE_SPEC_BASE, else the checkout's ../shared/spec."""
-    import os
-
-    if os.environ.get(SPEC_BASE_ENV):
-        return os.environ[SPEC_BASE_ENV]
-    local = Path.cwd().parent / "shared" / "spec"
-    return local.resolve().as_uri() if (local / "interface-spec.md").exists() else None
 
 
 def serve(

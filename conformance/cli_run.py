@@ -42,6 +42,7 @@ class RunOptions:
     pytest_args: list[str] = field(default_factory=list)
     baseline: Path | None = None
     spec_base: str | None = None
+    expectations: str | None = None
 
 
 def safe_name(text: str) -> str:
@@ -80,6 +81,8 @@ def build_pytest_argv(
         argv += ["--area", area]
     for pair in opts.reference_profile:
         argv += ["--reference-profile", pair]
+    if opts.expectations:
+        argv += ["--expectations", opts.expectations]
     return argv + list(opts.pytest_args)
 
 

@@ -15,10 +15,19 @@ MAX_EXCHANGES = 12
 SECRET_QUERY_KEYS = {"x-amz-signature", "x-amz-credential", "x-amz-security-token"}
 SECRET_HEADERS = {"authorization", "x-auth-key", "x-auth-email", "x-amz-security-token", "cookie"}
 KEPT_RESPONSE_HEADERS = (
-    "content-type", "content-length", "content-range", "etag", "location", "last-modified",
-    "x-amz-bucket-region", "x-amz-version-id", "x-amz-copy-source-version-id",
-    "access-control-allow-origin", "access-control-allow-headers",
-    "access-control-expose-headers", "content-encoding",
+    "content-type",
+    "content-length",
+    "content-range",
+    "etag",
+    "location",
+    "last-modified",
+    "x-amz-bucket-region",
+    "x-amz-version-id",
+    "x-amz-copy-source-version-id",
+    "access-control-allow-origin",
+    "access-control-allow-headers",
+    "access-control-expose-headers",
+    "content-encoding",
 )
 
 

@@ -15,8 +15,9 @@ from conformance.plugin.state import get_state
 from conformance.results import static_na_reason
 
 NA_PREFIX = "N/A: "
-# user_properties names (docs/architecture.md "Recording")
-RULE_IDS, CASE, NA_REASON, EVIDENCE = "rule_ids", "case", "na_reason", "evidence"
+# user_properties names (docs/architecture.md "Recording"): plain strings only, because
+# junitxml writes every user property into the XML; one `rule_id` property per rule.
+RULE_ID, CASE = "rule_id", "case"
 
 
 def case_id(item: pytest.Item) -> str:
@@ -41,7 +42,7 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         return
     rules, reason = applicable(item)
     ids = [rule.id for rule in rules] or [rule.id for rule in item.stash[RULES_KEY]]
-    item.user_properties.append((RULE_IDS, ids))
+    item.user_properties.extend((RULE_ID, rule_id) for rule_id in ids)
     item.user_properties.append((CASE, case_id(item)))
     if reason is not None:
         pytest.skip(NA_PREFIX + reason)

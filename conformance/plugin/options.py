@@ -55,6 +55,20 @@ def add_options(parser: pytest.Parser) -> None:
         help="override a behaviour profile field of the launched reference",
     )
     group.addoption("--run-id", default=None, metavar="ID", help="id of this run (results)")
+    group.addoption(
+        "--report-dir",
+        default=None,
+        metavar="DIR",
+        help="write DIR/<run-id>/results.json (and junit.xml unless --junitxml) when "
+        "--results is not given",
+    )
+    group.addoption(
+        "--expectations",
+        default=None,
+        metavar="PATH",
+        help="known failures of the target, as strict xfails "
+        "(default: ./expectations/<target>.yaml if present)",
+    )
 
 
 @dataclass(frozen=True)
@@ -67,6 +81,8 @@ class Options:
     results: Path | None
     reference_profile: dict[str, str] = field(default_factory=dict)
     run_id: str | None = None
+    report_dir: Path | None = None
+    expectations: Path | None = None
 
     @property
     def selective(self) -> bool:
@@ -97,6 +113,8 @@ def read_options(config: pytest.Config) -> Options:
     as_of_text = config.getoption("as_of")
     targets_file = config.getoption("targets_file")
     results = config.getoption("results")
+    report_dir = config.getoption("report_dir")
+    expectations = config.getoption("expectations")
     return Options(
         target=str(config.getoption("target")),
         targets_file=Path(targets_file) if targets_file else None,
@@ -106,4 +124,6 @@ def read_options(config: pytest.Config) -> Options:
         results=Path(results) if results else None,
         reference_profile=parse_profile(list(config.getoption("reference_profile"))),
         run_id=config.getoption("run_id"),
+        report_dir=Path(report_dir) if report_dir else None,
+        expectations=Path(expectations) if expectations else None,
     )

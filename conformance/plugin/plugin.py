@@ -7,25 +7,28 @@ for a target fixture, or --results is given.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import pytest
 
 from conformance.plugin import (
+    allure_labels,
     applicability,
     collection,
+    expectations,
     fixtures,
     hookspecs,
     lifecycle,
     recorder,
     results_file,
 )
-from conformance.plugin.options import add_options, read_options
+from conformance.plugin.options import Options, add_options, read_options
 from conformance.plugin.records import CaseRecorder
-from conformance.plugin.state import STATE_KEY, WORKERINPUT_KEY, build_state, get_state
+from conformance.plugin.state import STATE_KEY, WORKERINPUT_KEY, State, build_state, get_state
 from conformance.plugin.targets import REFERENCE
 
-SUBPLUGINS = (collection, applicability, recorder, fixtures)
+SUBPLUGINS = (collection, applicability, recorder, fixtures, expectations, allure_labels)
 RECORDER_KEY = pytest.StashKey[CaseRecorder]()
 STARTED_KEY = pytest.StashKey[str]()
 USED_KEY = "edge_conformance_surfaces_used"
@@ -39,10 +42,28 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     add_options(parser)
 
 
+def with_report_dir(config: pytest.Config, state: State, started: str) -> Options:
+    """--report-dir without --results: DIR/<run-id>/results.json, and junit.xml beside it
+    unless --junitxml was given (the layout `conformance run` writes, for plain pytest runs)."""
+    options = state.options
+    if options.report_dir is None or options.results is not None:
+        return options
+    run_id = options.run_id or results_file.default_run_id(started, state.run_prefix)
+    run_dir = options.report_dir / run_id
+    if not getattr(config.option, "xmlpath", None):
+        config.option.xmlpath = str(run_dir / "junit.xml")  # junitxml configures after us
+    return dataclasses.replace(options, run_id=run_id, results=run_dir / "results.json")
+
+
+@pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
-    options = read_options(config)
-    state = build_state(config, options)
+    started = results_file.utc_now()
+    state = build_state(config, read_options(config))
+    if not state.is_worker:
+        state.options = with_report_dir(config, state, started)
+    options = state.options
     config.stash[STATE_KEY] = state
+    expectations.configure(config, options.expectations, options.target)
     collection.register_marker(config)
     for module in SUBPLUGINS:
         name = f"edge_conformance.{module.__name__.rpartition('.')[2]}"
@@ -53,8 +74,9 @@ def pytest_configure(config: pytest.Config) -> None:
 
         state.target_cache = resolve_named(config)  # usage error now, not mid-run
     if not state.is_worker and options.results is not None:
-        config.stash[RECORDER_KEY] = CaseRecorder(config.rootpath)
-        config.stash[STARTED_KEY] = results_file.utc_now()
+        links = {k: e.link for k, e in expectations.loaded(config).items() if e.link}
+        config.stash[RECORDER_KEY] = CaseRecorder(config.rootpath, links=links)
+        config.stash[STARTED_KEY] = started
         config.pluginmanager.register(config.stash[RECORDER_KEY], "edge_conformance.records")
 
 
@@ -78,6 +100,8 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     if state.options.selective and not state.is_worker:
         catalog = state.catalog(session.config)
         collection.check_selection(catalog, state.options.rules, state.options.areas)
+    if expectations.loaded(session.config) and not state.is_worker:
+        expectations.check_known(session.config, state.catalog(session.config))
 
 
 @pytest.hookimpl(trylast=True)

@@ -1,7 +1,9 @@
 """Worker side of recording: evidence and outcome details onto each test report.
 
-Everything goes into `report.user_properties`, which xdist ships to the controller and
-junitxml writes as properties; the controller (records.py) turns it into result records.
+Rule ids and the case id travel as `report.user_properties` (plain strings, so that JUnit XML
+shows them as proper properties); evidence, N/A reasons and the kind of failure travel in a
+report attribute of their own (`edge_conformance`), which xdist serialises with the report
+like any other attribute but junitxml never writes. The controller (records.py) reads both.
 """
 
 from __future__ import annotations
@@ -11,10 +13,12 @@ from typing import Any
 
 import pytest
 
-from conformance.plugin.applicability import EVIDENCE, NA_REASON
 from conformance.plugin.collection import RULES_KEY
 
-FAILURE_KIND = "failure_kind"  # "assertion" (the target broke a rule) or "error"
+REPORT_ATTR = "edge_conformance"
+# keys of the report attribute
+EVIDENCE, NA_REASON, FAILURE_KIND = "evidence", "na_reason", "failure_kind"
+# FAILURE_KIND: "assertion" (the target broke a rule) or "error" (the suite or target broke)
 
 
 def _collector() -> Any:
@@ -35,6 +39,12 @@ def _is_assertion(excinfo: pytest.ExceptionInfo[BaseException] | None) -> bool:
     return isinstance(excinfo.value, AssertionError | pytest.fail.Exception)
 
 
+def details(report: pytest.TestReport) -> dict[str, Any]:
+    """The plugin's details of a report (empty for tests that name no rule)."""
+    found = getattr(report, REPORT_ATTR, None)
+    return found if isinstance(found, dict) else {}
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Generator[None]:
     if item.stash.get(RULES_KEY, ()):
@@ -49,12 +59,13 @@ def pytest_runtest_makereport(
     report = yield
     if not item.stash.get(RULES_KEY, ()):
         return report
+    found: dict[str, Any] = {}
     exchanges = [exchange.as_dict() for exchange in _collector().reset()]
     if exchanges:
-        report.user_properties.append((EVIDENCE, exchanges))
+        found[EVIDENCE] = exchanges
     if report.skipped and not hasattr(report, "wasxfail"):
-        report.user_properties.append((NA_REASON, _skip_reason(report)))
+        found[NA_REASON] = _skip_reason(report)
     if report.failed and call.when == "call":
-        kind = "assertion" if _is_assertion(call.excinfo) else "error"
-        report.user_properties.append((FAILURE_KIND, kind))
+        found[FAILURE_KIND] = "assertion" if _is_assertion(call.excinfo) else "error"
+    setattr(report, REPORT_ATTR, found)
     return report

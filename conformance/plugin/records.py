@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from conformance.plugin.applicability import CASE, EVIDENCE, NA_PREFIX, NA_REASON, RULE_IDS
+from conformance.plugin.applicability import CASE, NA_PREFIX, RULE_ID
 from conformance.plugin.collection import SUITE_DIR
-from conformance.plugin.recorder import FAILURE_KIND
+from conformance.plugin.recorder import EVIDENCE, FAILURE_KIND, NA_REASON, details
 from conformance.results import ERROR, FAIL, NA, PASS, XFAIL, XPASS, worst
 
 MESSAGE_LIMIT = 2000
@@ -83,16 +83,19 @@ class CaseRecorder:
     """Accumulates the phases of each test; `cases` holds the finished records."""
 
     rootpath: Path
+    # rule id -> tracking link of its expectation, shown on XFAIL / XPASS cases
+    links: dict[str, str] = field(default_factory=dict)
     cases: list[dict[str, Any]] = field(default_factory=list)
     _pending: dict[str, _Pending] = field(default_factory=dict)
 
     def add(self, report: pytest.TestReport) -> None:
-        props: dict[str, Any] = dict(report.user_properties)
-        if RULE_IDS not in props and report.nodeid not in self._pending:
+        rule_ids = [str(v) for k, v in report.user_properties if k == RULE_ID]
+        if not rule_ids and report.nodeid not in self._pending:
             return
+        props: dict[str, Any] = dict(report.user_properties) | details(report)
         pending = self._pending.setdefault(report.nodeid, _Pending())
         pending.nodeid = stable_nodeid(report, self.rootpath)
-        pending.rule_ids = list(props.get(RULE_IDS, pending.rule_ids))
+        pending.rule_ids = rule_ids or pending.rule_ids
         pending.case = str(props.get(CASE, pending.case))
         pending.duration += float(report.duration or 0.0)
         status, message = phase_status(report, props)
@@ -105,11 +108,14 @@ class CaseRecorder:
         pending = self._pending.pop(nodeid)
         status, message, evidence = pending.outcome()
         for rule_id in pending.rule_ids:
-            self.cases.append({
+            record = {
                 "rule_id": rule_id, "nodeid": pending.nodeid, "case": pending.case,
                 "status": status, "message": message,
                 "duration": round(pending.duration, 6), "evidence": evidence,
-            })  # fmt: skip
+            }  # fmt: skip
+            if status in (XFAIL, XPASS) and rule_id in self.links:
+                record["link"] = self.links[rule_id]
+            self.cases.append(record)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         self.add(report)

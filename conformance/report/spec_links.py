@@ -6,11 +6,25 @@ anchors the way GitHub and most Markdown renderers slug them, so one base URL se
 
 from __future__ import annotations
 
+import os
 import re
+from pathlib import Path
 from typing import Any
 
 SPEC_FILE = "interface-spec.md"
 DECISIONS_FILE = "decisions.md"
+SPEC_BASE_ENV = "CONFORMANCE_SPEC_BASE"
+
+
+def default_spec_base() -> str | None:
+    """Where spec links point: $CONFORMANCE_SPEC_BASE, else the checkout's ../shared/spec.
+
+    Shared by the report and the plugin's allure links, so both point at the same place.
+    """
+    if os.environ.get(SPEC_BASE_ENV):
+        return os.environ[SPEC_BASE_ENV]
+    local = Path.cwd().parent / "shared" / "spec"
+    return local.resolve().as_uri() if (local / SPEC_FILE).exists() else None
 
 
 def slug(heading: str) -> str:

@@ -1,0 +1,141 @@
+"""Known failures of a target: `expectations/<target>.yaml`, read by the plugin, written by
+`conformance expectations update`.
+
+A target's known failures live in data, next to a link to where they are tracked, so that test
+code never names an implementation and a fixed bug shows up as an unexpected pass (XPASS).
+```yaml
+storage.delete-objects.key-limit:
+  status: FAIL            # FAIL (default) or ERROR
+  link: https://tracker.example/123
+  reason: refuses 1000 keys with 400 instead of accepting them
+```
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+EXPECTABLE = ("FAIL", "ERROR")
+KEYS = frozenset({"status", "link", "reason"})
+# rule statuses of a run that mean "still failing" (kept or added) and "fixed" (dropped)
+STILL_FAILING = frozenset({"FAIL", "ERROR", "XFAIL"})
+FIXED = frozenset({"PASS", "XPASS"})
+
+
+class ExpectationsError(ValueError):
+    """An expectations file that cannot be used; the message names the file and the entry."""
+
+
+@dataclass(frozen=True)
+class Expectation:
+    rule_id: str
+    status: str = "FAIL"
+    link: str | None = None
+    reason: str | None = None
+
+    def describe(self) -> str:
+        """The xfail reason, which becomes the case message: why, and where it is tracked."""
+        text = f"expected {self.status}"
+        if self.reason:
+            text += f": {self.reason}"
+        return f"{text} ({self.link})" if self.link else text
+
+    def as_yaml(self) -> dict[str, Any]:
+        return {"status": self.status, "link": self.link, "reason": self.reason}
+
+
+def default_path(target: str, directory: Path | None = None) -> Path:
+    return (directory or Path.cwd()) / "expectations" / f"{target}.yaml"
+
+
+def parse(data: Any, source: str) -> dict[str, Expectation]:
+    """Entries of a loaded YAML document; every mistake is an error naming the entry."""
+    if data is None:
+        return {}
+    if not isinstance(data, Mapping):
+        raise ExpectationsError(f"{source}: expected a mapping of rule id -> entry")
+    found: dict[str, Expectation] = {}
+    for rule_id, entry in data.items():
+        where = f"{source}: {rule_id!r}"
+        body = {} if entry is None else entry
+        if not isinstance(rule_id, str) or not isinstance(body, Mapping):
+            raise ExpectationsError(f"{where}: expected `rule.id: {{status, link, reason}}`")
+        unknown = set(body) - KEYS
+        if unknown:
+            raise ExpectationsError(f"{where}: unknown keys {sorted(unknown)}; allowed: "
+                                    f"{sorted(KEYS)}")  # fmt: skip
+        status = str(body.get("status") or "FAIL").upper()
+        if status not in EXPECTABLE:
+            raise ExpectationsError(f"{where}: status {status!r}; expected FAIL or ERROR")
+        link, reason = body.get("link"), body.get("reason")
+        for name, value in (("link", link), ("reason", reason)):
+            if value is not None and not isinstance(value, str):
+                raise ExpectationsError(f"{where}: {name} must be a string")
+        found[rule_id] = Expectation(rule_id, status, link, reason)
+    return found
+
+
+def load(path: Path) -> dict[str, Expectation]:
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ExpectationsError(f"{path}: cannot read ({exc.strerror})") from exc
+    except yaml.YAMLError as exc:
+        raise ExpectationsError(f"{path}: not valid YAML ({exc})") from exc
+    return parse(data, str(path))
+
+
+def dump(expectations: Mapping[str, Expectation], target: str) -> str:
+    header = (
+        f"# Known failures of target {target!r}: rule id -> status, link, reason.\n"
+        "# Each becomes a strict xfail; a rule that starts passing fails the run (XPASS).\n"
+        "# Written by `conformance expectations update`; links and reasons are kept.\n"
+    )
+    body = {rid: expectations[rid].as_yaml() for rid in sorted(expectations)}
+    return header + (yaml.safe_dump(body, sort_keys=False, allow_unicode=True) if body else "{}\n")
+
+
+@dataclass(frozen=True)
+class Update:
+    expectations: dict[str, Expectation]
+    added: list[str]
+    removed: list[str]
+    kept: list[str]
+
+
+def update(existing: Mapping[str, Expectation], doc: Mapping[str, Any]) -> Update:
+    """Expectations after a run: failing rules added or kept, fixed ones dropped.
+
+    A rule the run did not judge (N/A, UNTESTED, outside a --rule selection) keeps its entry:
+    a partial run must not forget known failures elsewhere.
+    """
+    statuses = {str(r["id"]): str(r["status"]) for r in doc.get("rules", [])}
+    messages = {str(r["id"]): r.get("reason") for r in doc.get("rules", [])}
+    result: dict[str, Expectation] = {}
+    added, removed, kept = [], [], []
+    for rule_id, status in statuses.items():
+        if status not in STILL_FAILING:
+            continue
+        old = existing.get(rule_id)
+        if old is not None:
+            result[rule_id] = old
+            kept.append(rule_id)
+        else:
+            reason = messages.get(rule_id)
+            result[rule_id] = Expectation(rule_id, status if status != "XFAIL" else "FAIL",
+                                          None, str(reason)[:200] if reason else None)  # fmt: skip
+            added.append(rule_id)
+    for rule_id, old in existing.items():
+        if rule_id in result:
+            continue
+        if statuses.get(rule_id) in FIXED:
+            removed.append(rule_id)
+        else:
+            result[rule_id] = old
+            kept.append(rule_id)
+    return Update(result, sorted(added), sorted(removed), sorted(kept))
