@@ -1,17 +1,163 @@
-"""Placeholder mgmt surface; replaced by its real implementation."""
+"""Management API of the reference (`/client/v4`): zone rulesets and log push jobs.
+
+Routing is a small table rather than Starlette routes so that unknown paths, wrong methods,
+bad credentials and malformed JSON all answer in the envelope (decisions.md) and never as
+plain text or a 500.
+"""
 
 from __future__ import annotations
 
+import json
+import logging
+import re
+from collections.abc import Awaitable, Callable
+from typing import Any
+
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import PlainTextResponse
+from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
 from reference_impl.context import ServerContext
+from reference_impl.mgmt.envelope import ApiError, error_table, fail, ok
+from reference_impl.mgmt.logpush import Jobs
+from reference_impl.mgmt.rulesets import Rulesets
+from reference_impl.mgmt.state import MgmtState
+
+BASE = "/client/v4"
+EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
+API_KEY = re.compile(r"^[0-9a-f]{37}$")  # the provider's global API keys: 37 lower-case hex
+LOG = logging.getLogger(__name__)
+
+Handler = Callable[[dict[str, str], Any], Awaitable[Any]]
+
+
+class MgmtApi:
+    def __init__(self, ctx: ServerContext) -> None:
+        self.ctx = ctx
+        self.profile = ctx.profile
+        error_table()  # fail at start, not on the first refusal, if the table is broken
+        self.state = MgmtState(ctx.data_dir / "mgmt")
+        ctx.shared["mgmt_state"] = self.state  # read by the edge surface (custom fields, jobs)
+        self.rulesets = Rulesets(ctx.profile, self.state)
+        self.jobs = Jobs(ctx.profile, self.state, ctx.data_dir)
+        z = r"/zones/(?P<zone>[^/]+)"
+        table: list[tuple[str, str, Handler]] = [
+            ("GET", z + r"/rulesets/phases/(?P<phase>[^/]+)/entrypoint", self._get_entry),
+            ("PUT", z + r"/rulesets/phases/(?P<phase>[^/]+)/entrypoint", self._put_entry),
+            ("GET", z + r"/rulesets", self._list_rulesets),
+            ("POST", z + r"/rulesets", self._create_ruleset),
+            ("GET", z + r"/rulesets/(?P<id>[^/]+)", self._get_ruleset),
+            ("PUT", z + r"/rulesets/(?P<id>[^/]+)", self._put_ruleset),
+            ("DELETE", z + r"/rulesets/(?P<id>[^/]+)", self._delete_ruleset),
+            ("POST", z + r"/logpush/ownership", self._ownership),
+            ("GET", z + r"/logpush/jobs", self._list_jobs),
+            ("POST", z + r"/logpush/jobs", self._create_job),
+            ("GET", z + r"/logpush/jobs/(?P<id>[^/]+)", self._get_job),
+            ("PUT", z + r"/logpush/jobs/(?P<id>[^/]+)", self._put_job),
+            ("DELETE", z + r"/logpush/jobs/(?P<id>[^/]+)", self._delete_job),
+        ]
+        self.table = [(m, re.compile(p + "/?$"), h) for m, p, h in table]
+
+    async def handle(self, request: Request) -> Response:
+        try:
+            return await self._dispatch(request)
+        except ApiError as error:
+            return fail(self.profile, error)
+        except Exception:  # a bug must still answer in the envelope
+            LOG.exception("management API handler failed")
+            return fail(self.profile, ApiError("internal"))
+
+    async def _dispatch(self, request: Request) -> Response:
+        path = request.url.path
+        if not path.startswith(BASE + "/"):
+            raise ApiError("route_not_found", path)
+        self._authenticate(request)
+        rest = path[len(BASE) :]
+        matches = [(m, rx.match(rest), h) for m, rx, h in self.table]
+        found = [(m, hit, h) for m, hit, h in matches if hit]
+        if not found:
+            raise ApiError("route_not_found", path)
+        chosen = next(((hit, h) for m, hit, h in found if m == request.method), None)
+        if chosen is None:
+            raise ApiError("method_not_allowed", request.method)
+        hit, handler = chosen
+        params = hit.groupdict()
+        if params["zone"] != self.ctx.identity.zone_id:
+            raise ApiError("zone_not_found", params["zone"])
+        body: Any = None
+        if request.method in ("POST", "PUT"):
+            raw = await request.body()
+            try:
+                body = json.loads(raw) if raw.strip() else None
+            except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+                if self.profile.deviate_invalid_json_plain:
+                    return PlainTextResponse("bad json", status_code=400)
+                raise ApiError("invalid_json", str(exc)) from None
+        result = await handler(params, body)
+        return ok(self.profile, result)
+
+    def _authenticate(self, request: Request) -> None:
+        if self.profile.deviate_skip_auth:
+            return
+        email = request.headers.get("x-auth-email", "")
+        key = request.headers.get("x-auth-key", "")
+        ident = self.ctx.identity
+        if email == ident.email and key == ident.api_key:
+            return
+        chain = []
+        if not EMAIL.match(email):
+            chain.append("invalid_email_header")
+        if not API_KEY.match(key):
+            chain.append("invalid_key_header")
+        if chain:
+            raise ApiError("invalid_headers", chain=chain)
+        if not self.profile.deviate_accept_unknown_credentials:
+            raise ApiError("unknown_credentials")
+
+    # -- handlers: (path params, parsed body) -> result -----------------------------------
+    async def _list_rulesets(self, p: dict[str, str], body: Any) -> Any:
+        return self.rulesets.list_all(p["zone"])
+
+    async def _create_ruleset(self, p: dict[str, str], body: Any) -> Any:
+        return self.rulesets.create(p["zone"], body)
+
+    async def _get_ruleset(self, p: dict[str, str], body: Any) -> Any:
+        return self.rulesets.get(p["zone"], p["id"])
+
+    async def _put_ruleset(self, p: dict[str, str], body: Any) -> Any:
+        return self.rulesets.update(p["zone"], p["id"], body)
+
+    async def _delete_ruleset(self, p: dict[str, str], body: Any) -> Any:
+        self.rulesets.delete(p["zone"], p["id"])
+        return None
+
+    async def _get_entry(self, p: dict[str, str], body: Any) -> Any:
+        return self.rulesets.get_entrypoint(p["zone"], p["phase"])
+
+    async def _put_entry(self, p: dict[str, str], body: Any) -> Any:
+        return self.rulesets.put_entrypoint(p["zone"], p["phase"], body)
+
+    async def _ownership(self, p: dict[str, str], body: Any) -> Any:
+        return await self.jobs.ownership(p["zone"], body)
+
+    async def _list_jobs(self, p: dict[str, str], body: Any) -> Any:
+        return self.jobs.list_all(p["zone"])
+
+    async def _create_job(self, p: dict[str, str], body: Any) -> Any:
+        return self.jobs.create(p["zone"], body)
+
+    async def _get_job(self, p: dict[str, str], body: Any) -> Any:
+        return self.jobs.get(p["zone"], p["id"])
+
+    async def _put_job(self, p: dict[str, str], body: Any) -> Any:
+        return self.jobs.update(p["zone"], p["id"], body)
+
+    async def _delete_job(self, p: dict[str, str], body: Any) -> Any:
+        return self.jobs.delete(p["zone"], p["id"])
 
 
 def build_app(ctx: ServerContext) -> Starlette:
-    async def not_yet(request: Request) -> PlainTextResponse:
-        return PlainTextResponse("not implemented", status_code=501)
-
-    return Starlette(routes=[Route("/{path:path}", not_yet, methods=["GET", "POST", "PUT", "DELETE", "HEAD"])])
+    api = MgmtApi(ctx)
+    methods = ["GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS"]
+    return Starlette(routes=[Route("/{path:path}", api.handle, methods=methods)])

@@ -1,0 +1,252 @@
+"""Client of the management API's rules and log push endpoints (area A), over `requests`.
+
+Every exchange is recorded as evidence; retries are off and every call has a timeout, so the
+suite sees exactly what the target answered. Replies carry envelope-aware assertions so that
+tests check status, error code and pointer in one line.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import requests
+
+from conformance.clients.evidence import Exchange, collector
+
+LOG_PHASE = "http_log_custom_fields"
+DEFAULT_TIMEOUT = 15.0
+_NO_JSON = object()
+
+
+@dataclass
+class Reply:
+    """One answer of the API: status, headers and the decoded JSON body (None if not JSON)."""
+
+    method: str
+    url: str
+    status: int
+    headers: Mapping[str, str]
+    text: str
+    _decoded: Any = field(default=_NO_JSON, repr=False)
+
+    @property
+    def json(self) -> Any:
+        if self._decoded is _NO_JSON:
+            try:
+                self._decoded = json.loads(self.text)
+            except ValueError:
+                self._decoded = None
+        return self._decoded
+
+    @property
+    def is_envelope(self) -> bool:
+        body = self.json
+        return isinstance(body, dict) and {"result", "success", "errors", "messages"} <= set(body)
+
+    @property
+    def result(self) -> Any:
+        body = self.json
+        return body.get("result") if isinstance(body, dict) else None
+
+    @property
+    def envelope_errors(self) -> list[dict[str, Any]]:
+        body = self.json
+        errors = body.get("errors") if isinstance(body, dict) else None
+        return [e for e in errors if isinstance(e, dict)] if isinstance(errors, list) else []
+
+    def _where(self) -> str:
+        excerpt = self.text[:400] + ("…" if len(self.text) > 400 else "")
+        return f"{self.method} {self.url} -> {self.status}: {excerpt}"
+
+    def assert_envelope(self) -> dict[str, Any]:
+        """The body is the envelope: result, success, errors (array), messages (array)."""
+        body = self.json
+        assert self.is_envelope and isinstance(body, dict), f"not the envelope: {self._where()}"
+        assert isinstance(body["success"], bool), f"success is not a boolean: {self._where()}"
+        assert isinstance(body["errors"], list), f"errors is not an array: {self._where()}"
+        assert isinstance(body["messages"], list), f"messages is not an array: {self._where()}"
+        return body
+
+    def assert_envelope_ok(self, status: int | None = None) -> Any:
+        """A success envelope (2xx, success true, no errors); returns `result`."""
+        if status is None:
+            assert 200 <= self.status < 300, f"expected a 2xx answer: {self._where()}"
+        else:
+            assert self.status == status, f"expected HTTP {status}: {self._where()}"
+        body = self.assert_envelope()
+        assert body["success"] is True, f"success is not true: {self._where()}"
+        assert body["errors"] == [], f"errors is not empty: {self._where()}"
+        return body["result"]
+
+    def assert_envelope_error(
+        self, status: int, code: int | None = None, pointer: str | None = None
+    ) -> dict[str, Any]:
+        """A failure envelope with this status (and error code / source pointer when given)."""
+        assert self.status == status, f"expected HTTP {status}: {self._where()}"
+        body = self.assert_envelope()
+        assert body["success"] is False, f"success is not false: {self._where()}"
+        assert body["result"] is None, f"result is not null: {self._where()}"
+        errors = self.envelope_errors
+        assert errors, f"no error objects: {self._where()}"
+        for error in errors:
+            assert isinstance(error.get("code"), int), f"error without integer code: {error}"
+            assert isinstance(error.get("message"), str), f"error without message: {error}"
+        chosen = errors
+        if code is not None:
+            chosen = [e for e in errors if e.get("code") == code]
+            assert chosen, f"no error with code {code}: {self._where()}"
+        if pointer is not None:
+            pointed = [e for e in chosen if error_pointer(e) == pointer]
+            assert pointed, f"no error pointing at {pointer!r}: {self._where()}"
+            chosen = pointed
+        return chosen[0]
+
+
+def error_pointer(error: Mapping[str, Any]) -> str | None:
+    source = error.get("source")
+    pointer = source.get("pointer") if isinstance(source, dict) else None
+    return pointer if isinstance(pointer, str) else None
+
+
+class RulesApiClient:
+    """Zone rulesets and log push jobs of one zone, with the target's credentials."""
+
+    def __init__(
+        self,
+        base_url: str,
+        email: str,
+        api_key: str,
+        zone_id: str,
+        timeout: float = DEFAULT_TIMEOUT,
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.email = email
+        self.api_key = api_key
+        self.zone_id = zone_id
+        self.timeout = timeout
+        self.session = requests.Session()
+        self.session.trust_env = False  # no proxies from the environment: loopback stays local
+
+    @classmethod
+    def from_surface(cls, surface: Mapping[str, Any]) -> RulesApiClient:
+        return cls(
+            base_url=str(surface["base_url"]),
+            email=str(surface["email"]),
+            api_key=str(surface["api_key"]),
+            zone_id=str(surface["zone_id"]),
+        )
+
+    @property
+    def credentials(self) -> dict[str, str]:
+        return {"X-Auth-Email": self.email, "X-Auth-Key": self.api_key}
+
+    def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        body: Any = None,
+        raw: bytes | None = None,
+        auth_headers: Mapping[str, str] | None = None,
+    ) -> Reply:
+        """Send one request; `auth_headers` replaces the credentials (to test auth errors)."""
+        url = self.base_url + path
+        headers = dict(self.credentials if auth_headers is None else auth_headers)
+        data = raw
+        if body is not None:
+            data = json.dumps(body).encode()
+        if data is not None:
+            headers["Content-Type"] = "application/json"
+        try:
+            resp = self.session.request(
+                method,
+                url,
+                data=data,
+                headers=headers,
+                timeout=self.timeout,
+                allow_redirects=False,
+            )
+        except requests.RequestException as exc:
+            collector.add(Exchange.build(method, url, None, headers, None, str(exc)))
+            raise
+        collector.add(
+            Exchange.build(method, url, resp.status_code, headers, resp.headers, resp.content)
+        )
+        return Reply(method, url, resp.status_code, dict(resp.headers), resp.text)
+
+    def zone(self, suffix: str) -> str:
+        return f"/zones/{self.zone_id}{suffix}"
+
+    # -- rulesets ---------------------------------------------------------------------------
+    def list_rulesets(self) -> Reply:
+        return self.request("GET", self.zone("/rulesets"))
+
+    def create_ruleset(self, body: Any) -> Reply:
+        return self.request("POST", self.zone("/rulesets"), body=body)
+
+    def get_ruleset(self, ruleset_id: str) -> Reply:
+        return self.request("GET", self.zone(f"/rulesets/{ruleset_id}"))
+
+    def update_ruleset(self, ruleset_id: str, body: Any) -> Reply:
+        return self.request("PUT", self.zone(f"/rulesets/{ruleset_id}"), body=body)
+
+    def delete_ruleset(self, ruleset_id: str) -> Reply:
+        return self.request("DELETE", self.zone(f"/rulesets/{ruleset_id}"))
+
+    def get_entrypoint(self, phase: str = LOG_PHASE) -> Reply:
+        return self.request("GET", self.zone(f"/rulesets/phases/{phase}/entrypoint"))
+
+    def put_entrypoint(self, body: Any, phase: str = LOG_PHASE) -> Reply:
+        return self.request("PUT", self.zone(f"/rulesets/phases/{phase}/entrypoint"), body=body)
+
+    def find_zone_ruleset(self, phase: str = LOG_PHASE) -> dict[str, Any] | None:
+        """The `kind: zone` ruleset of the phase from the list, or None."""
+        listed = self.list_rulesets().assert_envelope_ok()
+        for item in listed if isinstance(listed, list) else []:
+            if isinstance(item, dict) and item.get("kind") == "zone" and item.get("phase") == phase:
+                return item
+        return None
+
+    # -- log push jobs ----------------------------------------------------------------------
+    def request_ownership(self, destination_conf: str) -> Reply:
+        body = {"destination_conf": destination_conf}
+        return self.request("POST", self.zone("/logpush/ownership"), body=body)
+
+    def list_jobs(self) -> Reply:
+        return self.request("GET", self.zone("/logpush/jobs"))
+
+    def create_job(self, body: Any) -> Reply:
+        return self.request("POST", self.zone("/logpush/jobs"), body=body)
+
+    def get_job(self, job_id: int | str) -> Reply:
+        return self.request("GET", self.zone(f"/logpush/jobs/{job_id}"))
+
+    def update_job(self, job_id: int | str, body: Any) -> Reply:
+        return self.request("PUT", self.zone(f"/logpush/jobs/{job_id}"), body=body)
+
+    def delete_job(self, job_id: int | str) -> Reply:
+        return self.request("DELETE", self.zone(f"/logpush/jobs/{job_id}"))
+
+
+def preflight(surface: Mapping[str, Any]) -> str | None:
+    """None when the rules API answers and accepts the credentials, else a one-line problem."""
+    where = f"rules_api surface at {surface.get('base_url')}"
+    try:
+        client = RulesApiClient.from_surface(surface)
+        client.timeout = 10.0
+        reply = client.list_rulesets()
+    except KeyError as exc:
+        return f"{where}: missing setting {exc.args[0]!r}"
+    except requests.RequestException as exc:
+        return f"{where}: unreachable ({type(exc).__name__}: {exc})"
+    if 200 <= reply.status < 300:
+        return None
+    codes = ", ".join(str(e.get("code")) for e in reply.envelope_errors) or "no error code"
+    if reply.status in (400, 401, 403):
+        return f"{where}: credentials refused (HTTP {reply.status}, {codes})"
+    if reply.status == 404:
+        return f"{where}: zone {surface.get('zone_id')} not found (HTTP 404, {codes})"
+    return f"{where}: GET rulesets answered HTTP {reply.status} ({codes})"

@@ -1,0 +1,1 @@
+"""Area A: log custom fields through the rules API, and log push jobs."""

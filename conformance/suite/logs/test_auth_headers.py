@@ -1,0 +1,54 @@
+"""Every request carries X-Auth-Email and X-Auth-Key; refusals follow decisions.md."""
+
+from __future__ import annotations
+
+import pytest
+
+from conformance.clients.rules_api import RulesApiClient
+
+INVALID_HEADERS, BAD_EMAIL, BAD_KEY, UNKNOWN_PAIR = 6003, 6102, 6103, 9103
+
+
+def _chain_codes(error: dict[str, object]) -> set[object]:
+    chain = error.get("error_chain")
+    assert isinstance(chain, list) and chain, f"no error_chain in {error}"
+    return {item.get("code") for item in chain if isinstance(item, dict)}
+
+
+def _get_with(rules_api: RulesApiClient, headers: dict[str, str]) -> dict[str, object]:
+    reply = rules_api.request("GET", rules_api.zone("/rulesets"), auth_headers=headers)
+    return reply.assert_envelope_error(400, code=INVALID_HEADERS)
+
+
+@pytest.mark.rule(
+    "logs.auth.missing-headers-refused", "logs.auth.error-chain-email", "logs.auth.error-chain-key"
+)
+def test_missing_headers_are_refused(rules_api: RulesApiClient) -> None:
+    """Without both headers the API answers 400, code 6003, chain 6102 and 6103."""
+    error = _get_with(rules_api, {})
+    assert {BAD_EMAIL, BAD_KEY} <= _chain_codes(error), error
+
+
+@pytest.mark.rule("logs.auth.missing-headers-refused", "logs.auth.error-chain-email")
+def test_malformed_email_is_refused(rules_api: RulesApiClient) -> None:
+    """A malformed X-Auth-Email is 400, code 6003, chain 6102."""
+    error = _get_with(
+        rules_api, {"X-Auth-Email": "not-an-address", "X-Auth-Key": rules_api.api_key}
+    )
+    assert BAD_EMAIL in _chain_codes(error), error
+
+
+@pytest.mark.rule("logs.auth.missing-headers-refused", "logs.auth.error-chain-key")
+def test_malformed_key_is_refused(rules_api: RulesApiClient) -> None:
+    """A missing X-Auth-Key next to a valid email is 400, code 6003, chain 6103."""
+    error = _get_with(rules_api, {"X-Auth-Email": rules_api.email})
+    assert BAD_KEY in _chain_codes(error), error
+
+
+@pytest.mark.rule("logs.auth.unknown-pair-refused")
+def test_unknown_credentials_are_refused(rules_api: RulesApiClient, run_prefix: str) -> None:
+    """A well-formed but unknown email/key pair is 403, code 9103."""
+    key = "f" * 37 if rules_api.api_key != "f" * 37 else "e" * 37
+    headers = {"X-Auth-Email": f"{run_prefix}@example.invalid", "X-Auth-Key": key}
+    reply = rules_api.request("GET", rules_api.zone("/rulesets"), auth_headers=headers)
+    reply.assert_envelope_error(403, code=UNKNOWN_PAIR)

@@ -1,0 +1,74 @@
+"""The response envelope of the management API and its error table (data in errors.yaml).
+
+Every answer, success or failure, goes through `ok` / `fail` so that the envelope decision
+(decisions.md, "Envelope everywhere") holds in one place, and so do its deliberate deviations.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from typing import Any
+
+import yaml
+from starlette.responses import JSONResponse
+
+from reference_impl.profile import Profile
+
+
+@dataclass(frozen=True)
+class ErrorDef:
+    status: int
+    code: int
+    message: str
+
+
+@cache
+def error_table() -> dict[str, ErrorDef]:
+    text = (resources.files("reference_impl.mgmt") / "errors.yaml").read_text(encoding="utf-8")
+    return {key: ErrorDef(**body) for key, body in yaml.safe_load(text).items()}
+
+
+@dataclass
+class ApiError(Exception):
+    """A refusal: error key of errors.yaml, optional detail, JSON pointer and error chain."""
+
+    key: str
+    detail: str | None = None
+    pointer: str | None = None
+    chain: list[str] = field(default_factory=list)
+
+    @property
+    def definition(self) -> ErrorDef:
+        return error_table()[self.key]
+
+    def as_error(self, with_pointer: bool = True) -> dict[str, Any]:
+        definition = self.definition
+        message = definition.message + (f": {self.detail}" if self.detail else "")
+        error: dict[str, Any] = {"code": definition.code, "message": message}
+        if self.pointer and with_pointer:
+            error["source"] = {"pointer": self.pointer}
+        if self.chain:
+            error["error_chain"] = [
+                {"code": error_table()[k].code, "message": error_table()[k].message}
+                for k in self.chain
+            ]
+        return error
+
+
+def ok(profile: Profile, result: Any, status: int = 200) -> JSONResponse:
+    if profile.deviate_bare_result:
+        return JSONResponse(result, status_code=status)
+    body = {"result": result, "success": True, "errors": [], "messages": []}
+    return JSONResponse(body, status_code=status)
+
+
+def fail(profile: Profile, error: ApiError) -> JSONResponse:
+    body = {
+        "result": None,
+        "success": False,
+        "errors": [error.as_error(with_pointer=not profile.deviate_error_without_pointer)],
+        "messages": [],
+    }
+    return JSONResponse(body, status_code=error.definition.status)

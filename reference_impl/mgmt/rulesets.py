@@ -1,0 +1,169 @@
+"""Zone rulesets: list, create, read, replace rules, delete, and the phase entry point.
+
+Only one `kind: zone` ruleset may exist per phase and zone (decisions.md: 400, code 20217,
+pointer /kind); PUT replaces every rule, bumps the ruleset version and keeps the ids of the
+rules sent back with their id (their own version is bumped then).
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from reference_impl.mgmt.common import new_id, now_iso, optional_str, require_object
+from reference_impl.mgmt.envelope import ApiError
+from reference_impl.mgmt.rule_validation import normalise_rules
+from reference_impl.mgmt.state import MgmtState
+from reference_impl.profile import Profile
+
+KINDS = ("zone", "custom")  # kinds a zone may create; managed / root belong to the provider
+PHASES = (
+    "http_log_custom_fields",
+    "http_request_firewall_custom",
+    "http_request_transform",
+    "http_request_late_transform",
+    "http_response_headers_transform",
+    "http_request_redirect",
+    "http_request_dynamic_redirect",
+    "http_request_origin",
+    "http_request_cache_settings",
+    "http_config_settings",
+    "http_custom_errors",
+    "http_ratelimit",
+)
+LIST_FIELDS = ("id", "name", "description", "kind", "phase", "version", "last_updated")
+
+
+class Rulesets:
+    def __init__(self, profile: Profile, state: MgmtState) -> None:
+        self.profile = profile
+        self.state = state
+
+    def list_all(self, zone_id: str) -> list[dict[str, Any]]:
+        items = self.state.rulesets(zone_id).values()
+        return [{k: r[k] for k in LIST_FIELDS} for r in items]
+
+    def get(self, zone_id: str, ruleset_id: str) -> dict[str, Any]:
+        ruleset = self.state.rulesets(zone_id).get(ruleset_id)
+        if ruleset is None:
+            raise ApiError("ruleset_not_found", ruleset_id)
+        return self._shown(ruleset)
+
+    def create(self, zone_id: str, body: Any) -> dict[str, Any]:
+        body = require_object(body, "ruleset_invalid")
+        name = optional_str(body, "name", "ruleset_invalid")
+        if not name:
+            raise ApiError("ruleset_invalid", "name is required", "/name")
+        kind, phase = body.get("kind"), body.get("phase")
+        if kind not in KINDS:
+            raise ApiError("ruleset_invalid", f"kind must be one of {', '.join(KINDS)}", "/kind")
+        if phase not in PHASES:
+            raise ApiError("ruleset_invalid", "phase is missing or unknown", "/phase")
+        if (
+            kind == "zone"
+            and self.state.entrypoint(zone_id, phase) is not None
+            and not self.profile.deviate_allow_second_zone_ruleset
+        ):
+            raise ApiError("zone_ruleset_exists", f"phase {phase}", "/kind")
+        description = optional_str(body, "description", "ruleset_invalid") or ""
+        rules = normalise_rules(self.profile, phase, body.get("rules", []))
+        now = now_iso(self.profile)
+        ruleset = {
+            "id": new_id(self.profile),
+            "name": name,
+            "description": description,
+            "kind": kind,
+            "phase": phase,
+            "version": "1",
+            "last_updated": now,
+            "rules": self._stamped(rules, [], now),
+        }
+        self.state.rulesets(zone_id)[ruleset["id"]] = ruleset
+        self.state.save()
+        return self._shown(ruleset)
+
+    def update(self, zone_id: str, ruleset_id: str, body: Any) -> dict[str, Any]:
+        ruleset = self.state.rulesets(zone_id).get(ruleset_id)
+        if ruleset is None:
+            raise ApiError("ruleset_not_found", ruleset_id)
+        return self._replace(ruleset, body)
+
+    def delete(self, zone_id: str, ruleset_id: str) -> None:
+        if self.state.rulesets(zone_id).pop(ruleset_id, None) is None:
+            raise ApiError("ruleset_not_found", ruleset_id)
+        self.state.save()
+
+    def get_entrypoint(self, zone_id: str, phase: str) -> dict[str, Any]:
+        if phase not in PHASES:
+            raise ApiError("route_not_found", f"unknown phase {phase}")
+        ruleset = self.state.entrypoint(zone_id, phase)
+        if ruleset is None:
+            raise ApiError("entrypoint_not_found", phase)
+        return self._shown(ruleset)
+
+    def put_entrypoint(self, zone_id: str, phase: str, body: Any) -> dict[str, Any]:
+        if phase not in PHASES:
+            raise ApiError("route_not_found", f"unknown phase {phase}")
+        ruleset = self.state.entrypoint(zone_id, phase)
+        if ruleset is not None:
+            return self._replace(ruleset, body)
+        body = require_object(body, "ruleset_invalid")
+        created = {"name": "default", "kind": "zone", "phase": phase, "rules": []}
+        created.update({k: body[k] for k in ("name", "description", "rules") if k in body})
+        return self.create(zone_id, created)
+
+    # -- internals --------------------------------------------------------------------------
+    def _replace(self, ruleset: dict[str, Any], body: Any) -> dict[str, Any]:
+        body = require_object(body, "ruleset_invalid")
+        for key in ("kind", "phase"):
+            if key in body and body[key] != ruleset[key]:
+                raise ApiError("ruleset_invalid", f"{key} cannot change", f"/{key}")
+        if "rules" not in body:
+            raise ApiError("rule_invalid", "rules is required", "/rules")
+        rules = normalise_rules(self.profile, ruleset["phase"], body["rules"])
+        for key in ("name", "description"):
+            value = optional_str(body, key, "ruleset_invalid")
+            if value is not None:
+                ruleset[key] = value
+        now = now_iso(self.profile)
+        stamped = self._stamped(rules, ruleset["rules"], now)
+        if self.profile.deviate_put_appends_rules:
+            stamped = ruleset["rules"] + stamped
+        ruleset["rules"] = stamped
+        if not self.profile.deviate_static_version:
+            ruleset["version"] = str(int(ruleset["version"]) + 1)
+        ruleset["last_updated"] = now
+        self.state.save()
+        return self._shown(ruleset)
+
+    def _stamped(
+        self, rules: list[dict[str, Any]], previous: list[dict[str, Any]], now: str
+    ) -> list[dict[str, Any]]:
+        """Give every rule its server fields; a rule sent with a known id keeps it."""
+        known = {rule["id"]: rule for rule in previous}
+        out = []
+        for rule in rules:
+            before = known.get(rule.get("id", ""))
+            rule_id = rule["id"] if before else new_id(self.profile)
+            version = str(int(before.get("version", "0")) + 1) if before else "1"
+            stamped = {
+                "id": rule_id,
+                "version": version,
+                "action": rule["action"],
+                "expression": rule["expression"],
+                "description": rule.get("description", ""),
+                "last_updated": now,
+                "ref": rule.get("ref") or (before or {}).get("ref") or rule_id,
+                "enabled": rule.get("enabled", True),
+            }
+            if "action_parameters" in rule:
+                stamped["action_parameters"] = rule["action_parameters"]
+            if self.profile.deviate_omit_rule_fields:
+                for key in ("ref", "enabled", "version"):
+                    stamped.pop(key)
+            out.append(stamped)
+        return out
+
+    @staticmethod
+    def _shown(ruleset: dict[str, Any]) -> dict[str, Any]:
+        return copy.deepcopy(ruleset)

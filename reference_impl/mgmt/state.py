@@ -1,0 +1,78 @@
+"""Persisted state of the management API: one JSON document, rewritten atomically.
+
+The state is small (rulesets, jobs, ownership tokens), so a whole-file rewrite after each change
+is simpler than a database and still survives restarts and crashes (temp file, fsync, rename).
+All handlers run on the server's one event loop and never await between read and write, so a
+lock only guards against callers from other threads (e.g. the edge surface reading config).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from pathlib import Path
+from typing import Any
+
+
+class MgmtState:
+    """Rulesets, log push jobs and ownership challenges per zone."""
+
+    def __init__(self, root: Path) -> None:
+        root.mkdir(parents=True, exist_ok=True)
+        self.path = root / "state.json"
+        self._lock = threading.RLock()
+        self.doc: dict[str, Any] = {"rulesets": {}, "jobs": {}, "challenges": {}, "next_job": 1}
+        if self.path.exists():
+            self.doc.update(json.loads(self.path.read_text(encoding="utf-8")))
+
+    @property
+    def lock(self) -> threading.RLock:
+        return self._lock
+
+    def save(self) -> None:
+        tmp = self.path.with_name(self.path.name + ".tmp")
+        with self._lock, open(tmp, "w", encoding="utf-8") as fh:
+            json.dump(self.doc, fh, indent=1, sort_keys=True)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, self.path)
+
+    # -- rulesets -------------------------------------------------------------------------
+    def rulesets(self, zone_id: str) -> dict[str, dict[str, Any]]:
+        zones: dict[str, dict[str, dict[str, Any]]] = self.doc["rulesets"]
+        return zones.setdefault(zone_id, {})
+
+    def entrypoint(self, zone_id: str, phase: str) -> dict[str, Any] | None:
+        for ruleset in self.rulesets(zone_id).values():
+            if ruleset["kind"] == "zone" and ruleset["phase"] == phase:
+                return ruleset
+        return None
+
+    def custom_fields(self, zone_id: str) -> dict[str, list[str]]:
+        """Configured custom field names, in configuration order (for the log producer)."""
+        arrays = ("request_fields", "response_fields", "cookie_fields")
+        out: dict[str, list[str]] = {k: [] for k in arrays}
+        with self._lock:
+            ruleset = self.entrypoint(zone_id, "http_log_custom_fields")
+            for rule in (ruleset or {}).get("rules", []):
+                if not rule.get("enabled", True):
+                    continue
+                params = rule.get("action_parameters") or {}
+                for key, names in out.items():
+                    names.extend(item["name"] for item in params.get(key) or [])
+        return out
+
+    # -- log push jobs ----------------------------------------------------------------------
+    def jobs(self, zone_id: str) -> dict[str, dict[str, Any]]:
+        zones: dict[str, dict[str, dict[str, Any]]] = self.doc["jobs"]
+        return zones.setdefault(zone_id, {})
+
+    def next_job_id(self) -> int:
+        job_id = int(self.doc["next_job"])
+        self.doc["next_job"] = job_id + 1
+        return job_id
+
+    def challenges(self, zone_id: str) -> dict[str, str]:
+        zones: dict[str, dict[str, str]] = self.doc["challenges"]
+        return zones.setdefault(zone_id, {})
