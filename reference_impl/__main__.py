@@ -23,19 +23,32 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--data-dir", type=Path, help="persisted state (default: a temp dir)")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument(
-        "--port", type=int, default=0,
+        "--port",
+        type=int,
+        default=0,
         help="first port; surfaces take consecutive ports (0: ephemeral ports)",
     )
     parser.add_argument("--ready-file", type=Path, help="JSON written once every surface listens")
     parser.add_argument(
-        "--behaviour-date", type=dt.date.fromisoformat, default=dt.date.today(),
+        "--behaviour-date",
+        type=dt.date.fromisoformat,
+        default=dt.date.today(),
         help="date whose behaviour the reference shows (default: today)",
     )
     parser.add_argument(
-        "--profile", action="append", default=[], metavar="KEY=VALUE",
+        "--profile",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
         help="override one behaviour profile field (repeatable)",
     )
     parser.add_argument("--quiet", action="store_true", help="do not print the surfaces")
+    parser.add_argument(
+        "--no-tls",
+        dest="tls",
+        action="store_false",
+        help="do not serve the S3 API over TLS as well (surface s3_tls)",
+    )
     return parser
 
 
@@ -61,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     ctx.store = Store(data_dir / "storage")
     announce = None if args.quiet else _announce
-    asyncio.run(serve(ctx, args.host, args.port, args.ready_file, announce))
+    asyncio.run(serve(ctx, args.host, args.port, args.ready_file, announce, tls=args.tls))
     return 0
 
 

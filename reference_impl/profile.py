@@ -45,9 +45,7 @@ def load_field_specs() -> dict[str, FieldSpec]:
         for name, body in data.items():
             if name in specs:
                 raise ProfileError(f"profile field {name!r} defined twice ({entry.name})")
-            values = tuple(
-                (_as_date(item.get("since")), item["value"]) for item in body["values"]
-            )
+            values = tuple((_as_date(item.get("since")), item["value"]) for item in body["values"])
             specs[name] = FieldSpec(name=name, doc=str(body.get("doc", "")), values=values)
     return specs
 

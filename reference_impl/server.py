@@ -17,6 +17,7 @@ from typing import Any
 import uvicorn
 
 from reference_impl.context import ServerContext
+from reference_impl.tls import ensure_certificate
 
 # surface name -> module providing `build_app(ctx) -> ASGI app`
 SURFACES: dict[str, str] = {
@@ -24,7 +25,11 @@ SURFACES: dict[str, str] = {
     "mgmt": "reference_impl.mgmt.app",
     "gateway": "reference_impl.gateway.app",
     "public": "reference_impl.public.app",
+    "edge": "reference_impl.edge.app",  # after mgmt: reads its state (custom fields, jobs)
 }
+# extra listener: the S3 API again, over TLS with a generated certificate (reference_impl/tls.py)
+TLS_SURFACE = "s3_tls"
+TLS_CERT_KEY = "s3_tls_cert"  # ctx.shared key: path of the certificate PEM
 
 
 class _QuietServer(uvicorn.Server):
@@ -36,7 +41,9 @@ class _QuietServer(uvicorn.Server):
 
 
 def _bind(host: str, port: int) -> socket.socket:
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    # proto=IPPROTO_TCP: asyncio sets TCP_NODELAY on accepted sockets only when the proto says
+    # TCP; with 0 every small response waited ~40 ms for the peer's delayed ACK (Nagle).
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host, port))
     sock.listen(2048)
@@ -48,7 +55,7 @@ def ready_document(ctx: ServerContext) -> dict[str, Any]:
     """The ready file: every surface in the same shape as a resolved target definition."""
     ident = ctx.identity
     mgmt_base = ctx.urls["mgmt"] + "/client/v4"
-    return {
+    doc: dict[str, Any] = {
         "pid": os.getpid(),
         "behaviour_date": ctx.behaviour_date.isoformat(),
         "profile_overrides": ctx.profile.overrides,
@@ -82,8 +89,16 @@ def ready_document(ctx: ServerContext) -> dict[str, Any]:
             },
             "gateway": {"url": ctx.urls["gateway"], "networks": ["sepolia", "rinkeby"]},
             "public": {"url": ctx.urls["public"]},
+            "edge": {"url": ctx.urls["edge"]},
         },
     }
+    if TLS_SURFACE in ctx.urls:
+        doc["surfaces"][TLS_SURFACE] = {
+            **doc["surfaces"]["s3"],
+            "endpoint": ctx.urls[TLS_SURFACE],
+            "verify": ctx.shared[TLS_CERT_KEY],
+        }
+    return doc
 
 
 def _write_atomically(path: Path, text: str) -> None:
@@ -98,6 +113,7 @@ async def serve(
     base_port: int,
     ready_file: Path | None,
     announce: Callable[[dict[str, Any]], None] | None = None,
+    tls: bool = True,
 ) -> None:
     servers: list[tuple[_QuietServer, socket.socket]] = []
     for offset, (name, module_name) in enumerate(SURFACES.items()):
@@ -106,6 +122,21 @@ async def serve(
         app = import_module(module_name).build_app(ctx)
         config = uvicorn.Config(
             app, log_level="warning", access_log=False, lifespan="on", timeout_keep_alive=30
+        )
+        servers.append((_QuietServer(config), sock))
+    certificate = ensure_certificate(ctx.data_dir / "tls") if tls else None
+    if certificate is not None:
+        sock = _bind(host, base_port + len(SURFACES) if base_port else 0)
+        ctx.urls[TLS_SURFACE] = f"https://{host}:{sock.getsockname()[1]}"
+        ctx.shared[TLS_CERT_KEY] = str(certificate.cert)
+        config = uvicorn.Config(
+            import_module(SURFACES["s3"]).build_app(ctx),
+            log_level="warning",
+            access_log=False,
+            lifespan="on",
+            timeout_keep_alive=30,
+            ssl_certfile=str(certificate.cert),
+            ssl_keyfile=str(certificate.key),
         )
         servers.append((_QuietServer(config), sock))
 

@@ -113,6 +113,12 @@ def rules_api(request: pytest.FixtureRequest, target: Target) -> Any:
 
 
 @pytest.fixture(scope="session")
+def edge(request: pytest.FixtureRequest, target: Target) -> dict[str, Any]:
+    """The edge surface (area A log records): `{"url": ...}`, the zone's traffic endpoint."""
+    return use_surface(request, target, "edge")
+
+
+@pytest.fixture(scope="session")
 def gateway(request: pytest.FixtureRequest, target: Target) -> Any:
     """JSON-RPC gateway client (area B) of the target."""
     surface = use_surface(request, target, "gateway")

@@ -63,6 +63,9 @@ def pytest_configure(config: pytest.Config) -> None:
         state.options = with_report_dir(config, state, started)
     options = state.options
     config.stash[STATE_KEY] = state
+    if getattr(config.option, "dist", None) == "load":
+        # `loadgroup` without groups is `load`; with them, zone-wide tests share one worker
+        config.option.dist = "loadgroup"
     expectations.configure(config, options.expectations, options.target)
     collection.register_marker(config)
     for module in SUBPLUGINS:

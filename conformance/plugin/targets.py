@@ -16,7 +16,7 @@ from typing import Any
 from conformance.plugin.options import DEFAULT_TARGETS_FILE
 
 REFERENCE = "reference"
-SURFACES = ("s3", "rules_api", "mgmt", "gateway", "public", "bindings")
+SURFACES = ("s3", "rules_api", "mgmt", "gateway", "public", "bindings", "edge")
 SECRET_KEYS = frozenset({"secret_access_key", "api_key", "password", "token"})
 REQUIRED: dict[str, tuple[str, ...]] = {
     "s3": ("endpoint", "access_key_id", "secret_access_key"),

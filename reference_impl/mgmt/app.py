@@ -40,7 +40,7 @@ class MgmtApi:
         self.state = MgmtState(ctx.data_dir / "mgmt")
         ctx.shared["mgmt_state"] = self.state  # read by the edge surface (custom fields, jobs)
         self.rulesets = Rulesets(ctx.profile, self.state)
-        self.jobs = Jobs(ctx.profile, self.state, ctx.data_dir)
+        self.jobs = Jobs(ctx.profile, self.state, ctx.data_dir, ctx.store, ctx.identity.account_id)
         z = r"/zones/(?P<zone>[^/]+)"
         table: list[tuple[str, str, Handler]] = [
             ("GET", z + r"/rulesets/phases/(?P<phase>[^/]+)/entrypoint", self._get_entry),

@@ -2,14 +2,16 @@
 
 A job may only be created for a destination whose ownership challenge was answered: the
 challenge file is written to the destination and its token must come back in
-`ownership_challenge`. r2:// (and other object-store) destinations are written below
-`data_dir/ownership/` until the storage engine offers a write API; http(s) ones get a POST.
+`ownership_challenge`. An r2:// destination whose bucket exists in the reference's storage gets
+the challenge as an object (the suite reads it back over S3, as on the real service); other
+object-store destinations are written below `data_dir/ownership/`; http(s) ones get a POST.
 """
 
 from __future__ import annotations
 
 import copy
 import secrets
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -32,10 +34,19 @@ HTTP_TIMEOUT = 5.0
 
 
 class Jobs:
-    def __init__(self, profile: Profile, state: MgmtState, data_dir: Path) -> None:
+    def __init__(
+        self,
+        profile: Profile,
+        state: MgmtState,
+        data_dir: Path,
+        store: Any = None,
+        account_id: str = "",
+    ) -> None:
         self.profile = profile
         self.state = state
         self.ownership_root = data_dir / "ownership"
+        self.store = store  # reference_impl.storage.engine.Store, for r2:// challenges
+        self.account_id = account_id
 
     # -- ownership ------------------------------------------------------------------------
     async def ownership(self, zone_id: str, body: Any) -> dict[str, Any]:
@@ -48,6 +59,8 @@ class Jobs:
         filename = f"{folder}/{name}" if folder else name
         if parts.scheme in ("http", "https"):
             await anyio.to_thread.run_sync(self._post_challenge, destination, token)
+        elif parts.scheme == "r2" and self._has_bucket(parts.netloc):
+            await self._store_challenge(parts.netloc, filename, token)
         else:
             target = self.ownership_root / parts.scheme / parts.netloc / filename
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -55,6 +68,17 @@ class Jobs:
         self.state.challenges(zone_id)[destination] = token
         self.state.save()
         return {"filename": filename, "valid": True, "message": ""}
+
+    def _has_bucket(self, bucket: str) -> bool:
+        return self.store is not None and self.store.get_bucket(self.account_id, bucket) is not None
+
+    async def _store_challenge(self, bucket: str, key: str, token: str) -> None:
+        async def chunks() -> AsyncIterator[bytes]:
+            yield token.encode()
+
+        blob = await self.store.write_blob(chunks())
+        meta: dict[str, Any] = {"user": {}, "http": {}}
+        self.store.put_object(self.account_id, bucket, key, blob, "text/plain", meta)
 
     @staticmethod
     def _post_challenge(destination: str, token: str) -> None:

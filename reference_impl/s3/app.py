@@ -10,6 +10,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from reference_impl.context import ServerContext
+from reference_impl.s3 import content_type, cors_match, protocol_hooks
 from reference_impl.s3.call import resolve
 from reference_impl.s3.dispatch import route
 from reference_impl.s3.errors import S3Error
@@ -38,11 +39,15 @@ def error_response(ctx: ServerContext, error: S3Error, resource: str = "") -> Re
 def build_app(ctx: ServerContext) -> Starlette:
     async def handle(request: Request) -> Response:
         try:
+            if request.method == "OPTIONS" and not cors_match.treat_as_signed(ctx, request):
+                return await cors_match.preflight(ctx, request)
             call = resolve(ctx, request)
+            protocol_hooks.before(ctx, call)
             handler = route(call)
-            return await handler(ctx, call)
+            return protocol_hooks.after(ctx, call, await handler(ctx, call))
         except S3Error as error:
-            return error_response(ctx, error, request.url.path)
+            response = error_response(ctx, error, request.url.path)
+            return content_type.xml_content_type_deviation(ctx, response)
         except Exception:  # a bug of ours: say so as S3 does, and keep serving
             log.exception("internal error on %s %s", request.method, request.url.path)
             return error_response(ctx, S3Error("InternalError"))

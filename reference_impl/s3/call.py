@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import ipaddress
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from urllib.parse import unquote
 
@@ -12,6 +13,7 @@ from starlette.requests import Request
 
 from reference_impl.context import ServerContext
 from reference_impl.s3 import sigv4
+from reference_impl.s3.chunked import EMPTY_SHA256, AwsChunkedDecoder, StreamingAuth, is_streaming
 from reference_impl.s3.errors import S3Error
 
 MAX_XML_BODY = 4 * 1024 * 1024
@@ -35,6 +37,8 @@ class Call:
     key: str | None
     query: dict[str, str] = field(default_factory=dict)  # decoded, auth parameters removed
     payload_sha256: str | None = None  # the signed body hash, None when unsigned
+    streaming: StreamingAuth | None = None  # an aws-chunked body (STREAMING-* content hash)
+    decoder: AwsChunkedDecoder | None = None  # set by body_stream() for an aws-chunked body
 
     @property
     def method(self) -> str:
@@ -43,11 +47,32 @@ class Call:
     def header(self, name: str, default: str | None = None) -> str | None:
         return self.request.headers.get(name, default)
 
+    def body_stream(self) -> AsyncIterator[bytes]:
+        """The body's bytes as they arrive; an aws-chunked body decoded (and checked) on the way.
+
+        After the stream is exhausted, `self.decoder.checksums` holds the verified checksums.
+        """
+        if self.streaming is None:
+            return self.request.stream()
+        self.decoder = AwsChunkedDecoder(self.streaming, self.request.headers)
+        return self.decoder.decode(self.request.stream())
+
+    def declared_length(self) -> str | None:
+        """The body size the client declared: the decoded size of an aws-chunked body."""
+        if self.streaming is not None:
+            return self.header("x-amz-decoded-content-length")
+        return self.header("content-length")
+
+    def checksum_headers(self) -> dict[str, str]:
+        """`x-amz-checksum-*` response headers for the checksums an aws-chunked body proved."""
+        found = self.decoder.checksums if self.decoder is not None else {}
+        return {f"x-amz-checksum-{alg}": value for alg, value in found.items()}
+
     async def small_body(self) -> bytes:
         """Read a bounded body (XML documents), checking the signed SHA-256 and Content-MD5."""
         chunks: list[bytes] = []
         size = 0
-        async for chunk in self.request.stream():
+        async for chunk in self.body_stream():
             size += len(chunk)
             if size > MAX_XML_BODY:
                 raise S3Error("MalformedXML", "The request body is too large")
@@ -112,8 +137,10 @@ def resolve(ctx: ServerContext, request: Request) -> Call:
             dt.datetime.now(dt.UTC),
         )
         account, payload = verified.account, verified.payload_sha256
+        streaming = verified.streaming
     else:
         account, payload = _unverified_account(request, keys, ctx.identity.account_id), None
+        streaming = _unverified_streaming(request)
 
     host_account, host_bucket = _parse_host(request.headers.get("host", ""), keys)
     if host_account is not None and host_account != account:
@@ -131,7 +158,22 @@ def resolve(ctx: ServerContext, request: Request) -> Call:
         first, sep, rest = path[1:].partition("/")
         bucket = first or None
         key = rest if sep and rest else None
-    return Call(request, account, bucket, key, query, payload)
+    if (
+        profile.deviate_refuse_signed_payload
+        and payload not in (None, EMPTY_SHA256)
+        and key is not None
+        and request.method in ("PUT", "POST")
+    ):
+        raise S3Error("NotImplemented", "Signed, unchunked payloads are not supported")
+    return Call(request, account, bucket, key, query, payload, streaming)
+
+
+def _unverified_streaming(request: Request) -> StreamingAuth | None:
+    """With signature checks off, an aws-chunked body is still decoded (signatures unchecked)."""
+    mode = request.headers.get("x-amz-content-sha256", "")
+    if not is_streaming(mode):
+        return None
+    return StreamingAuth(mode, None, "", "", "")
 
 
 def _unverified_account(request: Request, keys: dict[str, sigv4.Key], default: str) -> str:

@@ -7,7 +7,20 @@ from collections.abc import Awaitable, Callable
 from starlette.responses import Response
 
 from reference_impl.context import ServerContext
-from reference_impl.s3 import buckets, deletes, listing, objects
+from reference_impl.s3 import (
+    bucket_listing,
+    buckets,
+    copy,
+    cors,
+    deletes,
+    encryption,
+    listing,
+    multipart,
+    multipart_complete,
+    multipart_list,
+    objects,
+    placeholders,
+)
 from reference_impl.s3.call import Call
 from reference_impl.s3.errors import S3Error
 
@@ -59,6 +72,7 @@ _BUCKET_OPS: dict[tuple[str, str | None], Handler] = {
     ("HEAD", None): buckets.head_bucket,
     ("GET", "location"): buckets.get_bucket_location,
     ("POST", "delete"): deletes.delete_objects,
+    ("GET", "uploads"): multipart_list.list_multipart_uploads,
 }
 _OBJECT_OPS: dict[tuple[str, str | None], Handler] = {
     ("PUT", None): objects.put_object,
@@ -66,7 +80,16 @@ _OBJECT_OPS: dict[tuple[str, str | None], Handler] = {
     ("GET", None): objects.get_object,
     ("HEAD", None): objects.get_object,
     ("DELETE", None): objects.delete_object,
+    ("POST", "uploads"): multipart.create_multipart_upload,
+    ("PUT", "partNumber"): multipart.upload_part,
+    ("POST", "uploadId"): multipart_complete.complete_multipart_upload,
+    ("DELETE", "uploadId"): multipart.abort_multipart_upload,
+    ("GET", "uploadId"): multipart_list.list_parts,
 }
+
+_BUCKET_OPS.update(cors.OPERATIONS)
+_BUCKET_OPS.update(encryption.OPERATIONS)
+_BUCKET_OPS.update(placeholders.OPERATIONS)
 
 
 def route(call: Call) -> Handler:
@@ -76,7 +99,7 @@ def route(call: Call) -> Handler:
     subresource = named[0] if named else None
     if call.bucket is None:
         if method == "GET" and subresource is None:
-            return buckets.list_buckets
+            return bucket_listing.list_buckets
         raise S3Error("NotImplemented")
     if call.key is None:
         if method == "GET" and subresource is None:
@@ -84,9 +107,14 @@ def route(call: Call) -> Handler:
                 return listing.list_objects_v2
             return listing.list_objects_v1
         handler = _BUCKET_OPS.get((method, subresource))
+        if handler is None:
+            return placeholders.unsupported_bucket_operation
     else:
-        if method == "PUT" and subresource is None and "x-amz-copy-source" in call.request.headers:
-            raise S3Error("NotImplemented", "CopyObject is not supported yet")
+        if method == "PUT" and "x-amz-copy-source" in call.request.headers:
+            if subresource is None:
+                return copy.copy_object
+            if subresource == "partNumber":
+                return copy.upload_part_copy
         handler = _OBJECT_OPS.get((method, subresource))
     if handler is None:
         raise S3Error("NotImplemented")

@@ -65,7 +65,7 @@ def collect(
                 )
                 page.last = record.key
                 continue
-            if entry_prefix == after:
+            if entry_prefix == after and not ctx.profile.deviate_list_repeat_common_prefix:
                 # token points inside this prefix: it was already returned
                 pass
             else:
@@ -126,13 +126,19 @@ def decode_token(token: str) -> str:
 
 
 async def list_objects_v2(ctx: ServerContext, call: Call) -> Response:
-    _unsupported(call, V2_PARAMS)
+    if not ctx.profile.deviate_list_ignore_unsupported:
+        _unsupported(call, V2_PARAMS)
     bucket = require_bucket(ctx, call)
     enc = _Encoder(call)
     prefix = call.query.get("prefix", "")
     delimiter = call.query.get("delimiter") or None
     token = call.query.get("continuation-token")
     start_after = call.query.get("start-after")
+    if token is not None and ctx.profile.deviate_invalid_cursor_internal_error:
+        try:
+            decode_token(token)
+        except S3Error:
+            raise S3Error("InternalError") from None
     after = decode_token(token) if token is not None else start_after
     max_keys = _max_keys(call, ctx)
     owner = call.query.get("fetch-owner") == "true"
@@ -157,7 +163,7 @@ async def list_objects_v2(ctx: ServerContext, call: Call) -> Response:
         truncated=truncated,
         encoding_type=enc.encoding,
         start_after=enc.opt(start_after),
-        continuation_token=token,
+        continuation_token=None if ctx.profile.deviate_list_no_token_echo else token,
         next_token=encode_token(page.last) if truncated and page.last else None,
         contents=page.contents,
         prefixes=[enc(p) for p in page.prefixes],
@@ -165,7 +171,8 @@ async def list_objects_v2(ctx: ServerContext, call: Call) -> Response:
 
 
 async def list_objects_v1(ctx: ServerContext, call: Call) -> Response:
-    _unsupported(call, V1_PARAMS)
+    if not ctx.profile.deviate_list_ignore_unsupported:
+        _unsupported(call, V1_PARAMS)
     bucket = require_bucket(ctx, call)
     enc = _Encoder(call)
     prefix = call.query.get("prefix", "")
@@ -175,7 +182,8 @@ async def list_objects_v1(ctx: ServerContext, call: Call) -> Response:
     page = collect(ctx, call, prefix, delimiter, marker or None, max_keys, True)
     for item in page.contents:
         item["key"] = enc(str(item["key"]))
-    next_marker = page.last if page.truncated and delimiter else None
+    marked = page.truncated or ctx.profile.deviate_v1_next_marker_always
+    next_marker = page.last if marked and delimiter else None
     return xml_response(
         "list_objects_v1.xml.j2",
         bucket=bucket.name,

@@ -11,8 +11,11 @@ from starlette.requests import ClientDisconnect
 from starlette.responses import Response, StreamingResponse
 
 from reference_impl.context import ServerContext
+from reference_impl.s3 import checksums, conditions
 from reference_impl.s3.buckets import require_bucket
 from reference_impl.s3.call import Call, check_content_md5
+from reference_impl.s3.conditions_put import prepare_write
+from reference_impl.s3.content_type import infer as content_type_of
 from reference_impl.s3.errors import S3Error
 from reference_impl.s3.ranges import parse_range
 from reference_impl.storage.blobs import PayloadHashMismatch
@@ -52,6 +55,12 @@ def _metadata(ctx: ServerContext, call: Call) -> dict[str, Any]:
         for name in HTTP_METADATA[1:]
         if name in call.request.headers
     }
+    if "content-encoding" in http:  # aws-chunked is how the body travelled, not what it is
+        kept = [e for e in http["content-encoding"].split(",") if e.strip() != "aws-chunked"]
+        if kept:
+            http["content-encoding"] = ",".join(kept).strip()
+        else:
+            del http["content-encoding"]
     return {"user": user, "http": http}
 
 
@@ -60,8 +69,8 @@ async def put_object(ctx: ServerContext, call: Call) -> Response:
     if call.method == "POST" and not ctx.profile.put_object_post:
         raise S3Error("NotImplemented", "PutObject by POST is not supported")
     check_key(call.key)
-    require_bucket(ctx, call)
-    declared = call.header("content-length")
+    prepare_write(ctx, call)  # bucket (or cf-create-bucket-if-missing), If-* → 412
+    declared = call.declared_length()
     if declared is None and "chunked" not in (call.header("transfer-encoding") or ""):
         raise S3Error("MissingContentLength")
     if declared is not None:
@@ -71,14 +80,16 @@ async def put_object(ctx: ServerContext, call: Call) -> Response:
             raise S3Error("EntityTooLarge")
     meta = _metadata(ctx, call)
     record = await store_body(ctx, call, meta)
-    return Response(status_code=200, headers={"ETag": f'"{record.etag}"'})
+    headers = {"ETag": f'"{record.etag}"', **call.checksum_headers()}
+    headers.update({f"x-amz-checksum-{a}": v for a, v in record.meta.get("checksums", {}).items()})
+    return Response(status_code=200, headers=headers)
 
 
 async def store_body(ctx: ServerContext, call: Call, meta: dict[str, Any]) -> ObjectRecord:
     """Stream the request body into a blob and publish it under the call's key."""
     assert call.bucket is not None and call.key is not None
     try:
-        blob = await ctx.store.write_blob(call.request.stream(), call.payload_sha256)
+        blob = await ctx.store.write_blob(call.body_stream(), call.payload_sha256)
     except PayloadHashMismatch:
         raise S3Error("XAmzContentSHA256Mismatch") from None
     except ClientDisconnect:
@@ -88,7 +99,11 @@ async def store_body(ctx: ServerContext, call: Call, meta: dict[str, Any]) -> Ob
     except S3Error:
         ctx.store.blobs.remove(blob.name)
         raise
-    content_type = call.header("content-type") or DEFAULT_CONTENT_TYPE
+    if call.decoder is not None and call.decoder.checksums:  # proved by an aws-chunked trailer
+        meta.setdefault("checksums", {}).update(call.decoder.checksums)
+    elif claims := checksums.declared(ctx, call.request.headers):  # x-amz-checksum-* headers
+        meta.setdefault("checksums", {}).update(checksums.verify(ctx, blob, claims))
+    content_type = call.header("content-type") or content_type_of(ctx, call.key, blob)
     record: ObjectRecord = ctx.store.put_object(
         call.account, call.bucket, call.key, blob, content_type, meta
     )
@@ -123,6 +138,11 @@ def _require_object(ctx: ServerContext, call: Call) -> ObjectRecord:
 async def get_object(ctx: ServerContext, call: Call) -> Response:
     record = _require_object(ctx, call)
     headers = _object_headers(record)
+    wanted = conditions.from_headers(call.header)
+    lists = bool(ctx.profile.conditional_etag_lists)
+    if conditions.check_read(wanted, record, lists) == conditions.NOT_MODIFIED:
+        kept = {k: v for k, v in headers.items() if k in ("ETag", "Last-Modified")}
+        return Response(status_code=conditions.NOT_MODIFIED, headers=kept)
     profile = ctx.profile
     selected = parse_range(call.header("range"), record.size, profile.deviate_range_exclusive_end)
     status = 200
@@ -133,7 +153,10 @@ async def get_object(ctx: ServerContext, call: Call) -> Response:
         status = 200 if profile.deviate_range_status_200 else 206
         headers["Content-Range"] = f"bytes {start}-{end}/{record.size}"
         headers.pop("Content-MD5", None)
-    elif profile.deviate_content_range_always and record.size:
+    elif (call.header("x-amz-checksum-mode") or "").upper() == "ENABLED":
+        for algorithm, value in record.meta.get("checksums", {}).items():
+            headers[f"x-amz-checksum-{algorithm}"] = value
+    if selected is None and profile.deviate_content_range_always and record.size:
         headers["Content-Range"] = f"bytes 0-{record.size - 1}/{record.size}"
     headers["Content-Length"] = str(length)
     if call.method == "HEAD":

@@ -15,6 +15,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from urllib.parse import quote, unquote
 
+from reference_impl.s3.chunked import MODES as STREAMING_MODES
+from reference_impl.s3.chunked import StreamingAuth
 from reference_impl.s3.errors import S3Error
 
 ALGORITHM = "AWS4-HMAC-SHA256"
@@ -49,6 +51,7 @@ class Verified:
     access_key_id: str
     payload_sha256: str | None  # hex digest the body must have; None when unsigned
     presigned: bool
+    streaming: StreamingAuth | None = None  # aws-chunked body: what its chunks chain from
 
 
 def verify(
@@ -103,9 +106,10 @@ def _verify_header(
         raise S3Error(
             "InvalidRequest", "Missing required header for this request: x-amz-content-sha256"
         )
-    if content_sha != UNSIGNED and not _SHA256_RE.match(content_sha):
+    streaming = content_sha in STREAMING_MODES
+    if content_sha != UNSIGNED and not streaming and not _SHA256_RE.match(content_sha):
         if content_sha.startswith("STREAMING-"):
-            raise S3Error("NotImplemented", "Streaming (aws-chunked) uploads are not supported")
+            raise S3Error("NotImplemented", f"{content_sha} uploads are not supported")
         raise S3Error(
             "InvalidArgument", "x-amz-content-sha256 must be UNSIGNED-PAYLOAD or a hex SHA-256"
         )
@@ -123,6 +127,15 @@ def _verify_header(
         region,
         signature,
     )
+    if streaming:
+        chain = StreamingAuth(
+            content_sha,
+            _signing_key(key.secret, date_stamp, region),
+            timestamp,
+            scope,
+            signature.lower(),
+        )
+        return Verified(key.account, key.access_key_id, None, presigned=False, streaming=chain)
     payload = None if content_sha == UNSIGNED else content_sha.lower()
     return Verified(key.account, key.access_key_id, payload, presigned=False)
 

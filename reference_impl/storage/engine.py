@@ -26,6 +26,9 @@ CREATE TABLE IF NOT EXISTS objects (
     md5 TEXT, sha256 TEXT, sha1 TEXT, content_type TEXT NOT NULL, meta TEXT NOT NULL,
     modified REAL NOT NULL,
     PRIMARY KEY (account, bucket, key));
+CREATE TABLE IF NOT EXISTS bucket_configs (
+    account TEXT NOT NULL, bucket TEXT NOT NULL, kind TEXT NOT NULL, body TEXT NOT NULL,
+    PRIMARY KEY (account, bucket, kind));
 """
 
 
@@ -100,6 +103,31 @@ class Store:
     def delete_bucket(self, account: str, name: str) -> None:
         with self.db:
             self.db.execute("DELETE FROM buckets WHERE account=? AND name=?", (account, name))
+            self.db.execute(
+                "DELETE FROM bucket_configs WHERE account=? AND bucket=?", (account, name)
+            )
+
+    # bucket sub-resource configurations (CORS, encryption, ...), stored as JSON by kind
+    def get_bucket_config(self, account: str, bucket: str, kind: str) -> Any:
+        row = self.db.execute(
+            "SELECT body FROM bucket_configs WHERE account=? AND bucket=? AND kind=?",
+            (account, bucket, kind),
+        ).fetchone()
+        return json.loads(row[0]) if row else None
+
+    def put_bucket_config(self, account: str, bucket: str, kind: str, body: Any) -> None:
+        with self.db:
+            self.db.execute(
+                "INSERT OR REPLACE INTO bucket_configs VALUES (?, ?, ?, ?)",
+                (account, bucket, kind, json.dumps(body)),
+            )
+
+    def delete_bucket_config(self, account: str, bucket: str, kind: str) -> None:
+        with self.db:
+            self.db.execute(
+                "DELETE FROM bucket_configs WHERE account=? AND bucket=? AND kind=?",
+                (account, bucket, kind),
+            )
 
     # objects
     async def write_blob(

@@ -1,0 +1,215 @@
+"""Log record tests' steps: configure fields, push to an r2:// bucket, send traffic, read back.
+
+The flow is the spec's setup order (list/create the entry point, PUT the rule, create the job
+after the ownership challenge), then traffic to the target's `edge` surface, then a bounded
+poll of the destination bucket over S3. Real services deliver in minutes, so the wait is
+configurable: `CONFORMANCE_LOG_WAIT` (seconds, default 60).
+
+The origin behind the edge must behave as the reference's built-in one: answer 200, send two
+`set-cookie` headers (first `ec_first=1; Path=/`), and for every request header
+`x-ec-respond-<name>: <value>` send a response header `<name>: <value>`.
+
+Other tests may change the zone's one entry point concurrently (xdist): after sending the
+traffic the configuration is read again, and the round is repeated when it changed meanwhile.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import secrets
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+import requests
+
+from conformance.clients.evidence import Exchange, collector
+from conformance.clients.rules_api import RulesApiClient
+from conformance.suite.logs.helpers import ensure_entrypoint, entrypoint_guard
+
+WAIT_ENV = "CONFORMANCE_LOG_WAIT"
+DEFAULT_WAIT = 60.0
+POLL_INTERVAL = 0.5
+ATTEMPTS = 3
+RESPOND_PREFIX = "x-ec-respond-"
+FIRST_ORIGIN_COOKIE = "ec_first=1; Path=/"
+ALL_FIELDS = (
+    "RayID,EdgeStartTimestamp,ClientRequestHost,ClientRequestMethod,ClientRequestURI,"
+    "EdgeResponseStatus,RequestHeaders,ResponseHeaders,Cookies"
+)
+
+
+def log_wait() -> float:
+    """Seconds to wait for delivery (`CONFORMANCE_LOG_WAIT`, default 60)."""
+    try:
+        return float(os.environ.get(WAIT_ENV, DEFAULT_WAIT))
+    except ValueError:
+        return DEFAULT_WAIT
+
+
+@dataclass
+class Traffic:
+    """One request to the edge: a unique path (to find its log entry) and its headers."""
+
+    name: str
+    headers: dict[str, str]
+    path: str = ""
+    echoed: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Delivered:
+    """Entries read back per job name, and per traffic name the entry whose URI matches."""
+
+    entries: dict[str, list[dict[str, Any]]]
+    paths: dict[str, str]
+
+    def entry(self, job: str, traffic: str) -> dict[str, Any]:
+        path = self.paths[traffic]
+        found = [e for e in self.entries.get(job, []) if path in str(e.get("ClientRequestURI"))]
+        if not found and any("ClientRequestURI" in e for e in self.entries.get(job, [])):
+            raise AssertionError(f"job {job}: no log entry for {path}")
+        assert found, f"job {job}: no log entry identifies {path} (no ClientRequestURI)"
+        return found[-1]
+
+
+def r2_destination(bucket: str, folder: str, s3_surface: Mapping[str, Any]) -> str:
+    """`r2://bucket/folder` with the account and key options the real service needs."""
+    dest = f"r2://{bucket}/{folder}"
+    if s3_surface.get("account_id"):
+        dest += (
+            f"?account-id={s3_surface['account_id']}"
+            f"&access-key-id={s3_surface['access_key_id']}"
+            f"&secret-access-key={s3_surface['secret_access_key']}"
+        )
+    return dest
+
+
+def _send(edge_url: str, path: str, headers: dict[str, str]) -> dict[str, Any]:
+    url = edge_url.rstrip("/") + path
+    reply = requests.get(url, headers=headers, timeout=15)
+    collector.add(
+        Exchange.build("GET", url, reply.status_code, headers, reply.headers, reply.content)
+    )
+    assert reply.status_code < 400, f"edge answered {reply.status_code} for {path}"
+    try:
+        decoded = reply.json()
+    except ValueError:
+        return {}
+    return decoded if isinstance(decoded, dict) else {}
+
+
+def _create_job(
+    rules_api: RulesApiClient, s3: Any, name: str, dest: str, options: str
+) -> dict[str, Any]:
+    challenge = rules_api.request_ownership(dest).assert_envelope_ok()
+    bucket = dest.split("/")[2]
+    token = s3.boto.get_object(Bucket=bucket, Key=challenge["filename"])["Body"].read()
+    body = {
+        "name": name,
+        "destination_conf": dest,
+        "dataset": "http_requests",
+        "logpull_options": options,
+        "ownership_challenge": token.decode().strip(),
+        "enabled": True,
+    }
+    job: dict[str, Any] = rules_api.create_job(body).assert_envelope_ok()
+    return job
+
+
+def _params(ruleset: Any) -> list[Any]:
+    rules = ruleset.get("rules", []) if isinstance(ruleset, dict) else []
+    return [r.get("action_parameters") for r in rules]
+
+
+def _read_entries(s3: Any, bucket: str, folder: str) -> list[dict[str, Any]]:
+    entries: list[dict[str, Any]] = []
+    listed = s3.boto.list_objects_v2(Bucket=bucket, Prefix=folder + "/")
+    for item in listed.get("Contents", []):
+        if not item["Key"].endswith(".gz"):
+            continue  # the ownership challenge
+        raw = s3.boto.get_object(Bucket=bucket, Key=item["Key"])["Body"].read()
+        for line in gzip.decompress(raw).decode("utf-8").splitlines():
+            if line.strip():
+                entries.append(json.loads(line))
+    return entries
+
+
+@contextmanager
+def delivered_logs(
+    rules_api: RulesApiClient,
+    s3: Any,
+    edge_url: str,
+    run_prefix: str,
+    rules: list[dict[str, Any]],
+    jobs: dict[str, str],
+    traffic: list[Traffic],
+) -> Iterator[Delivered]:
+    """Configure `rules`, push with `jobs` (name -> logpull_options), send `traffic`, read back.
+
+    The bucket, the jobs and the zone's entry point are restored when the block ends.
+    """
+    bucket = f"{run_prefix}-logs-{secrets.token_hex(4)}"
+    s3.boto.create_bucket(Bucket=bucket)
+    created: list[dict[str, Any]] = []
+    try:
+        with entrypoint_guard(rules_api):
+            ruleset_id = ensure_entrypoint(rules_api)
+            for job_name, options in jobs.items():
+                dest = r2_destination(bucket, job_name, s3.surface)
+                created.append(
+                    _create_job(rules_api, s3, f"{run_prefix}-{job_name}", dest, options)
+                )
+            paths = _send_while_configured(rules_api, ruleset_id, edge_url, rules, traffic)
+            yield _wait_for(s3, bucket, list(jobs), paths)
+    finally:
+        for job in created:
+            rules_api.delete_job(job["id"])
+        s3.delete_bucket_recursive(bucket)
+
+
+def _send_while_configured(
+    rules_api: RulesApiClient,
+    ruleset_id: str,
+    edge_url: str,
+    rules: list[dict[str, Any]],
+    traffic: list[Traffic],
+) -> dict[str, str]:
+    for _ in range(ATTEMPTS):
+        put = rules_api.update_ruleset(ruleset_id, {"rules": rules}).assert_envelope_ok()
+        marker = secrets.token_hex(6)
+        paths: dict[str, str] = {}
+        for item in traffic:
+            item.path = f"/ec-logs/{marker}/{item.name}"
+            item.echoed = _send(edge_url, item.path, item.headers)
+            paths[item.name] = item.path
+        now = rules_api.get_ruleset(ruleset_id).assert_envelope_ok()
+        if _params(now) == _params(put):
+            return paths
+    raise AssertionError("the zone's custom fields kept changing under the test (concurrency)")
+
+
+def _wait_for(s3: Any, bucket: str, folders: list[str], paths: dict[str, str]) -> Delivered:
+    deadline = time.monotonic() + log_wait()
+    entries: dict[str, list[dict[str, Any]]] = {}
+    while True:
+        entries = {folder: _read_entries(s3, bucket, folder) for folder in folders}
+        if all(_covers(entries[f], paths.values()) for f in folders):
+            return Delivered(entries, paths)
+        if time.monotonic() > deadline:
+            missing = {f: len(entries[f]) for f in folders}
+            raise AssertionError(
+                f"logs not delivered within {log_wait():.0f}s ({WAIT_ENV}); entries: {missing}"
+            )
+        time.sleep(POLL_INTERVAL)
+
+
+def _covers(entries: list[dict[str, Any]], paths: Any) -> bool:
+    uris = [str(e.get("ClientRequestURI", "")) for e in entries]
+    if entries and not any(uris):
+        return len(entries) >= len(list(paths))  # a job without ClientRequestURI
+    return all(any(path in uri for uri in uris) for path in paths)

@@ -1,0 +1,109 @@
+"""Log entries read back from an r2:// destination hold the configured custom fields.
+
+One round for the module (configuration, two jobs, traffic, delivery) keeps the wait for
+delivery to one; each test then checks one rule on the entries read back.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from conformance.clients.rules_api import RulesApiClient
+from conformance.suite.logs.helpers import log_rule
+from conformance.suite.logs.log_delivery import (
+    ALL_FIELDS,
+    FIRST_ORIGIN_COOKIE,
+    RESPOND_PREFIX,
+    Delivered,
+    Traffic,
+    delivered_logs,
+)
+
+RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$")
+REQUEST_VALUE = "request-value-1"
+RESPONSE_VALUE = "response-value-2"
+COOKIE_VALUE = "cookie-value-3"
+SELECTED = "fields"
+UNSELECTED = "plain"
+
+
+@pytest.fixture(scope="module")
+def logs(
+    rules_api: RulesApiClient, s3: Any, edge: dict[str, Any], run_prefix: str
+) -> Iterator[Delivered]:
+    rules = [
+        log_rule(
+            request=("x-ec-req",),
+            response=("x-ec-resp", "set-cookie"),
+            cookies=("SessionId",),
+        )
+    ]
+    jobs = {
+        SELECTED: f"fields={ALL_FIELDS}&timestamps=rfc3339",
+        UNSELECTED: "fields=RayID,ClientRequestURI,EdgeResponseStatus&timestamps=rfc3339",
+    }
+    traffic = [
+        Traffic(
+            "all",
+            {
+                "x-ec-req": REQUEST_VALUE,
+                "x-ec-unconfigured": "not-logged",
+                RESPOND_PREFIX + "x-ec-resp": RESPONSE_VALUE,
+                "cookie": f"sessionid=lower-case; SessionId={COOKIE_VALUE}; Other=x",
+            },
+        )
+    ]
+    with delivered_logs(rules_api, s3, edge["url"], run_prefix, rules, jobs, traffic) as logs:
+        yield logs
+
+
+@pytest.mark.rule("logs.records.request-header")
+def test_configured_request_header_is_logged(logs: Delivered) -> None:
+    entry = logs.entry(SELECTED, "all")
+    assert entry["RequestHeaders"] == {"x-ec-req": REQUEST_VALUE}
+
+
+@pytest.mark.rule("logs.records.response-header")
+def test_configured_response_header_is_logged(logs: Delivered) -> None:
+    entry = logs.entry(SELECTED, "all")
+    assert entry["ResponseHeaders"].get("x-ec-resp") == RESPONSE_VALUE
+
+
+@pytest.mark.rule("logs.records.cookie", "logs.records.cookie-case")
+def test_configured_cookie_is_logged_under_its_case(logs: Delivered) -> None:
+    entry = logs.entry(SELECTED, "all")
+    assert entry["Cookies"] == {"SessionId": COOKIE_VALUE}
+
+
+@pytest.mark.rule("logs.records.repeated-header-first")
+def test_repeated_response_header_logs_its_first_instance(logs: Delivered) -> None:
+    entry = logs.entry(SELECTED, "all")
+    assert entry["ResponseHeaders"].get("set-cookie") == FIRST_ORIGIN_COOKIE
+
+
+@pytest.mark.rule("logs.records.field-objects")
+def test_custom_fields_are_objects_of_names_and_values(logs: Delivered) -> None:
+    entry = logs.entry(SELECTED, "all")
+    for name in ("RequestHeaders", "ResponseHeaders", "Cookies"):
+        value = entry[name]
+        assert isinstance(value, dict), f"{name} is {type(value).__name__}, not an object"
+        assert all(isinstance(k, str) and isinstance(v, str) for k, v in value.items())
+    assert set(entry["ResponseHeaders"]) == {"x-ec-resp", "set-cookie"}
+
+
+@pytest.mark.rule("logs.records.requires-field-selection")
+def test_custom_fields_only_in_jobs_that_select_them(logs: Delivered) -> None:
+    entry = logs.entry(UNSELECTED, "all")
+    assert not {"RequestHeaders", "ResponseHeaders", "Cookies"} & set(entry), entry
+    assert set(entry) <= {"RayID", "ClientRequestURI", "EdgeResponseStatus"}
+
+
+@pytest.mark.rule("logs.records.timestamps-rfc3339")
+def test_rfc3339_timestamps(logs: Delivered) -> None:
+    entry = logs.entry(SELECTED, "all")
+    stamp = entry["EdgeStartTimestamp"]
+    assert isinstance(stamp, str) and RFC3339.match(stamp), stamp

@@ -1,0 +1,85 @@
+"""Limits of the logged custom fields: 8 KB of combined data, and original headers only.
+
+Combined data counts names and values (decisions.md, "8 KB"): fields are kept in configuration
+order, the value crossing the limit is cut, later ones are dropped; data within the safe size
+(`expected.custom_field_data_whole_bytes`) must be whole. The transform rule is the edge's fixed
+one (`x-ec-transform` rewritten before the origin), so those rules are reference-only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from conformance.clients.rules_api import RulesApiClient
+from conformance.suite.logs.helpers import log_rule
+from conformance.suite.logs.log_delivery import ALL_FIELDS, Delivered, Traffic, delivered_logs
+
+JOB = "limits"
+TRANSFORMED = "x-ec-transform"
+ORIGINAL_VALUE = "original-value"
+# configuration order h1..h4; h1+h2 stay below 8000 bytes, h3 crosses 8192, h4 comes after
+SIZES = {"x-ec-h1": 4000, "x-ec-h2": 3000, "x-ec-h3": 2000, "x-ec-h4": 10}
+
+
+def _value(name: str) -> str:
+    return name[-1] * SIZES[name]
+
+
+def _data_bytes(fields: dict[str, str]) -> int:
+    return sum(len(k.encode()) + len(v.encode()) for k, v in fields.items())
+
+
+@pytest.fixture(scope="module")
+def logs(
+    rules_api: RulesApiClient, s3: Any, edge: dict[str, Any], run_prefix: str
+) -> Iterator[Delivered]:
+    rules = [log_rule(request=tuple(SIZES))]
+    transform_rules = [log_rule(request=(TRANSFORMED,))]
+    jobs = {JOB: f"fields={ALL_FIELDS}&timestamps=unix"}
+    big = Traffic("big", {name: _value(name) for name in SIZES})
+    changed = [Traffic("transformed", {TRANSFORMED: ORIGINAL_VALUE})]
+    url = edge["url"]
+    with (
+        delivered_logs(rules_api, s3, url, run_prefix, rules, jobs, [big]) as first,
+        delivered_logs(rules_api, s3, url, run_prefix, transform_rules, jobs, changed) as second,
+    ):
+        yield Delivered(
+            {"big": first.entries[JOB], "transformed": second.entries[JOB]},
+            {**first.paths, **second.paths},
+        )
+
+
+@pytest.mark.rule("logs.records.data-within-limit-whole")
+def test_data_within_the_safe_size_is_whole(logs: Delivered, expected: Any) -> None:
+    logged = logs.entry("big", "big")["RequestHeaders"]
+    whole = {k: _value(k) for k in ("x-ec-h1", "x-ec-h2")}
+    assert _data_bytes(whole) <= expected.custom_field_data_whole_bytes
+    for name, value in whole.items():
+        assert logged.get(name) == value, f"{name}: {len(logged.get(name, ''))} of {len(value)}"
+
+
+@pytest.mark.rule("logs.records.data-truncated")
+def test_data_beyond_the_limit_is_truncated(logs: Delivered, expected: Any) -> None:
+    logged = logs.entry("big", "big")["RequestHeaders"]
+    sent = {name: _value(name) for name in SIZES}
+    assert _data_bytes(sent) > expected.custom_field_data_bytes
+    assert _data_bytes(logged) <= expected.custom_field_data_bytes
+    assert logged != sent
+
+
+@pytest.mark.rule("logs.records.truncation-order")
+def test_crossing_value_is_cut_and_later_ones_dropped(logs: Delivered, expected: Any) -> None:
+    logged = logs.entry("big", "big")["RequestHeaders"]
+    cut = logged.get("x-ec-h3", "")
+    assert cut and _value("x-ec-h3").startswith(cut) and len(cut) < SIZES["x-ec-h3"]
+    assert _data_bytes(logged) > expected.custom_field_data_whole_bytes
+    assert "x-ec-h4" not in logged
+
+
+@pytest.mark.rule("logs.records.original-headers", "logs.records.transform-original-value")
+def test_transformed_header_is_logged_with_its_original_value(logs: Delivered) -> None:
+    logged = logs.entry("transformed", "transformed")["RequestHeaders"]
+    assert logged.get(TRANSFORMED) == ORIGINAL_VALUE

@@ -1,0 +1,91 @@
+"""GetObject with If-Match / If-None-Match: lists, weak ETags, the wildcard, unmet conditions."""
+
+from __future__ import annotations
+
+import pytest
+
+from conformance.clients import s3_multipart as mp
+
+BODY = b"conditional reads"
+OTHER = '"00000000000000000000000000000000"'
+THIRD = '"11111111111111111111111111111111"'
+
+
+@pytest.fixture
+def stored(s3, bucket, names):
+    """(bucket, key, quoted ETag) of a written object."""
+    key = names.key()
+    return bucket, key, mp.etag(s3.wire.put_object(bucket, key, BODY))
+
+
+def _get(s3, stored, header, value):
+    bucket, key, _ = stored
+    return s3.wire.get_object(bucket, key, headers={header: value})
+
+
+def _served(reply):
+    reply.assert_ok()
+    assert reply.status == 200 and reply.body == BODY, f"{reply.status}, {len(reply.body)} bytes"
+
+
+def _not_modified(reply):
+    assert reply.status == 304, f"expected 304 Not Modified, got {reply.status}"
+    assert reply.body == b""
+
+
+@pytest.mark.rule("storage.get-object.if-match-list")
+@pytest.mark.parametrize("position", ["first", "last"])
+def test_if_match_list_matches_any(s3, stored, position):
+    """If-Match with a list of ETags serves the object when any of them matches."""
+    etag = stored[2]
+    value = f"{etag}, {OTHER}" if position == "first" else f"{OTHER}, {THIRD}, {etag}"
+    _served(_get(s3, stored, "If-Match", value))
+
+
+@pytest.mark.rule("storage.get-object.if-match-list")
+def test_if_match_list_without_match_is_412(s3, stored):
+    """If-Match with a list none of whose ETags matches answers 412 PreconditionFailed."""
+    _get(s3, stored, "If-Match", f"{OTHER}, {THIRD}").assert_error(412, "PreconditionFailed")
+
+
+@pytest.mark.rule("storage.get-object.if-none-match-list")
+@pytest.mark.parametrize("position", ["first", "last"])
+def test_if_none_match_list_is_304(s3, stored, position):
+    """If-None-Match with a list holding the object's ETag answers 304."""
+    etag = stored[2]
+    value = f"{etag}, {OTHER}" if position == "first" else f"{OTHER}, {etag}"
+    _not_modified(_get(s3, stored, "If-None-Match", value))
+
+
+@pytest.mark.rule("storage.get-object.if-none-match-list")
+def test_if_none_match_list_without_match_serves(s3, stored):
+    """If-None-Match with a list none of whose ETags matches serves the object."""
+    _served(_get(s3, stored, "If-None-Match", f"{OTHER}, {THIRD}"))
+
+
+@pytest.mark.rule("storage.get-object.weak-etag")
+@pytest.mark.parametrize("header", ["If-Match", "If-None-Match"])
+def test_weak_etag_compared_by_value(s3, stored, header):
+    """W/"<etag>" counts as the object's ETag in If-Match (200) and If-None-Match (304)."""
+    reply = _get(s3, stored, header, f"W/{stored[2]}")
+    if header == "If-Match":
+        _served(reply)
+    else:
+        _not_modified(reply)
+
+
+@pytest.mark.rule("storage.get-object.wildcard")
+@pytest.mark.parametrize("header", ["If-Match", "If-None-Match"])
+def test_wildcard(s3, stored, header):
+    """If-Match: * serves an existing object; If-None-Match: * answers 304."""
+    reply = _get(s3, stored, header, "*")
+    if header == "If-Match":
+        _served(reply)
+    else:
+        _not_modified(reply)
+
+
+@pytest.mark.rule("storage.get-object.if-match-unmet-412")
+def test_if_match_unmet_is_412(s3, stored):
+    """If-Match naming another ETag answers 412 PreconditionFailed."""
+    _get(s3, stored, "If-Match", OTHER).assert_error(412, "PreconditionFailed")

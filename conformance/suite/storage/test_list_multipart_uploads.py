@@ -1,0 +1,38 @@
+"""ListMultipartUploads lists uploads in progress; encoding-type=url encodes their keys."""
+
+from __future__ import annotations
+
+from urllib.parse import unquote_plus
+
+import pytest
+
+from conformance.clients import s3_multipart as mp
+
+
+def _uploads(reply):
+    root = reply.assert_ok().xml
+    assert root is not None and root.tag == "ListMultipartUploadsResult", reply.body[:200]
+    return [(u.findtext("Key"), u.findtext("UploadId")) for u in root.iter("Upload")], root
+
+
+@pytest.mark.rule("storage.list-multipart-uploads.supported")
+def test_lists_upload_in_progress(s3, bucket, names):
+    """An upload that was started and not finished is listed with its key and id."""
+    key = names.key()
+    upload = mp.start(s3.wire, bucket, key)
+    listed, _ = _uploads(mp.list_uploads(s3.wire, bucket))
+    assert (key, upload) in listed, f"{(key, upload)} not in {listed}"
+
+
+@pytest.mark.rule("storage.list-multipart-uploads.key-encoded")
+@pytest.mark.parametrize("suffix", [" space", "/ü+&=", "%percent"])
+def test_key_encoded_with_encoding_type(s3, bucket, names, suffix):
+    """With encoding-type=url the Key is URL-encoded and EncodingType says url."""
+    key = names.key(suffix)
+    upload = mp.start(s3.wire, bucket, key)
+    listed, root = _uploads(mp.list_uploads(s3.wire, bucket, encoding_type="url"))
+    assert root.findtext("EncodingType") == "url"
+    shown = [shown_key for shown_key, shown_id in listed if shown_id == upload]
+    assert shown, f"upload {upload} not listed"
+    assert shown[0] != key, f"Key {shown[0]!r} is not encoded"
+    assert unquote_plus(shown[0] or "") == key, f"{shown[0]!r} does not decode to {key!r}"

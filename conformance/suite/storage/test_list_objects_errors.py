@@ -1,0 +1,64 @@
+"""ListObjects edge cases: unsupported parameters, cursors, NextMarker, per_page."""
+
+from __future__ import annotations
+
+import pytest
+
+from .listing_support import fill, keys_of, list_v1, listed
+
+
+@pytest.mark.rule(
+    "storage.list-objects.unsupported-parameter", "storage.list-objects.unsupported-parameter-501"
+)
+@pytest.mark.parametrize("version", ["v1", "v2"])
+def test_unsupported_parameter_is_501(s3, bucket, version):
+    """An unsupported search parameter answers 501 NotImplemented instead of being ignored."""
+    query = [("search", "colour=blue")]
+    if version == "v2":
+        query.insert(0, ("list-type", "2"))
+    s3.wire.request("GET", bucket, query=query).assert_error(501, "NotImplemented")
+
+
+@pytest.mark.rule("storage.list-objects.no-cursor-at-max-keys")
+@pytest.mark.parametrize("count", [1, 3])
+def test_no_cursor_when_exactly_full(s3, bucket, count):
+    """When the keys equal MaxKeys and nothing follows, no cursor and no truncation."""
+    fill(s3, bucket, [f"k{i}" for i in range(count)])
+    root = listed(s3.wire.list_objects_v2(bucket, max_keys=str(count)))
+    assert len(keys_of(root)) == count
+    assert root.findtext("IsTruncated") == "false"
+    assert root.find("NextContinuationToken") is None
+
+
+@pytest.mark.rule("storage.list-objects.v1-next-marker")
+def test_v1_next_marker_only_when_truncated(s3, bucket):
+    """V1 sets NextMarker on a truncated page and leaves it out of the last page."""
+    fill(s3, bucket, ["a", "b", "c/1"])
+    first = listed(list_v1(s3, bucket, delimiter="/", max_keys="2"))
+    assert first.findtext("IsTruncated") == "true"
+    assert first.findtext("NextMarker") == "b"
+    last = listed(list_v1(s3, bucket, delimiter="/", marker="b"))
+    assert last.findtext("IsTruncated") == "false"
+    assert last.find("NextMarker") is None, last.findtext("NextMarker")
+    whole = listed(list_v1(s3, bucket, delimiter="/"))
+    assert whole.find("NextMarker") is None, whole.findtext("NextMarker")
+
+
+@pytest.mark.rule("storage.list-objects.invalid-cursor")
+@pytest.mark.parametrize("token", ["not-a-token", "%%%", "AAAA"])
+def test_invalid_cursor_is_descriptive_4xx(s3, bucket, token):
+    """A garbled continuation token answers a 4xx with a code and message, not InternalError."""
+    reply = s3.wire.list_objects_v2(bucket, continuation_token=token)
+    assert 400 <= reply.status < 500, f"status {reply.status} {reply.error_code}, expected 4xx"
+    assert reply.error_code and reply.error_code != "InternalError", reply.error_code
+    assert reply.error_message, "no Message in the error"
+
+
+@pytest.mark.rule("storage.list-objects.per-page")
+@pytest.mark.parametrize("param", ["per_page", "max-keys"])
+def test_zero_page_is_empty_200(s3, bucket, param):
+    """per_page=0 and max-keys=0 answer 200 with no keys."""
+    fill(s3, bucket, ["k1", "k2"])
+    query = [("list-type", "2"), (param, "0")]
+    root = listed(s3.wire.request("GET", bucket, query=query))
+    assert keys_of(root) == []

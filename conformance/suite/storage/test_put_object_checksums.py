@@ -1,0 +1,96 @@
+"""PutObject x-vendor-checksum-* headers: verified on upload, returned on GET / HEAD."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import zlib
+from typing import Any
+
+import pytest
+
+BODY = b"checksummed body " * 64
+
+
+def _b64(digest: bytes) -> str:
+    return base64.b64encode(digest).decode()
+
+
+def _crc32c(data: bytes) -> bytes:
+    """CRC-32C (Castagnoli), bitwise: small bodies only."""
+    crc = 0xFFFFFFFF
+    for byte in data:
+        crc ^= byte
+        for _ in range(8):
+            crc = (crc >> 1) ^ (0x82F63B78 if crc & 1 else 0)
+    return (crc ^ 0xFFFFFFFF).to_bytes(4, "big")
+
+
+CHECKSUMS = {
+    "sha256": _b64(hashlib.sha256(BODY).digest()),
+    "sha1": _b64(hashlib.sha1(BODY).digest()),
+    "crc32": _b64(zlib.crc32(BODY).to_bytes(4, "big")),
+    "crc32c": _b64(_crc32c(BODY)),
+}
+WRONG = _b64(hashlib.sha256(b"something else").digest())
+
+
+def _put_and_read_back(s3: Any, bucket: str, key: str, algorithm: str) -> None:
+    header = s3.wire.vendor(f"checksum-{algorithm}")
+    s3.wire.put_object(bucket, key, BODY, headers={header: CHECKSUMS[algorithm]}).assert_ok()
+    mode = {s3.wire.vendor("checksum-mode"): "ENABLED"}
+    got = s3.wire.get_object(bucket, key, headers=mode).assert_ok()
+    assert got.body == BODY
+    assert got.header(header) == CHECKSUMS[algorithm], f"GET {header}: {got.header(header)!r}"
+    head = s3.wire.request("HEAD", bucket, key, headers=mode).assert_ok()
+    assert head.header(header) == CHECKSUMS[algorithm], f"HEAD {header}: {head.header(header)!r}"
+
+
+@pytest.mark.rule("storage.put-object.checksum-sha256")
+def test_sha256_accepted_and_returned(s3, bucket, names):
+    """A correct SHA-256 checksum is accepted and returned on GET and HEAD."""
+    _put_and_read_back(s3, bucket, names.key(), "sha256")
+
+
+@pytest.mark.rule("storage.put-object.checksum-sha1")
+def test_sha1_accepted_and_returned(s3, bucket, names):
+    """A correct SHA-1 checksum is accepted and returned on GET and HEAD."""
+    _put_and_read_back(s3, bucket, names.key(), "sha1")
+
+
+@pytest.mark.rule("storage.put-object.checksum-crc32")
+@pytest.mark.parametrize("algorithm", ["crc32", "crc32c"])
+def test_crc_accepted_and_returned(s3, bucket, names, algorithm):
+    """Correct CRC32 / CRC32C checksums are accepted and returned on GET and HEAD."""
+    _put_and_read_back(s3, bucket, names.key(), algorithm)
+
+
+@pytest.mark.rule("storage.put-object.checksum-sha256", "storage.put-object.checksum-sha1")
+@pytest.mark.parametrize("algorithm", ["sha256", "sha1"])
+def test_boto3_checksum_algorithm(s3, bucket, names, algorithm):
+    """boto3's ChecksumAlgorithm upload is accepted and its checksum read back."""
+    key = names.key()
+    s3.boto.put_object(Bucket=bucket, Key=key, Body=BODY, ChecksumAlgorithm=algorithm.upper())
+    head = s3.boto.head_object(Bucket=bucket, Key=key, ChecksumMode="ENABLED")
+    assert head[f"Checksum{algorithm.upper()}"] == CHECKSUMS[algorithm]
+
+
+@pytest.mark.rule("storage.put-object.checksum-mismatch")
+@pytest.mark.parametrize("algorithm", ["sha256", "sha1"])
+def test_mismatch_is_bad_digest(s3, bucket, names, algorithm):
+    """A checksum that does not match the body is refused with 400 BadDigest; nothing stored."""
+    key = names.key()
+    wrong = WRONG if algorithm == "sha256" else _b64(hashlib.sha1(b"other").digest())
+    header = s3.wire.vendor(f"checksum-{algorithm}")
+    s3.wire.put_object(bucket, key, BODY, headers={header: wrong}).assert_error(400, "BadDigest")
+    s3.wire.get_object(bucket, key).assert_error(404, "NoSuchKey")
+
+
+@pytest.mark.rule("storage.put-object.content-md5-mismatch")
+def test_content_md5_mismatch_is_bad_digest(s3, bucket, names):
+    """A Content-MD5 that does not match the body is refused with 400 BadDigest."""
+    key = names.key()
+    wrong = _b64(hashlib.md5(b"other").digest())
+    reply = s3.wire.put_object(bucket, key, BODY, headers={"Content-MD5": wrong})
+    reply.assert_error(400, "BadDigest")
+    s3.wire.get_object(bucket, key).assert_error(404, "NoSuchKey")

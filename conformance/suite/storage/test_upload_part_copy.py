@@ -1,0 +1,45 @@
+"""UploadPartCopy: a part copied from an object, and a missing upload."""
+
+from __future__ import annotations
+
+import pytest
+
+from conformance.clients import s3_multipart as mp
+
+SOURCE = bytes(range(256)) * 4
+
+
+@pytest.fixture
+def source(s3, bucket, names):
+    key = names.key()
+    s3.boto.put_object(Bucket=bucket, Key=key, Body=SOURCE)
+    return bucket, key
+
+
+@pytest.mark.rule("storage.upload-part-copy.supported")
+@pytest.mark.parametrize(
+    ("source_range", "expected"),
+    [(None, SOURCE), ("bytes=10-99", SOURCE[10:100])],
+    ids=["whole", "range"],
+)
+def test_part_copied_from_object(s3, source, names, source_range, expected):
+    """UploadPartCopy copies the source (or a range of it) into a part of the upload."""
+    bucket, src = source
+    key = names.key()
+    upload = mp.start(s3.wire, bucket, key)
+    reply = mp.upload_part_copy(s3.wire, bucket, key, upload, 1, f"/{bucket}/{src}", source_range)
+    reply.assert_ok()
+    root = reply.xml
+    assert root is not None and root.findtext("ETag"), f"no ETag in {reply.body[:200]!r}"
+    mp.complete(s3.wire, bucket, key, upload, [(1, root.findtext("ETag") or "")]).assert_ok()
+    assert s3.wire.get_object(bucket, key).assert_ok().body == expected
+
+
+@pytest.mark.rule("storage.upload-part-copy.no-such-upload")
+def test_copy_to_missing_upload_is_no_such_upload(s3, source, names):
+    """UploadPartCopy to an upload that does not exist answers 404 NoSuchUpload."""
+    bucket, src = source
+    reply = mp.upload_part_copy(
+        s3.wire, bucket, names.key(), "ec-no-such-upload-0000", 1, f"/{bucket}/{src}"
+    )
+    reply.assert_error(404, "NoSuchUpload")

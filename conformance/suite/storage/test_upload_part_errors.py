@@ -1,0 +1,77 @@
+"""UploadPart: 0-length parts, part-number limits, missing uploads and their error codes."""
+
+from __future__ import annotations
+
+import hashlib
+
+import pytest
+
+from conformance.clients import s3_multipart as mp
+
+Upload = tuple[str, str, str]  # bucket, key, upload id
+EMPTY_MD5 = hashlib.md5(b"").hexdigest()
+
+
+@pytest.fixture
+def upload(s3, bucket, names):
+    key = names.key()
+    upload_id: str = mp.start(s3.wire, bucket, key)
+    return bucket, key, upload_id
+
+
+@pytest.mark.rule("storage.upload-part.zero-length")
+def test_zero_length_part_is_accepted(s3, upload: Upload):
+    """A part with an empty body is accepted and gets the MD5 of nothing as ETag."""
+    reply = mp.upload_part(s3.wire, *upload, 1, b"")
+    reply.assert_ok()
+    assert (reply.header("etag") or "").strip('"') == EMPTY_MD5
+
+
+@pytest.mark.rule("storage.upload-part.no-such-upload")
+@pytest.mark.parametrize("which", ["made-up", "other-key"])
+def test_missing_upload_is_no_such_upload(s3, upload: Upload, names, which):
+    """UploadPart to an upload id the key does not have answers 404 NoSuchUpload."""
+    bucket, key, upload_id = upload
+    if which == "made-up":
+        target_key, target_id = key, "ec-no-such-upload-0000"
+    else:
+        target_key, target_id = names.key(), upload_id
+    reply = mp.upload_part(s3.wire, bucket, target_key, target_id, 1, b"x")
+    reply.assert_error(404, "NoSuchUpload")
+
+
+@pytest.mark.rule("storage.upload-part.not-no-such-bucket")
+@pytest.mark.parametrize("part", ["1", "0"], ids=["missing-upload", "bad-part-number"])
+def test_errors_on_existing_bucket_are_not_no_such_bucket(s3, bucket, names, part):
+    """An UploadPart refused in an existing bucket never says NoSuchBucket."""
+    reply = mp.upload_part(s3.wire, bucket, names.key(), "ec-no-such-upload-0000", part, b"x")
+    assert 400 <= reply.status < 500, f"expected a 4xx, got {reply.status}"
+    assert reply.error_code != "NoSuchBucket", f"{reply.status} {reply.error_code}"
+
+
+@pytest.mark.rule("storage.upload-part.max-part-number")
+@pytest.mark.parametrize("extra", [0, 1], ids=["at-limit", "over-by-one"])
+def test_max_part_number(s3, upload: Upload, expected, extra):
+    """Part number 10000 is accepted; 10001 is refused with 400 InvalidArgument."""
+    reply = mp.upload_part(s3.wire, *upload, expected.max_parts + extra, b"x")
+    if extra:
+        reply.assert_error(400, "InvalidArgument")
+    else:
+        reply.assert_ok()
+
+
+@pytest.mark.rule("storage.upload-part.max-part-size")
+def test_part_over_size_limit_refused_unread(s3, upload: Upload, expected):
+    """A part declaring more than the size limit is refused before its body is sent."""
+    bucket, key, upload_id = upload
+    query = [("partNumber", "1"), ("uploadId", upload_id)]
+    reply = mp.send_declared(s3.wire, "PUT", bucket, key, query, expected.max_part_bytes + 1)
+    assert 400 <= reply.status < 500, f"expected a 4xx, got {reply.status}"
+    assert reply.error_code in {"EntityTooLarge", "InvalidArgument"}, reply.error_code
+
+
+@pytest.mark.rule("storage.upload-part.unequal-sizes-refused")
+def test_unequal_part_refused_at_upload(s3, upload: Upload):
+    """Before sizes were checked at completion, a part larger than the earlier ones is refused."""
+    mp.upload_part(s3.wire, *upload, 1, b"a" * 10).assert_ok()
+    mp.upload_part(s3.wire, *upload, 2, b"b" * 20).assert_error(400, "InvalidPart")

@@ -1,0 +1,53 @@
+"""XML responses: Content-Type application/xml, and <Error> without xmlns."""
+
+from __future__ import annotations
+
+import pytest
+
+
+@pytest.mark.rule("storage.protocol.xml-content-type")
+@pytest.mark.parametrize("operation", ["ListObjectsV2", "ListBuckets", "GetBucketLocation"])
+def test_xml_responses_are_application_xml(s3, bucket, operation):
+    """Successful XML responses carry Content-Type: application/xml."""
+    if operation == "ListObjectsV2":
+        reply = s3.wire.list_objects_v2(bucket)
+    elif operation == "ListBuckets":
+        reply = s3.wire.request("GET")
+    else:
+        reply = s3.wire.get_bucket_location(bucket)
+    reply.assert_ok()
+    content_type = (reply.header("content-type") or "").split(";")[0].strip()
+    assert content_type == "application/xml", f"{operation}: Content-Type {content_type!r}"
+
+
+@pytest.mark.rule("storage.protocol.error-content-type", "storage.errors.no-such-bucket")
+def test_error_is_application_xml(s3, names):
+    """An error with an XML body (404 NoSuchBucket) carries Content-Type: application/xml."""
+    reply = s3.wire.get_object(names.bucket(), "k").assert_error(404, "NoSuchBucket")
+    content_type = (reply.header("content-type") or "").split(";")[0].strip()
+    assert content_type == "application/xml", f"Content-Type {content_type!r}"
+
+
+@pytest.mark.rule("storage.protocol.error-no-xmlns")
+@pytest.mark.parametrize("case", ["no-such-bucket", "no-such-key"])
+def test_error_has_no_xmlns(s3, bucket, names, case):
+    """The top-level <Error> element of an error body has no xmlns attribute."""
+    target_bucket = names.bucket() if case == "no-such-bucket" else bucket
+    reply = s3.wire.get_object(target_bucket, names.key())
+    reply.assert_error(404, "NoSuchBucket" if case == "no-such-bucket" else "NoSuchKey")
+    start = reply.body.find(b"<Error")
+    opening = reply.body[start : reply.body.find(b">", start) + 1]
+    assert opening == b"<Error>", f"top-level tag: {opening!r}"
+
+
+@pytest.mark.rule("storage.errors.no-such-bucket")
+@pytest.mark.parametrize("operation", ["ListObjectsV2", "PutObject", "HeadObject-body-free"])
+def test_missing_bucket_is_no_such_bucket(s3, names, operation):
+    """Operations on a missing bucket answer 404 NoSuchBucket."""
+    missing = names.bucket()
+    if operation == "ListObjectsV2":
+        s3.wire.list_objects_v2(missing).assert_error(404, "NoSuchBucket")
+    elif operation == "PutObject":
+        s3.wire.put_object(missing, "k", b"x").assert_error(404, "NoSuchBucket")
+    else:
+        assert s3.wire.request("HEAD", missing, "k").status == 404

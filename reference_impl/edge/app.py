@@ -1,0 +1,137 @@
+"""The edge surface: the zone's traffic, answered by a built-in origin and logged.
+
+Every request (except the internal flush trigger below) is one `http_requests` record for
+the reference's zone, carrying the custom fields configured through the rules API
+(`ctx.shared["mgmt_state"]`) and delivered to the zone's log push jobs (`delivery.py`).
+
+The built-in origin answers 200 with a JSON echo of what it received, `x-origin: reference`, two
+`set-cookie` headers (so the first-instance limit can be shown), and for every request header
+`x-ec-respond-<name>: <value>` a response header `<name>: <value>` (so tests choose response
+header values). A fixed request-header transform rule (`x-ec-transform` is rewritten before the
+origin sees it) shows that logs hold the original header, as the spec's limits require.
+`POST /cdn-cgi/edge-conformance/flush` delivers pending batches at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import secrets
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from reference_impl.context import ServerContext
+from reference_impl.edge.delivery import Delivery
+from reference_impl.edge.records import CUSTOM_DATA_LIMIT, base_record, custom_field_objects
+
+FLUSH_PATH = "/cdn-cgi/edge-conformance/flush"
+TRANSFORMED_HEADER = "x-ec-transform"
+TRANSFORMED_VALUE = "rewritten-by-transform-rule"
+RESPOND_PREFIX = "x-ec-respond-"
+ORIGIN_COOKIES = ("ec_first=1; Path=/", "ec_second=2; Path=/")
+SHARED_KEY = "log_delivery"
+
+
+def _raw_headers(request: Request) -> list[tuple[str, str]]:
+    return [(k.decode("latin-1").lower(), v.decode("latin-1")) for k, v in request.headers.raw]
+
+
+def transform(headers: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The zone's one (fixed) request header transform rule, applied before the origin."""
+    return [(k, TRANSFORMED_VALUE if k == TRANSFORMED_HEADER else v) for k, v in headers]
+
+
+def origin(method: str, uri: str, headers: list[tuple[str, str]]) -> Response:
+    """The built-in origin: a JSON echo plus headers chosen by the request."""
+    echoed: dict[str, str] = {}
+    for name, value in headers:
+        echoed.setdefault(name, value)
+    body = json.dumps({"method": method, "uri": uri, "headers": echoed}).encode()
+    response = Response(body, status_code=200, media_type="application/json")
+    response.headers["x-origin"] = "reference"
+    for cookie in ORIGIN_COOKIES:
+        response.headers.append("set-cookie", cookie)
+    for name, value in headers:
+        if name.startswith(RESPOND_PREFIX) and len(name) > len(RESPOND_PREFIX):
+            response.headers.append(name[len(RESPOND_PREFIX) :], value)
+    return response
+
+
+class Edge:
+    def __init__(self, ctx: ServerContext, delivery: Delivery) -> None:
+        self.ctx = ctx
+        self.delivery = delivery
+
+    async def handle(self, request: Request) -> Response:
+        if request.url.path == FLUSH_PATH and request.method == "POST":
+            batches = await self.delivery.flush()
+            return JSONResponse({"batches": batches})
+        start_ns = time.time_ns()
+        original = _raw_headers(request)
+        uri = request.url.path + (f"?{request.url.query}" if request.url.query else "")
+        transformed = transform(original)
+        response = origin(request.method, uri, transformed)
+        await request.body()  # drain: the origin echoes headers only
+        logged = transformed if self.ctx.profile.deviate_log_transformed_headers else original
+        self._log(request, uri, start_ns, logged, response)
+        return response
+
+    def _log(
+        self,
+        request: Request,
+        uri: str,
+        start_ns: int,
+        original: list[tuple[str, str]],
+        response: Response,
+    ) -> None:
+        zone_id = self.ctx.identity.zone_id
+        state = self.ctx.shared.get("mgmt_state")
+        config = state.custom_fields(zone_id) if state is not None else {}
+        response_headers = [
+            (k.decode("latin-1").lower(), v.decode("latin-1")) for k, v in response.raw_headers
+        ]
+        record: dict[str, Any] = base_record(
+            ray_id=secrets.token_hex(8),
+            start_ns=start_ns,
+            end_ns=time.time_ns(),
+            host=request.headers.get("host", ""),
+            method=request.method,
+            uri=uri,
+            status=response.status_code,
+            client_ip=request.client.host if request.client else "",
+        )
+        profile = self.ctx.profile
+        limit = None if profile.deviate_no_custom_data_limit else CUSTOM_DATA_LIMIT
+        every = bool(profile.deviate_log_every_instance)
+        record.update(custom_field_objects(config, original, response_headers, limit, every))
+        self.delivery.add(zone_id, record)
+
+
+def build_app(ctx: ServerContext) -> Starlette:
+    delivery = Delivery(ctx)
+    ctx.shared[SHARED_KEY] = delivery
+    edge = Edge(ctx, delivery)
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        task = asyncio.create_task(delivery.run())
+        try:
+            yield
+        finally:
+            task.cancel()
+            # shutting down: a batch that cannot go out has nowhere left to be reported
+            with contextlib.suppress(Exception):
+                await delivery.flush()
+
+    methods = ["GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS"]
+    return Starlette(
+        routes=[Route("/{path:path}", edge.handle, methods=methods)], lifespan=lifespan
+    )

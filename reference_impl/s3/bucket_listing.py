@@ -1,0 +1,82 @@
+"""ListBuckets with the provider's paging: max-keys, start-after, continuation-token, prefix.
+
+Each is read from the query or from the `ext-` header of the same name (`cf-max-keys`, ...),
+the query winning; `per_page` is an alias of max-keys and 0 is a valid page size (empty page).
+A truncated page says so in `ext-is-truncated` / `ext-next-continuation-token` headers and in
+the XML (`IsTruncated`, `ContinuationToken`).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+
+from starlette.responses import Response
+
+from reference_impl.context import ServerContext
+from reference_impl.s3.call import Call
+from reference_impl.s3.errors import S3Error
+from reference_impl.s3.xmlio import iso8601, xml_response
+
+EXT_PREFIX = "cf-"
+TOKEN_MAGIC = "b1:"
+MAX_PAGE = 1000
+
+
+def _param(call: Call, name: str, use_headers: bool) -> str | None:
+    value = call.query.get(name)
+    if value is None and use_headers:
+        value = call.header(EXT_PREFIX + name)
+    return value
+
+
+def _token_position(token: str) -> str:
+    try:
+        text = base64.urlsafe_b64decode(token.encode("ascii")).decode("utf-8")
+    except (binascii.Error, UnicodeError, ValueError):
+        text = ""
+    if not text.startswith(TOKEN_MAGIC):
+        raise S3Error("InvalidArgument", "The continuation token provided is incorrect")
+    return text[len(TOKEN_MAGIC) :]
+
+
+def _page_size(raw: str | None) -> int:
+    if raw is None:
+        return MAX_PAGE
+    if not raw.strip().isdigit():
+        raise S3Error("InvalidArgument", "max-keys must be a non-negative integer")
+    return min(int(raw), MAX_PAGE)
+
+
+async def list_buckets(ctx: ServerContext, call: Call) -> Response:
+    paged = bool(ctx.profile.list_buckets_ext_params)
+    names = ctx.store.list_buckets(call.account)
+    if not paged:
+        rows = [{"name": b.name, "created": iso8601(b.created)} for b in names]
+        return xml_response("list_buckets.xml.j2", buckets=rows, owner=call.account)
+    prefix = _param(call, "prefix", True) or ""
+    token = _param(call, "continuation-token", True)
+    after = _token_position(token) if token else _param(call, "start-after", True)
+    size_raw = _param(call, "max-keys", True)
+    if size_raw is None:
+        size_raw = call.query.get("per_page")
+    size = _page_size(size_raw)
+    chosen = [b for b in names if b.name.startswith(prefix) and (after is None or b.name > after)]
+    page, truncated = chosen[:size], len(chosen) > size and size > 0
+    next_token = None
+    if truncated:
+        next_token = base64.urlsafe_b64encode((TOKEN_MAGIC + page[-1].name).encode()).decode()
+    headers = {}
+    if truncated and next_token:
+        headers[EXT_PREFIX + "is-truncated"] = "true"
+        headers[EXT_PREFIX + "next-continuation-token"] = next_token
+    rows = [{"name": b.name, "created": iso8601(b.created)} for b in page]
+    return xml_response(
+        "list_buckets_page.xml.j2",
+        headers=headers,
+        buckets=rows,
+        owner=call.account,
+        prefix=prefix or None,
+        truncated=truncated,
+        next_token=next_token,
+    )

@@ -1,0 +1,68 @@
+"""PutObject checksums: `x-amz-checksum-{crc32,crc32c,sha1,sha256}` verified and kept.
+
+SHA-1 and SHA-256 come from the blob store, which hashes while streaming; CRC32 / CRC32C are
+computed by reading the stored blob back, only when a request declares one. Values are kept
+base64 (as sent) in the object's metadata under `checksums`, where GetObject / HeadObject find
+them for `x-amz-checksum-mode: ENABLED` (as for checksums proved by an aws-chunked trailer).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from collections.abc import Mapping
+
+from reference_impl.context import ServerContext
+from reference_impl.s3.chunked_checksums import new_checksum
+from reference_impl.s3.errors import S3Error
+from reference_impl.storage.blobs import BlobInfo
+
+HEADER_PREFIX = "x-amz-checksum-"
+ALGORITHMS = ("crc32", "crc32c", "sha1", "sha256")
+
+
+def declared(ctx: ServerContext, headers: Mapping[str, str]) -> dict[str, str]:
+    """The checksums a request declares, for algorithms the profile offers (others ignored)."""
+    offered = set(ctx.profile.put_object_checksums or [])
+    found: dict[str, str] = {}
+    for name in ALGORITHMS:
+        value = headers.get(HEADER_PREFIX + name)
+        if value is not None and name in offered:
+            found[name] = value.strip()
+    return found
+
+
+def computed(ctx: ServerContext, blob: BlobInfo, algorithm: str) -> str:
+    """Base64 checksum of the stored blob."""
+    if algorithm == "sha256":
+        digest = bytes.fromhex(blob.sha256_hex)
+    elif algorithm == "sha1":
+        digest = bytes.fromhex(blob.sha1_hex)
+    else:
+        accumulator = new_checksum(algorithm)  # the same CRCs the aws-chunked decoder uses
+        for chunk in ctx.store.blobs.read(blob.name, 0, None):
+            accumulator.update(chunk)
+        digest = accumulator.digest()
+    return base64.b64encode(digest).decode()
+
+
+def verify(ctx: ServerContext, blob: BlobInfo, claims: Mapping[str, str]) -> dict[str, str]:
+    """Check every claimed checksum against the blob; BadDigest (blob removed) on a mismatch."""
+    kept: dict[str, str] = {}
+    for algorithm, claim in claims.items():
+        try:
+            base64.b64decode(claim, validate=True)
+        except (binascii.Error, ValueError):
+            ctx.store.blobs.remove(blob.name)
+            raise S3Error(
+                "InvalidRequest", f"Value for {HEADER_PREFIX}{algorithm} is not valid"
+            ) from None
+        actual = computed(ctx, blob, algorithm)
+        if actual != claim and not ctx.profile.deviate_checksum_unverified:
+            ctx.store.blobs.remove(blob.name)
+            raise S3Error(
+                "BadDigest",
+                f"The {algorithm.upper()} you specified did not match the calculated checksum.",
+            )
+        kept[algorithm] = claim
+    return kept

@@ -1,0 +1,139 @@
+"""Conditional requests: If-Match / If-None-Match / If-(Un)Modified-Since, for reads and writes.
+
+One evaluator serves GetObject/HeadObject (304 or 412), PutObject, CreateMultipartUpload and
+CompleteMultipartUpload (412 against the existing object), CopyObject's source conditions and
+the provider's `cf-copy-destination-if-*` headers. Which ETag forms count (lists, weak ETags,
+`*`) is a dated profile field, so no handler compares dates.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable
+from dataclasses import dataclass
+from email.utils import parsedate_to_datetime
+
+from reference_impl.s3.errors import S3Error
+from reference_impl.storage.engine import ObjectRecord
+
+NOT_MODIFIED = 304
+
+
+@dataclass(frozen=True)
+class Conditions:
+    """The four conditional headers of a request (under some prefix), as sent."""
+
+    if_match: str | None = None
+    if_none_match: str | None = None
+    if_modified_since: str | None = None
+    if_unmodified_since: str | None = None
+
+    @property
+    def present(self) -> bool:
+        return any(
+            v is not None
+            for v in (
+                self.if_match,
+                self.if_none_match,
+                self.if_modified_since,
+                self.if_unmodified_since,
+            )
+        )
+
+
+def from_headers(header: Callable[[str], str | None], prefix: str = "") -> Conditions:
+    """`<prefix>if-match` etc.; prefix "" (HTTP), `x-amz-copy-source-`, `cf-copy-destination-`."""
+    return Conditions(
+        header(prefix + "if-match"),
+        header(prefix + "if-none-match"),
+        header(prefix + "if-modified-since"),
+        header(prefix + "if-unmodified-since"),
+    )
+
+
+def etag_matches(header: str, etag: str, lists: bool) -> bool:
+    """Does the header name this ETag? With `lists`: comma lists, `W/` weak forms and `*`.
+
+    Without it only one strong quoted (or bare) ETag is understood, as before 2022-07-30.
+    """
+    if not lists:
+        return header.strip().strip('"') == etag
+    for item in header.split(","):
+        item = item.strip()
+        if item == "*":
+            return True
+        if item.startswith(("W/", "w/")):
+            item = item[2:]
+        if item.strip('"') == etag:
+            return True
+    return False
+
+
+def _date(value: str | None) -> float | None:
+    """An HTTP date as a timestamp; None when absent or unparseable (the header is ignored)."""
+    if not value:
+        return None
+    try:
+        moment = parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=dt.UTC)
+    return moment.timestamp()
+
+
+def _modified_after(record: ObjectRecord, stamp: float) -> bool:
+    """HTTP dates have whole seconds: compare the object's time truncated to the second."""
+    return int(record.modified) > int(stamp)
+
+
+def check_read(conditions: Conditions, record: ObjectRecord, lists: bool) -> int | None:
+    """For GET/HEAD: raise 412 PreconditionFailed, return 304 for Not Modified, else None.
+
+    Precedence follows RFC 9110: If-Match before If-Unmodified-Since, If-None-Match before
+    If-Modified-Since.
+    """
+    if conditions.if_match is not None:
+        if not etag_matches(conditions.if_match, record.etag, lists):
+            raise S3Error("PreconditionFailed", Condition="If-Match")
+    else:
+        stamp = _date(conditions.if_unmodified_since)
+        if stamp is not None and _modified_after(record, stamp):
+            raise S3Error("PreconditionFailed", Condition="If-Unmodified-Since")
+    if conditions.if_none_match is not None:
+        if etag_matches(conditions.if_none_match, record.etag, lists):
+            return NOT_MODIFIED
+    else:
+        stamp = _date(conditions.if_modified_since)
+        if stamp is not None and not _modified_after(record, stamp):
+            return NOT_MODIFIED
+    return None
+
+
+def check_write(
+    conditions: Conditions, record: ObjectRecord | None, lists: bool, name: str = ""
+) -> None:
+    """For writes against the current object (None when absent): raise 412 when unmet.
+
+    If-Match needs an object that matches; If-None-Match fails on a match (`*`: on any
+    object); the date conditions only apply when there is an object to date.
+    """
+    label = name
+    if conditions.if_match is not None and (
+        record is None or not etag_matches(conditions.if_match, record.etag, lists)
+    ):
+        raise S3Error("PreconditionFailed", Condition=f"{label}If-Match")
+    if (
+        conditions.if_none_match is not None
+        and record is not None
+        and etag_matches(conditions.if_none_match, record.etag, lists)
+    ):
+        raise S3Error("PreconditionFailed", Condition=f"{label}If-None-Match")
+    if record is None:
+        return
+    stamp = _date(conditions.if_unmodified_since)
+    if stamp is not None and _modified_after(record, stamp):
+        raise S3Error("PreconditionFailed", Condition=f"{label}If-Unmodified-Since")
+    stamp = _date(conditions.if_modified_since)
+    if stamp is not None and not _modified_after(record, stamp):
+        raise S3Error("PreconditionFailed", Condition=f"{label}If-Modified-Since")

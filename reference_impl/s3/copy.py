@@ -1,0 +1,133 @@
+"""CopyObject and UploadPartCopy: find the source, check conditions, stream the bytes across.
+
+Bytes are copied blob to blob by streaming (never whole in memory). Objects are not versioned;
+the version ids reported (from 2022-09-06) name the immutable blob each write produced.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator, Iterator
+from urllib.parse import unquote
+
+from starlette.responses import Response
+
+from reference_impl.context import ServerContext
+from reference_impl.s3 import conditions
+from reference_impl.s3.buckets import require_bucket
+from reference_impl.s3.call import Call
+from reference_impl.s3.errors import S3Error
+from reference_impl.s3.multipart import part_number, record_part, require_upload
+from reference_impl.s3.objects import _metadata, check_key
+from reference_impl.s3.xmlio import iso8601, xml_response
+from reference_impl.storage.blobs import BlobInfo
+from reference_impl.storage.engine import ObjectRecord
+
+SOURCE_HEADER = "x-amz-copy-source"
+DESTINATION_PREFIX = "cf-copy-destination-"
+SOURCE_RANGE = re.compile(r"^bytes=(\d+)-(\d+)$")
+
+
+def parse_source(ctx: ServerContext, text: str) -> tuple[str, str]:
+    """`/bucket/key` (URL-encoded, optional `?versionId=`) as (bucket, key)."""
+    path = unquote(text.split("?", 1)[0])
+    if ctx.profile.deviate_copy_source_slash_refused and path.startswith("/"):
+        raise S3Error("InvalidArgument", "Invalid copy source", ArgumentName=SOURCE_HEADER)
+    bucket, sep, key = path.lstrip("/").partition("/")
+    if not bucket or not sep or not key:
+        raise S3Error(
+            "InvalidArgument", "Copy Source must mention the source bucket and key",
+            ArgumentName=SOURCE_HEADER,
+        )  # fmt: skip
+    return bucket, key
+
+
+def require_source(ctx: ServerContext, call: Call) -> ObjectRecord:
+    """The source object: NoSuchBucket / NoSuchKey when missing; 412 on unmet source conditions."""
+    bucket, key = parse_source(ctx, call.header(SOURCE_HEADER) or "")
+    if ctx.store.get_bucket(call.account, bucket) is None:
+        raise S3Error("NoSuchBucket", BucketName=bucket)
+    record: ObjectRecord | None = ctx.store.get_object(call.account, bucket, key)
+    if record is None:
+        raise S3Error("NoSuchKey", Key=key)
+    if "-" in record.etag and not ctx.profile.copy_multipart_sources:
+        raise S3Error("NotImplemented", "Copying multipart objects is not supported")
+    wanted = conditions.from_headers(call.header, SOURCE_HEADER + "-")
+    conditions.check_write(wanted, record, bool(ctx.profile.conditional_etag_lists), "source ")
+    return record
+
+
+async def _copy_blob(
+    ctx: ServerContext, record: ObjectRecord, start: int = 0, length: int | None = None
+) -> BlobInfo:
+    chunks: Iterator[bytes] = ctx.store.read_object(record, start, length)
+
+    async def stream() -> AsyncIterator[bytes]:
+        for chunk in chunks:
+            yield chunk
+
+    info: BlobInfo = await ctx.store.write_blob(stream())
+    return info
+
+
+async def copy_object(ctx: ServerContext, call: Call) -> Response:
+    assert call.bucket is not None and call.key is not None
+    check_key(call.key)
+    require_bucket(ctx, call)
+    source = require_source(ctx, call)
+    if ctx.profile.copy_destination_conditions:
+        wanted = conditions.from_headers(call.header, DESTINATION_PREFIX)
+        if wanted.present:
+            current = ctx.store.get_object(call.account, call.bucket, call.key)
+            lists = bool(ctx.profile.conditional_etag_lists)
+            conditions.check_write(wanted, current, lists, "destination ")
+    directive = (call.header("x-amz-metadata-directive") or "COPY").upper()
+    if directive not in {"COPY", "REPLACE"}:
+        raise S3Error("InvalidArgument", "Unknown metadata directive")
+    if directive == "REPLACE":
+        meta = _metadata(ctx, call)
+        content_type = call.header("content-type") or source.content_type
+    else:
+        meta, content_type = source.meta, source.content_type
+    blob = await _copy_blob(ctx, source)
+    etag = source.etag if "-" in source.etag else None
+    record: ObjectRecord = ctx.store.put_object(
+        call.account, call.bucket, call.key, blob, content_type, meta, etag=etag
+    )
+    headers = {}
+    if ctx.profile.copy_version_id_headers:
+        headers["x-amz-version-id"] = record.blob
+        headers["x-amz-copy-source-version-id"] = source.blob
+    return xml_response(
+        "copy_object_result.xml.j2",
+        headers=headers,
+        root="CopyObjectResult",
+        modified=iso8601(record.modified),
+        etag=record.etag,
+    )
+
+
+async def upload_part_copy(ctx: ServerContext, call: Call) -> Response:
+    number = part_number(ctx, call)
+    upload = require_upload(ctx, call)  # NoSuchUpload holds even while copies are disabled
+    if not ctx.profile.upload_part_copy:
+        raise S3Error("NotImplemented", "UploadPartCopy is not supported")
+    source = require_source(ctx, call)
+    start, length = 0, source.size
+    wanted_range = call.header("x-amz-copy-source-range")
+    if wanted_range is not None:
+        match = SOURCE_RANGE.match(wanted_range.strip())
+        if match is None:
+            raise S3Error("InvalidArgument", "The x-amz-copy-source-range value is invalid")
+        first, last = int(match.group(1)), int(match.group(2))
+        if first > last or last >= source.size:
+            raise S3Error("InvalidRange")
+        start, length = first, last - first + 1
+    blob = await _copy_blob(ctx, source, start, length)
+    part = record_part(ctx, upload, number, blob)
+    return xml_response(
+        "copy_object_result.xml.j2",
+        root="CopyPartResult",
+        modified=iso8601(part.modified),
+        etag=part.etag,
+    )

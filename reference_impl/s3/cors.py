@@ -1,0 +1,145 @@
+"""PutBucketCors / GetBucketCors / DeleteBucketCors: parse, validate (dated rules) and store.
+
+The configuration is kept as JSON in the store's bucket configurations (kind `cors`), in the
+shape `cors_match` reads when answering preflights and decorating responses.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from collections.abc import Awaitable, Callable
+from typing import Any
+from urllib.parse import urlsplit
+
+from starlette.responses import Response
+
+from reference_impl.context import ServerContext
+from reference_impl.s3.buckets import require_bucket
+from reference_impl.s3.call import Call
+from reference_impl.s3.errors import S3Error
+from reference_impl.s3.xmlio import parse_body, xml_response
+
+KIND = "cors"
+METHODS = frozenset({"GET", "PUT", "POST", "DELETE", "HEAD"})
+RULE_FIELDS = {
+    "ID": "id",
+    "AllowedOrigin": "origins",
+    "AllowedMethod": "methods",
+    "AllowedHeader": "headers",
+    "ExposeHeader": "expose",
+    "MaxAgeSeconds": "max_age",
+}
+MAX_RULES = 100
+_HOST = re.compile(
+    r"^(\*\.)?[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9*]([A-Za-z0-9-]*[A-Za-z0-9])?)*$"
+)
+
+
+def valid_origin(origin: str) -> bool:
+    """`*`, or scheme://host[:port] with at most one `*` and nothing after the authority."""
+    if origin == "*":
+        return True
+    if origin.count("*") > 1 or any(c.isspace() for c in origin):
+        return False
+    try:
+        parts = urlsplit(origin)
+        port = parts.port
+    except ValueError:
+        return False
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return False
+    if parts.path or parts.query or parts.fragment or "@" in parts.netloc:
+        return False
+    if port is not None and not 0 < port < 65536:
+        return False
+    return bool(_HOST.match(parts.hostname)) or parts.hostname.startswith("[")
+
+
+def _text(node: ET.Element) -> str:
+    return (node.text or "").strip()
+
+
+def parse_rules(ctx: ServerContext, body: bytes) -> list[dict[str, Any]]:
+    """The CORSRule list of a PutBucketCors body; S3Error on anything the profile refuses."""
+    profile = ctx.profile
+    root = parse_body(body, not profile.deviate_refuse_xml_declaration)
+    if root.tag != "CORSConfiguration":
+        raise S3Error("MalformedXML")
+    rules: list[dict[str, Any]] = []
+    for child in root:
+        if child.tag != "CORSRule":
+            if profile.cors_reject_unknown_keys:
+                raise S3Error("MalformedXML", f"Unknown element {child.tag} in CORSConfiguration")
+            continue
+        rules.append(_parse_rule(ctx, child))
+    if not rules or len(rules) > MAX_RULES:
+        raise S3Error("MalformedXML", "A CORS configuration holds 1 to 100 CORSRule elements")
+    return rules
+
+
+def _parse_rule(ctx: ServerContext, node: ET.Element) -> dict[str, Any]:
+    profile = ctx.profile
+    rule: dict[str, Any] = {"id": None, "origins": [], "methods": [], "headers": [], "expose": []}
+    rule["max_age"] = None
+    for child in node:
+        field = RULE_FIELDS.get(str(child.tag))
+        if field is None:
+            if profile.cors_reject_unknown_keys:
+                raise S3Error("MalformedXML", f"Unknown element {child.tag} in CORSRule")
+            continue
+        value = _text(child)
+        if field in ("id", "max_age"):
+            rule[field] = value
+        else:
+            rule[field].append(value)
+    if not rule["origins"] or not rule["methods"]:
+        raise S3Error("MalformedXML", "A CORSRule needs AllowedOrigin and AllowedMethod")
+    for method in rule["methods"]:
+        if method not in METHODS:
+            raise S3Error(
+                "InvalidRequest", f"Found unsupported HTTP method in CORS config: {method}"
+            )
+    if profile.cors_valid_origins_only:
+        for origin in rule["origins"]:
+            if not valid_origin(origin):
+                raise S3Error("InvalidArgument", f"AllowedOrigin is not a valid origin: {origin}")
+    if profile.cors_reject_empty_allowed_header and "" in rule["headers"]:
+        raise S3Error("InvalidArgument", "AllowedHeader must not be an empty string")
+    if rule["max_age"] is not None and not rule["max_age"].isdigit():
+        raise S3Error("MalformedXML", "MaxAgeSeconds must be a non-negative integer")
+    return rule
+
+
+def stored_rules(ctx: ServerContext, account: str, bucket: str) -> list[dict[str, Any]] | None:
+    rules: list[dict[str, Any]] | None = ctx.store.get_bucket_config(account, bucket, KIND)
+    return rules
+
+
+async def put_bucket_cors(ctx: ServerContext, call: Call) -> Response:
+    bucket = require_bucket(ctx, call)
+    rules = parse_rules(ctx, await call.small_body())
+    ctx.store.put_bucket_config(call.account, bucket.name, KIND, rules)
+    return Response(status_code=200)
+
+
+async def get_bucket_cors(ctx: ServerContext, call: Call) -> Response:
+    bucket = require_bucket(ctx, call)
+    rules = stored_rules(ctx, call.account, bucket.name)
+    if not rules:
+        raise S3Error("NoSuchCORSConfiguration", BucketName=bucket.name)
+    return xml_response("cors.xml.j2", rules=rules)
+
+
+async def delete_bucket_cors(ctx: ServerContext, call: Call) -> Response:
+    bucket = require_bucket(ctx, call)
+    ctx.store.delete_bucket_config(call.account, bucket.name, KIND)
+    return Response(status_code=204)
+
+
+Operation = Callable[[ServerContext, Call], Awaitable[Response]]
+OPERATIONS: dict[tuple[str, str | None], Operation] = {
+    ("PUT", "cors"): put_bucket_cors,
+    ("GET", "cors"): get_bucket_cors,
+    ("DELETE", "cors"): delete_bucket_cors,
+}

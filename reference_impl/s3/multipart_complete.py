@@ -1,0 +1,126 @@
+"""CompleteMultipartUpload: validate the part list, join the parts by streaming, publish.
+
+Dated behaviour comes from the profile: sorting out-of-order parts (2024-01-26; before it they
+are refused with InvalidPartOrder), part sizes checked here (2022-10-28; before it at
+UploadPart), conditional completion that aborts the upload when a condition fails (2023-08-11).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import xml.etree.ElementTree as ET
+
+from starlette.responses import Response
+
+from reference_impl.context import ServerContext
+from reference_impl.s3 import conditions
+from reference_impl.s3.call import Call
+from reference_impl.s3.errors import S3Error
+from reference_impl.s3.multipart import COMPLETING, require_upload, uploads
+from reference_impl.s3.xmlio import parse_body, xml_response
+from reference_impl.storage.multipart import Part, Upload, multipart_etag
+
+
+def _requested(ctx: ServerContext, root: ET.Element) -> list[tuple[int, str]]:
+    """(part number, ETag without quotes) pairs in body order; MalformedXML when unreadable."""
+    if root.tag != "CompleteMultipartUpload":
+        raise S3Error("MalformedXML")
+    pairs: list[tuple[int, str]] = []
+    for node in root.findall("Part"):
+        number = (node.findtext("PartNumber") or "").strip()
+        etag = (node.findtext("ETag") or "").strip()
+        if not (number.isascii() and number.isdigit()) or not etag:
+            raise S3Error("MalformedXML")
+        quoted = etag.startswith('"') and etag.endswith('"') and len(etag) >= 2
+        if ctx.profile.deviate_multipart_quotes_required and not quoted:
+            raise S3Error("InvalidPart", "ETags must be quoted")
+        pairs.append((int(number), etag.strip('"')))
+    if not pairs:
+        raise S3Error("MalformedXML", "The XML must name at least one part")
+    return pairs
+
+
+def _in_order(ctx: ServerContext, pairs: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    numbers = [number for number, _ in pairs]
+    if len(set(numbers)) != len(numbers):
+        raise S3Error("InvalidPartOrder", "A part is listed more than once")
+    if numbers == sorted(numbers):
+        return pairs
+    if ctx.profile.multipart_sort_parts:
+        return sorted(pairs)
+    raise S3Error("InvalidPartOrder")
+
+
+def _chosen(ctx: ServerContext, upload: Upload, pairs: list[tuple[int, str]]) -> list[Part]:
+    """The stored parts the body names, each with a matching ETag; sizes checked."""
+    stored = {part.number: part for part in uploads(ctx).parts(upload.upload_id)}
+    chosen: list[Part] = []
+    for number, etag in pairs:
+        part = stored.get(number)
+        if part is None or part.etag != etag:
+            raise S3Error("InvalidPart", PartNumber=str(number), ETag=etag)
+        chosen.append(part)
+    minimum = int(ctx.profile.multipart_min_part_bytes)
+    for part in chosen[:-1]:
+        if part.size < minimum:
+            raise S3Error(
+                "EntityTooSmall", PartNumber=str(part.number), ProposedSize=str(part.size)
+            )
+    if ctx.profile.multipart_sizes_checked_at_completion and len(chosen) > 2:
+        first = chosen[0].size
+        if any(part.size != first for part in chosen[1:-1]):
+            raise S3Error("InvalidPart", "All non-trailing parts must have the same length")
+    last_larger = len(chosen) > 1 and chosen[-1].size > chosen[0].size
+    if ctx.profile.multipart_sizes_checked_at_completion and last_larger:
+        raise S3Error("InvalidPart", "The last part may not be larger than the others")
+    return chosen
+
+
+def _check_conditions(ctx: ServerContext, call: Call, upload: Upload) -> None:
+    """A failed condition is 412 and the upload is aborted (decisions.md)."""
+    if not ctx.profile.multipart_conditional_complete:
+        return
+    wanted = conditions.from_headers(call.header)
+    if not wanted.present:
+        return
+    current = ctx.store.get_object(upload.account, upload.bucket, upload.key)
+    try:
+        conditions.check_write(wanted, current, bool(ctx.profile.conditional_etag_lists))
+    except S3Error:
+        if not ctx.profile.deviate_failed_completion_keeps_upload:
+            uploads(ctx).delete(upload.upload_id)
+        raise
+
+
+async def complete_multipart_upload(ctx: ServerContext, call: Call) -> Response:
+    upload = require_upload(ctx, call)
+    body = await call.small_body()
+    root = parse_body(body, not ctx.profile.deviate_refuse_xml_declaration)
+    pairs = _in_order(ctx, _requested(ctx, root))
+    _check_conditions(ctx, call, upload)
+    if upload.upload_id in COMPLETING:
+        raise S3Error("TooMuchConcurrency")
+    COMPLETING.add(upload.upload_id)
+    try:
+        delay = float(ctx.profile.multipart_complete_delay_seconds or 0)
+        if delay > 0:
+            await asyncio.sleep(delay)
+        chosen = _chosen(ctx, upload, pairs)
+        blob = await uploads(ctx).join(chosen)
+        etag = multipart_etag(chosen)
+        if ctx.profile.deviate_multipart_etag_plain:
+            etag = blob.md5_hex
+        ctx.store.put_object(
+            upload.account, upload.bucket, upload.key, blob, upload.content_type,
+            upload.meta, etag=etag,
+        )  # fmt: skip
+        uploads(ctx).delete(upload.upload_id)
+    finally:
+        COMPLETING.discard(upload.upload_id)
+    return xml_response(
+        "complete_multipart_upload.xml.j2",
+        location=f"/{upload.bucket}/{upload.key}",
+        bucket=upload.bucket,
+        key=upload.key,
+        etag=etag,
+    )

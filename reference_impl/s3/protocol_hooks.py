@@ -1,0 +1,52 @@
+"""Checks and touches that apply to every S3 operation, around the handler.
+
+Kept out of the handlers so that the dated, operation-independent behaviours (presigned list
+operations, CORS response headers, parameters that must be ignored) live in one place.
+"""
+
+from __future__ import annotations
+
+from starlette.responses import Response
+
+from reference_impl.context import ServerContext
+from reference_impl.s3 import content_type, cors_match
+from reference_impl.s3.call import Call
+from reference_impl.s3.dispatch import SUBRESOURCES
+from reference_impl.s3.errors import S3Error
+
+X_ID_OPERATIONS = {  # what an x-id value claims, for the deviation only
+    "GetObject": ("GET", True),
+    "PutObject": ("PUT", True),
+    "DeleteObject": ("DELETE", True),
+    "ListObjectsV2": ("GET", False),
+    "ListObjects": ("GET", False),
+}
+
+
+def _is_list(call: Call) -> bool:
+    return call.method == "GET" and call.key is None and not (SUBRESOURCES & set(call.query))
+
+
+def before(ctx: ServerContext, call: Call) -> None:
+    """Refuse what the profile refuses before the operation runs."""
+    profile = ctx.profile
+    presigned = "X-Amz-Signature" in call.request.query_params
+    if presigned and _is_list(call) and not profile.s3_presigned_list:
+        raise S3Error("AccessDenied", "Presigned URLs are not supported for list operations")
+    if profile.deviate_x_purpose_rejected and (
+        "x-purpose" in call.query or "x-purpose" in call.request.headers
+    ):
+        raise S3Error("InvalidArgument", "x-purpose is not supported")
+    if profile.deviate_x_id_rejected and "x-id" in call.query:
+        raise S3Error("NotImplemented", "x-id is not supported")
+    claimed = X_ID_OPERATIONS.get(call.query.get("x-id", ""))
+    if profile.deviate_x_id_honoured and claimed is not None:
+        method, on_key = claimed
+        if method != call.method or on_key != (call.key is not None):
+            raise S3Error("InvalidRequest", "x-id does not match the operation")
+
+
+def after(ctx: ServerContext, call: Call, response: Response) -> Response:
+    """CORS response headers, and the XML Content-Type deviation of sensitivity runs."""
+    response = cors_match.decorate(ctx, call, response)
+    return content_type.xml_content_type_deviation(ctx, response)

@@ -1,0 +1,161 @@
+"""Multipart uploads in progress: metadata in SQLite (so uploads survive a restart), parts as blobs.
+
+Lives next to the object engine (same database, same blob store) but in its own tables, so the
+object engine does not need to know about uploads. Completion joins the part files by streaming
+them into a new blob: an object of 10,000 parts never passes through memory.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import time
+import uuid
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
+
+from reference_impl.storage.blobs import BlobInfo
+from reference_impl.storage.engine import Store
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS uploads (
+    upload_id TEXT PRIMARY KEY, account TEXT NOT NULL, bucket TEXT NOT NULL, key TEXT NOT NULL,
+    content_type TEXT NOT NULL, meta TEXT NOT NULL, created REAL NOT NULL);
+CREATE INDEX IF NOT EXISTS uploads_by_bucket ON uploads (account, bucket, key, created);
+CREATE TABLE IF NOT EXISTS parts (
+    upload_id TEXT NOT NULL, number INTEGER NOT NULL, blob TEXT NOT NULL, size INTEGER NOT NULL,
+    etag TEXT NOT NULL, modified REAL NOT NULL, PRIMARY KEY (upload_id, number));
+"""
+
+
+@dataclass(frozen=True)
+class Upload:
+    upload_id: str
+    account: str
+    bucket: str
+    key: str
+    content_type: str
+    meta: dict[str, Any]
+    created: float
+
+
+@dataclass(frozen=True)
+class Part:
+    number: int
+    blob: str
+    size: int
+    etag: str  # hex MD5, without quotes
+    modified: float
+
+
+class UploadStore:
+    """Uploads of one `Store`; every method is one short transaction."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.db: sqlite3.Connection = store.db
+        self.db.executescript(SCHEMA)
+        self.db.commit()
+
+    def create(
+        self, account: str, bucket: str, key: str, content_type: str, meta: dict[str, Any]
+    ) -> Upload:
+        upload = Upload(uuid.uuid4().hex, account, bucket, key, content_type, meta, time.time())
+        with self.db:
+            self.db.execute(
+                "INSERT INTO uploads VALUES (?,?,?,?,?,?,?)",
+                (upload.upload_id, account, bucket, key, content_type, json.dumps(meta),
+                 upload.created),
+            )  # fmt: skip
+        return upload
+
+    def get(self, account: str, bucket: str, key: str, upload_id: str) -> Upload | None:
+        row = self.db.execute(
+            "SELECT upload_id, account, bucket, key, content_type, meta, created FROM uploads "
+            "WHERE upload_id=? AND account=? AND bucket=? AND key=?",
+            (upload_id, account, bucket, key),
+        ).fetchone()
+        return _upload(row) if row else None
+
+    def list_uploads(self, account: str, bucket: str, prefix: str = "") -> list[Upload]:
+        rows = self.db.execute(
+            "SELECT upload_id, account, bucket, key, content_type, meta, created FROM uploads "
+            "WHERE account=? AND bucket=? AND substr(key, 1, ?) = ? ORDER BY key, created",
+            (account, bucket, len(prefix), prefix),
+        ).fetchall()
+        return [_upload(row) for row in rows]
+
+    def put_part(self, upload_id: str, number: int, blob: BlobInfo) -> Part:
+        """Record a written part, replacing (and removing) an earlier one of the same number."""
+        part = Part(number, blob.name, blob.size, blob.md5_hex, time.time())
+        with self.db:
+            old = self.db.execute(
+                "SELECT blob FROM parts WHERE upload_id=? AND number=?", (upload_id, number)
+            ).fetchone()
+            self.db.execute(
+                "INSERT OR REPLACE INTO parts VALUES (?,?,?,?,?,?)",
+                (upload_id, number, part.blob, part.size, part.etag, part.modified),
+            )
+        if old and old[0] != part.blob:
+            self.store.blobs.remove(old[0])
+        return part
+
+    def parts(self, upload_id: str) -> list[Part]:
+        rows = self.db.execute(
+            "SELECT number, blob, size, etag, modified FROM parts WHERE upload_id=? "
+            "ORDER BY number",
+            (upload_id,),
+        ).fetchall()
+        return [Part(*row) for row in rows]
+
+    def delete(self, upload_id: str, keep_blobs: frozenset[str] = frozenset()) -> bool:
+        """Forget the upload and remove its part blobs; False when it was not there."""
+        with self.db:
+            found = self.db.execute("DELETE FROM uploads WHERE upload_id=?", (upload_id,)).rowcount
+            blobs = [
+                row[0]
+                for row in self.db.execute(
+                    "SELECT blob FROM parts WHERE upload_id=?", (upload_id,)
+                ).fetchall()
+            ]
+            self.db.execute("DELETE FROM parts WHERE upload_id=?", (upload_id,))
+        for name in blobs:
+            if name not in keep_blobs:
+                self.store.blobs.remove(name)
+        return found == 1
+
+    async def join(self, parts: list[Part]) -> BlobInfo:
+        """Stream the parts, in the given order, into one new blob."""
+        blobs = self.store.blobs
+
+        async def chunks() -> AsyncIterator[bytes]:
+            for part in parts:
+                for chunk in blobs.read(part.blob):
+                    yield chunk
+
+        info: BlobInfo = await blobs.write(chunks())
+        return info
+
+
+def multipart_etag(parts: list[Part]) -> str:
+    """`<md5 of the concatenated binary part MD5s>-N`, as S3 publishes it."""
+    digest = hashlib.md5(b"".join(bytes.fromhex(p.etag) for p in parts)).hexdigest()
+    return f"{digest}-{len(parts)}"
+
+
+_STORES: dict[int, UploadStore] = {}
+
+
+def uploads_of(store: Store) -> UploadStore:
+    """The upload store of an object store, created (tables included) on first use."""
+    found = _STORES.get(id(store))
+    if found is None or found.store is not store:
+        found = _STORES[id(store)] = UploadStore(store)
+    return found
+
+
+def _upload(row: tuple[Any, ...]) -> Upload:
+    upload_id, account, bucket, key, ctype, meta, created = row
+    return Upload(upload_id, account, bucket, key, ctype, json.loads(meta), created)

@@ -1,0 +1,56 @@
+"""The edge's record building (reference_impl/edge/records.py) without a running server.
+
+The suite shows the limits end to end; these pin the reference's own choices at the edges the
+suite does not reach: multi-byte cuts, absent fields, repeated cookies, job formatting.
+"""
+
+from __future__ import annotations
+
+import json
+
+from reference_impl.edge.records import (
+    CUSTOM_DATA_LIMIT,
+    custom_field_objects,
+    first_instance,
+    job_line,
+    request_cookies,
+)
+
+CONFIG = {"request_fields": ["a", "b"], "response_fields": ["set-cookie"], "cookie_fields": []}
+
+
+def test_first_instance_of_a_repeated_header() -> None:
+    headers = [("set-cookie", "one=1"), ("x", "y"), ("set-cookie", "two=2")]
+    assert first_instance(headers, "set-cookie") == "one=1"
+    assert first_instance(headers, "missing") is None
+
+
+def test_cookies_keep_case_and_the_first_of_a_name() -> None:
+    headers = [("cookie", "A=1; a=2; A=3"), ("cookie", 'B="quoted"')]
+    assert request_cookies(headers) == {"A": "1", "a": "2", "B": "quoted"}
+
+
+def test_absent_fields_are_left_out() -> None:
+    out = custom_field_objects(CONFIG, [("a", "1")], [("set-cookie", "s=1"), ("set-cookie", "t")])
+    assert out == {"RequestHeaders": {"a": "1"}, "ResponseHeaders": {"set-cookie": "s=1"},
+                   "Cookies": {}}  # fmt: skip
+
+
+def test_cut_never_splits_a_multibyte_character() -> None:
+    value = "é" * CUSTOM_DATA_LIMIT  # 2 bytes each
+    out = custom_field_objects(CONFIG, [("a", value), ("b", "later")], [])
+    logged = out["RequestHeaders"]
+    assert "b" not in logged and out["ResponseHeaders"] == {}
+    assert len(("a" + logged["a"]).encode()) in (CUSTOM_DATA_LIMIT, CUSTOM_DATA_LIMIT - 1)
+
+
+def test_job_line_selects_fields_and_formats_timestamps() -> None:
+    record = {"RayID": "r", "EdgeStartTimestamp": 1_700_000_000_123_456_789, "Other": 1}
+    assert json.loads(job_line(record, "fields=RayID,EdgeStartTimestamp&timestamps=unix")) == {
+        "RayID": "r",
+        "EdgeStartTimestamp": 1_700_000_000,
+    }
+    rfc = json.loads(job_line(record, "fields=EdgeStartTimestamp&timestamps=rfc3339"))
+    assert rfc == {"EdgeStartTimestamp": "2023-11-14T22:13:20Z"}
+    assert json.loads(job_line(record, "fields=Other"))["Other"] == 1
+    assert json.loads(job_line(record, None))["EdgeStartTimestamp"] == 1_700_000_000_123_456_789

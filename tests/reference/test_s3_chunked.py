@@ -1,0 +1,165 @@
+"""aws-chunked uploads to the reference: signed chunks, unsigned trailers, ways to break them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from conformance.clients import s3_chunked as chunked
+from conformance.clients.s3_wire import WireClient
+from tests.reference.conftest import Reference
+
+BODY = [b"a" * 8192, b"b" * 8192, b"tail"]
+DATA = b"".join(BODY)
+
+
+@pytest.fixture
+def wire(reference: Reference) -> WireClient:
+    surface = reference.s3
+    return WireClient(surface["endpoint"], surface["access_key_id"], surface["secret_access_key"])
+
+
+def _stored(s3: Any, bucket: str, key: str = "k") -> bytes:
+    body: bytes = s3.get_object(Bucket=bucket, Key=key)["Body"].read()
+    return body
+
+
+def _exists(s3: Any, bucket: str, key: str = "k") -> bool:
+    return bool(s3.list_objects_v2(Bucket=bucket, Prefix=key).get("KeyCount"))
+
+
+@pytest.mark.parametrize("mode", [chunked.SIGNED, chunked.SIGNED_TRAILER])
+def test_signed_chunks_store_the_decoded_body(
+    wire: WireClient, s3: Any, bucket: str, mode: str
+) -> None:
+    """Signed chunks (with or without a signed trailer) store exactly the decoded bytes."""
+    trailers = {"x-amz-checksum-crc32": chunked.checksum("crc32", DATA)}
+    reply = chunked.put_chunked(
+        wire, bucket, "k", BODY, mode, trailers if mode == chunked.SIGNED_TRAILER else None
+    )
+    reply.assert_ok()
+    assert _stored(s3, bucket) == DATA
+    head = s3.head_object(Bucket=bucket, Key="k")
+    assert head["ContentLength"] == len(DATA)
+    assert "ContentEncoding" not in head  # aws-chunked is transport, not stored
+
+
+@pytest.mark.parametrize("algorithm", ["crc32", "crc32c", "sha1", "sha256"])
+def test_unsigned_trailer_checksum_verified_and_returned(
+    wire: WireClient, s3: Any, bucket: str, algorithm: str
+) -> None:
+    """An unsigned-trailer upload's checksum is verified, echoed, and returned in checksum mode."""
+    value = chunked.checksum(algorithm, DATA)
+    name = f"x-amz-checksum-{algorithm}"
+    reply = chunked.put_chunked(wire, bucket, "k", BODY, chunked.UNSIGNED_TRAILER, {name: value})
+    reply.assert_ok()
+    assert reply.header(name) == value
+    got = wire.request("GET", bucket, "k", headers={"x-amz-checksum-mode": "ENABLED"})
+    assert got.status == 200 and got.body == DATA
+    assert got.header(name) == value
+
+
+@pytest.mark.parametrize("algorithm", ["crc32", "crc32c", "sha1", "sha256"])
+def test_wrong_trailer_checksum_is_bad_digest(
+    wire: WireClient, s3: Any, bucket: str, algorithm: str
+) -> None:
+    """A trailer checksum of other bytes answers 400 BadDigest and stores nothing."""
+    value = chunked.checksum(algorithm, b"other bytes")
+    name = f"x-amz-checksum-{algorithm}"
+    reply = chunked.put_chunked(wire, bucket, "k", BODY, chunked.UNSIGNED_TRAILER, {name: value})
+    reply.assert_error(400, "BadDigest")
+    assert not _exists(s3, bucket)
+
+
+def test_tampered_chunk_is_signature_mismatch(wire: WireClient, s3: Any, bucket: str) -> None:
+    """A chunk altered after signing answers 403 SignatureDoesNotMatch and stores nothing."""
+    reply = chunked.put_chunked(
+        wire, bucket, "k", BODY, tamper=lambda body: body.replace(b"bbbb", b"bbbc", 1)
+    )
+    reply.assert_error(403, "SignatureDoesNotMatch")
+    assert not _exists(s3, bucket)
+
+
+def test_tampered_trailer_is_signature_mismatch(wire: WireClient, bucket: str) -> None:
+    """A signed trailer altered after signing answers 403 SignatureDoesNotMatch."""
+    good = chunked.checksum("sha256", DATA)
+    bad = chunked.checksum("sha256", b"x")
+    reply = chunked.put_chunked(
+        wire,
+        bucket,
+        "k",
+        BODY,
+        chunked.SIGNED_TRAILER,
+        {"x-amz-checksum-sha256": good},
+        tamper=lambda body: body.replace(good.encode(), bad.encode()),
+    )
+    reply.assert_error(403, "SignatureDoesNotMatch")
+
+
+def test_decoded_length_mismatch_is_incomplete_body(wire: WireClient, bucket: str) -> None:
+    """x-amz-decoded-content-length other than the decoded size answers 400 IncompleteBody."""
+    for declared in (len(DATA) - 1, len(DATA) + 1):
+        reply = chunked.put_chunked(wire, bucket, "k", BODY, decoded_length=declared)
+        reply.assert_error(400, "IncompleteBody")
+
+
+def test_missing_decoded_length_is_refused(wire: WireClient, bucket: str) -> None:
+    """An aws-chunked upload without x-amz-decoded-content-length answers 411."""
+    body = chunked.encode(chunked.UNSIGNED_TRAILER, BODY, {})
+    prepared = wire.prepare(
+        "PUT", bucket, "k", headers={"Content-Encoding": "aws-chunked"},
+        payload_hash=chunked.UNSIGNED_TRAILER,
+    )  # fmt: skip
+    prepared.body = body
+    wire.send(prepared).assert_error(411, "MissingContentLength")
+
+
+@pytest.mark.parametrize(
+    "tamper",
+    [
+        lambda body: body.replace(b"2000;", b"zz;", 1),  # size not hex
+        lambda body: body.replace(b"2000;", b"2001;", 1),  # size longer than the data
+        lambda body: body[:-40],  # truncated
+        lambda body: body + b"junk",  # data after the final chunk
+        lambda body: body.replace(b";chunk-signature=", b";x=", 1),  # no signature
+    ],
+    ids=["size-not-hex", "size-wrong", "truncated", "trailing-junk", "no-signature"],
+)
+def test_malformed_framing_is_a_4xx(wire: WireClient, s3: Any, bucket: str, tamper: Any) -> None:
+    """Broken aws-chunked framing answers a 4xx S3 error, never a 500, and stores nothing."""
+    reply = chunked.put_chunked(wire, bucket, "k", BODY, tamper=tamper)
+    assert 400 <= reply.status < 500, reply.status
+    assert reply.error_code is not None
+    assert not _exists(s3, bucket)
+
+
+def test_announced_trailer_missing_is_malformed(wire: WireClient, bucket: str) -> None:
+    """A trailer announced in x-amz-trailer but absent answers 400 MalformedTrailerError."""
+    value = chunked.checksum("crc32", DATA)
+    reply = chunked.put_chunked(
+        wire,
+        bucket,
+        "k",
+        BODY,
+        chunked.UNSIGNED_TRAILER,
+        {"x-amz-checksum-crc32": value},
+        tamper=lambda body: body.replace(f"x-amz-checksum-crc32:{value}\r\n".encode(), b""),
+    )
+    reply.assert_error(400, "MalformedTrailerError")
+
+
+def test_chunked_upload_part(wire: WireClient, s3: Any, bucket: str) -> None:
+    """UploadPart takes an aws-chunked body too; the completed object is the decoded bytes."""
+    upload = s3.create_multipart_upload(Bucket=bucket, Key="mp")["UploadId"]
+    query = [("partNumber", "1"), ("uploadId", upload)]
+    reply = chunked.put_chunked(wire, bucket, "mp", BODY, query=query)
+    reply.assert_ok()
+    etag = reply.header("ETag")
+    s3.complete_multipart_upload(
+        Bucket=bucket,
+        Key="mp",
+        UploadId=upload,
+        MultipartUpload={"Parts": [{"PartNumber": 1, "ETag": etag}]},
+    )
+    assert _stored(s3, bucket, "mp") == DATA
