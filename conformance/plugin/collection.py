@@ -105,20 +105,7 @@ def check_selection(catalog: Any, prefixes: Sequence[str], areas: Sequence[str])
             raise pytest.UsageError(f"--rule {prefix!r}: no rule id starts with it")
 
 
-# Fixtures whose resources are one per zone (the phase entry point ruleset, the zone's jobs and
-# traffic): tests using them change shared state, so under xdist they run on one worker.
-ZONE_WIDE_FIXTURES = frozenset({"rules_api", "edge"})
-
-
-def group_zone_wide(items: list[pytest.Item]) -> None:
-    for item in items:
-        if ZONE_WIDE_FIXTURES & set(getattr(item, "fixturenames", ())):
-            item.add_marker(pytest.mark.xdist_group("zone"))
-
-
-@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    group_zone_wide(items)
     options = get_state(config).options
     if not options.selective:
         return

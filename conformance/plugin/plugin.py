@@ -22,13 +22,14 @@ from conformance.plugin import (
     lifecycle,
     recorder,
     results_file,
+    zone_lock,
 )
 from conformance.plugin.options import Options, add_options, read_options
 from conformance.plugin.records import CaseRecorder
 from conformance.plugin.state import STATE_KEY, WORKERINPUT_KEY, State, build_state, get_state
 from conformance.plugin.targets import REFERENCE
 
-SUBPLUGINS = (collection, applicability, recorder, fixtures, expectations, allure_labels)
+SUBPLUGINS = (collection, applicability, recorder, fixtures, zone_lock, expectations, allure_labels)
 RECORDER_KEY = pytest.StashKey[CaseRecorder]()
 STARTED_KEY = pytest.StashKey[str]()
 USED_KEY = "edge_conformance_surfaces_used"
@@ -63,9 +64,6 @@ def pytest_configure(config: pytest.Config) -> None:
         state.options = with_report_dir(config, state, started)
     options = state.options
     config.stash[STATE_KEY] = state
-    if getattr(config.option, "dist", None) == "load":
-        # `loadgroup` without groups is `load`; with them, zone-wide tests share one worker
-        config.option.dist = "loadgroup"
     expectations.configure(config, options.expectations, options.target)
     collection.register_marker(config)
     for module in SUBPLUGINS:

@@ -33,7 +33,7 @@ UNSELECTED = "plain"
 
 @pytest.fixture(scope="module")
 def logs(
-    rules_api: RulesApiClient, s3: Any, edge: dict[str, Any], run_prefix: str
+    rules_api: RulesApiClient, s3: Any, edge: dict[str, Any], run_prefix: str, zone_lock: Any
 ) -> Iterator[Delivered]:
     rules = [
         log_rule(
@@ -57,7 +57,10 @@ def logs(
             },
         )
     ]
-    with delivered_logs(rules_api, s3, edge["url"], run_prefix, rules, jobs, traffic) as logs:
+    with (
+        zone_lock,
+        delivered_logs(rules_api, s3, edge["url"], run_prefix, rules, jobs, traffic) as logs,
+    ):
         yield logs
 
 

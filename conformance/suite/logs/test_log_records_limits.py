@@ -34,7 +34,7 @@ def _data_bytes(fields: dict[str, str]) -> int:
 
 @pytest.fixture(scope="module")
 def logs(
-    rules_api: RulesApiClient, s3: Any, edge: dict[str, Any], run_prefix: str
+    rules_api: RulesApiClient, s3: Any, edge: dict[str, Any], run_prefix: str, zone_lock: Any
 ) -> Iterator[Delivered]:
     rules = [log_rule(request=tuple(SIZES))]
     transform_rules = [log_rule(request=(TRANSFORMED,))]
@@ -43,6 +43,7 @@ def logs(
     changed = [Traffic("transformed", {TRANSFORMED: ORIGINAL_VALUE})]
     url = edge["url"]
     with (
+        zone_lock,
         delivered_logs(rules_api, s3, url, run_prefix, rules, jobs, [big]) as first,
         delivered_logs(rules_api, s3, url, run_prefix, transform_rules, jobs, changed) as second,
     ):
