@@ -1,0 +1,126 @@
+"""Reference processes for reliability and security tests: start, SIGKILL, restart, talk to.
+
+Kept apart from tests/reference/conftest.py because these tests kill and restart the reference
+on the same data dir and need the raw process, the ready file and hypothesis settings that the
+other project tests do not.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import boto3
+from botocore.config import Config
+from hypothesis import HealthCheck, settings
+
+from conformance.clients.s3_wire import WireClient
+
+STARTUP_TIMEOUT = 30.0
+REQUEST_TIMEOUT = (5.0, 20.0)  # connect, read: a hang is a failure, never a stuck run
+
+# Hypothesis: bounded, no example database (never write outside tmp dirs), derandomized in CI.
+_COMMON: dict[str, Any] = {
+    "database": None,
+    "deadline": 10_000,
+    "suppress_health_check": [HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+}
+settings.register_profile("ci", max_examples=40, derandomize=True, **_COMMON)
+settings.register_profile("dev", max_examples=60, **_COMMON)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
+
+
+@dataclass
+class RefProcess:
+    process: subprocess.Popen[bytes]
+    ready: dict[str, Any]
+    data_dir: Path
+
+    def surface(self, name: str) -> dict[str, Any]:
+        found: dict[str, Any] = self.ready["surfaces"][name]
+        return found
+
+    def kill(self) -> None:
+        """SIGKILL: no shutdown handler runs, exactly like a crash."""
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGKILL)
+        self.process.wait(timeout=10)
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+    def wire(self, account: str = "first", **options: Any) -> WireClient:
+        s3 = self.surface("s3")
+        creds = s3 if account == "first" else s3["second_account"]
+        return WireClient(
+            s3["endpoint"],
+            creds["access_key_id"],
+            creds["secret_access_key"],
+            timeout=options.pop("timeout", REQUEST_TIMEOUT),
+            **options,
+        )
+
+    def boto(self, **config: Any) -> Any:
+        s3 = self.surface("s3")
+        return boto3.client(
+            "s3",
+            endpoint_url=s3["endpoint"],
+            region_name="auto",
+            aws_access_key_id=s3["access_key_id"],
+            aws_secret_access_key=s3["secret_access_key"],
+            config=Config(
+                s3={"addressing_style": "path"},
+                retries={"max_attempts": 1, "mode": "standard"},
+                request_checksum_calculation="when_required",
+                response_checksum_validation="when_required",
+                connect_timeout=5,
+                read_timeout=20,
+                **config,
+            ),
+        )
+
+
+def start(data_dir: Path, *extra: str) -> RefProcess:
+    """`python -m reference_impl` on ephemeral loopback ports; waits for its ready file."""
+    ready_file = data_dir.parent / f"{data_dir.name}-ready-{time.monotonic_ns()}.json"
+    cmd = [
+        sys.executable,
+        "-m",
+        "reference_impl",
+        "--port",
+        "0",
+        "--ready-file",
+        str(ready_file),
+        "--data-dir",
+        str(data_dir),
+        "--quiet",
+        *extra,
+    ]
+    process = subprocess.Popen(cmd)
+    deadline = time.monotonic() + STARTUP_TIMEOUT
+    while not ready_file.exists():
+        if process.poll() is not None:
+            raise RuntimeError(f"reference exited with {process.returncode} before ready")
+        if time.monotonic() > deadline:
+            process.kill()
+            process.wait()
+            raise RuntimeError("reference did not become ready in time")
+        time.sleep(0.05)
+    return RefProcess(process, json.loads(ready_file.read_text()), data_dir)
+
+
+def files_outside(root: Path, allowed: Path) -> list[Path]:
+    """Files under `root` that are not under `allowed` (writes escaping the data dir)."""
+    return [p for p in root.rglob("*") if p.is_file() and allowed not in p.parents]
