@@ -60,6 +60,13 @@ def _add_run(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     p.add_argument("--spec-base", metavar="URL", help="base URL of the spec files (links)")
     p.add_argument(
+        "--case-timeout",
+        type=int,
+        default=300,
+        metavar="SECONDS",
+        help="per-test time limit; a test over it is an ERROR (default: 300)",
+    )
+    p.add_argument(
         "--expectations", metavar="PATH",
         help="known failures as strict xfails (default: ./expectations/<target>.yaml if present)",
     )  # fmt: skip
@@ -175,6 +182,7 @@ def run_options(ns: argparse.Namespace, pytest_args: list[str]) -> RunOptions:
         reference_profile=ns.reference_profile, workers=str(ns.workers),
         pytest_args=pytest_args, baseline=ns.baseline,
         spec_base=ns.spec_base or default_spec_base(), expectations=ns.expectations,
+        case_timeout=ns.case_timeout,
     )  # fmt: skip
 
 

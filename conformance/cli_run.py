@@ -43,6 +43,7 @@ class RunOptions:
     baseline: Path | None = None
     spec_base: str | None = None
     expectations: str | None = None
+    case_timeout: int = 300
 
 
 def safe_name(text: str) -> str:
@@ -70,6 +71,8 @@ def build_pytest_argv(
         "--results", str(run_dir / "results.json"),
         "--junitxml", str(run_dir / "junit.xml"),
         "-o", "junit_family=xunit2",
+        # pytest-timeout: a target that hangs costs one test an ERROR, never the whole run
+        "--timeout", str(opts.case_timeout),
     ]  # fmt: skip
     if opts.targets_file:
         argv += ["--targets-file", opts.targets_file]

@@ -36,6 +36,8 @@ def _skip_reason(report: pytest.TestReport) -> str:
 def _is_assertion(excinfo: pytest.ExceptionInfo[BaseException] | None) -> bool:
     if excinfo is None:
         return False
+    if "from pytest-timeout" in str(excinfo.value):  # pytest-timeout fails a test that hangs
+        return False  # a hang is the target (or suite) breaking, not a rule verdict: ERROR
     return isinstance(excinfo.value, AssertionError | pytest.fail.Exception)
 
 
