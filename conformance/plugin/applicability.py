@@ -6,11 +6,13 @@ tell a not-applicable rule from an ordinary skip.
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 
 import pytest
 
 from conformance.plugin.collection import RULES_KEY
+from conformance.plugin.options import Options
 from conformance.plugin.state import get_state
 from conformance.results import static_na_reason
 
@@ -30,10 +32,34 @@ def applicable(item: pytest.Item) -> tuple[list[Any], str | None]:
     state = get_state(item.config)
     rules = item.stash.get(RULES_KEY, ())
     reasons = [static_na_reason(r, state.options.as_of, state.options.target) for r in rules]
+    reasons = [
+        r or compat_na_reason(rule, state.options) for rule, r in zip(rules, reasons, strict=True)
+    ]
     kept = [rule for rule, reason in zip(rules, reasons, strict=True) if reason is None]
     if kept:
         return kept, None
     return [], reasons[0] if reasons else None
+
+
+def compat_na_reason(rule: Any, options: Options) -> str | None:
+    """N/A when a rule's compatibility flag (bindings) is not in the state the rule is about.
+
+    The flag is on when named by --compat-flag or when the compatibility date (--compat-date,
+    default the as-of date) is on or after the rule's `compat.date`.
+    """
+    compat = getattr(rule, "compat", None)
+    if not compat:
+        return None
+    flag, since = str(compat["flag"]), compat["date"]
+    if isinstance(since, str):
+        since = dt.date.fromisoformat(since)
+    date = options.effective_compat_date
+    enabled = flag in options.compat_flags or date >= since
+    if enabled == bool(compat.get("enabled", True)):
+        return None
+    state = "on" if enabled else "off"
+    flags = list(options.compat_flags)
+    return f"compatibility flag {flag} is {state} (compat date {date}, flags {flags})"
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -69,6 +69,19 @@ def add_options(parser: pytest.Parser) -> None:
         help="known failures of the target, as strict xfails "
         "(default: ./expectations/<target>.yaml if present)",
     )
+    group.addoption(
+        "--compat-date",
+        default=None,
+        metavar="DATE",
+        help="compatibility date of the bindings' calling worker (default: the as-of date)",
+    )
+    group.addoption(
+        "--compat-flag",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="compatibility flag of the bindings' calling worker (repeatable)",
+    )
 
 
 @dataclass(frozen=True)
@@ -83,6 +96,12 @@ class Options:
     run_id: str | None = None
     report_dir: Path | None = None
     expectations: Path | None = None
+    compat_date: dt.date | None = None  # None: the as-of date (see effective_compat_date)
+    compat_flags: tuple[str, ...] = ()
+
+    @property
+    def effective_compat_date(self) -> dt.date:
+        return self.compat_date or self.as_of
 
     @property
     def selective(self) -> bool:
@@ -126,4 +145,17 @@ def read_options(config: pytest.Config) -> Options:
         run_id=config.getoption("run_id"),
         report_dir=Path(report_dir) if report_dir else None,
         expectations=Path(expectations) if expectations else None,
+        compat_date=_compat_date(config.getoption("compat_date")),
+        compat_flags=tuple(config.getoption("compat_flag")),
     )
+
+
+def _compat_date(text: str | None) -> dt.date | None:
+    if not text:
+        return None
+    try:
+        return dt.date.fromisoformat(text)
+    except ValueError:
+        raise pytest.UsageError(
+            f"--compat-date: {text!r} is not a date; expected YYYY-MM-DD"
+        ) from None

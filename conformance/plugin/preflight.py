@@ -18,8 +18,9 @@ from conformance.plugin.targets import Target
 CLIENT_MODULES = {
     "s3": "conformance.clients.s3",
     "rules_api": "conformance.clients.rules_api",
-    "mgmt": "conformance.clients.rules_api",
+    "mgmt": "conformance.clients.mgmt",
     "gateway": "conformance.clients.gateway",
+    "bindings": "conformance.clients.bindings",
 }
 
 

@@ -1,0 +1,68 @@
+"""list() and `include`: honoured under r2_list_honor_include (flag, or compat date 2022-07-14).
+
+The flag rule names the flag itself; which of the other two applies is decided by the run's
+--compat-date / --compat-flag (the catalog's `compat` field): run once at a compat date before
+2022-07-14 to check the flag-off behaviour.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+FLAG = "r2_list_honor_include"
+CUSTOM = {"shade": "ochre"}
+HTTP = {"contentType": "text/x-conformance"}
+
+
+def _listed(bindings: Any, names: Any, include: list[str] | None) -> dict[str, Any]:
+    """The list() entry of one fresh object that has both kinds of metadata."""
+    key = names.key()
+    bindings.put(key, b"listed", customMetadata=CUSTOM, httpMetadata=HTTP).value()
+    options: dict[str, Any] = {"prefix": key}
+    if include is not None:
+        options["include"] = include
+    page = bindings.list(**options).value()
+    assert [o["key"] for o in page["objects"]] == [key], page
+    entry: dict[str, Any] = page["objects"][0]
+    return entry
+
+
+def _absent(entry: dict[str, Any], kind: str) -> bool:
+    return entry.get(kind) in (None, {})
+
+
+def _check_honoured(bindings: Any, names: Any) -> None:
+    only_custom = _listed(bindings, names, ["customMetadata"])
+    assert only_custom.get("customMetadata") == CUSTOM
+    assert _absent(only_custom, "httpMetadata"), only_custom
+    only_http = _listed(bindings, names, ["httpMetadata"])
+    assert only_http.get("httpMetadata", {}).get("contentType") == HTTP["contentType"]
+    assert _absent(only_http, "customMetadata"), only_http
+    neither = _listed(bindings, names, None)
+    assert _absent(neither, "customMetadata") and _absent(neither, "httpMetadata"), neither
+
+
+@pytest.mark.rule("storage.bindings.list-include-honored")
+def test_include_honoured_with_flag(bindings: Any, names: Any) -> None:
+    """With the flag named by the worker, list() returns exactly the metadata kinds include names,
+    whatever the compatibility date."""
+    _check_honoured(bindings.with_flags(FLAG), names)
+
+
+@pytest.mark.rule("storage.bindings.list-include-default-date")
+def test_include_honoured_from_compat_date(bindings: Any, names: Any) -> None:
+    """From compatibility date 2022-07-14, without naming the flag, include is honoured."""
+    if FLAG in bindings.compat_flags:
+        pytest.skip(f"N/A: the flag {FLAG} is named explicitly; this rule is about the date")
+    _check_honoured(bindings, names)
+
+
+@pytest.mark.rule("storage.bindings.list-without-flag")
+def test_include_ignored_without_flag(bindings: Any, names: Any) -> None:
+    """With the flag off, list() returns both metadata kinds whatever include says."""
+    for include in (["customMetadata"], None):
+        entry = _listed(bindings, names, include)
+        assert entry.get("customMetadata") == CUSTOM, entry
+        assert entry.get("httpMetadata", {}).get("contentType") == HTTP["contentType"], entry

@@ -1,0 +1,119 @@
+"""The bindings bridge: `POST /bridge {op, bucket, args, compat}` -> `{result}` or `{error}`.
+
+The protocol (docs/bindings-bridge.md, schema conformance/schemas/bindings_bridge.schema.json) is
+how the suite reaches a runtime binding over HTTP; a small worker speaks the same protocol over a
+real binding for other implementations. Refusals of the binding are HTTP 200 with
+`{error: {name, message}}`; a malformed bridge request is 400 `BridgeError`; anything unexpected is
+500 `InternalError`, which the suite counts against the binding.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+from reference_impl.bindings import multipart
+from reference_impl.bindings.bucket import BindingBucket, Compat, decode_body
+from reference_impl.bindings.errors import BindingError, InternalError
+from reference_impl.context import ServerContext
+
+PROTOCOL = {"protocol": "edge-conformance-bindings-bridge", "version": 1}
+BUCKET_NAME = re.compile(r"^[a-z0-9][a-z0-9-]{1,61}[a-z0-9]$")
+Handler = Callable[[BindingBucket, dict[str, Any]], Awaitable[Any]]
+
+
+def _opts(args: dict[str, Any]) -> dict[str, Any]:
+    options = args.get("options") or {}
+    if not isinstance(options, dict):
+        raise BindingError("TypeError", "options must be an object")
+    return options
+
+
+OPS: dict[str, Handler] = {
+    "put": lambda b, a: b.put(a.get("key"), decode_body(a.get("value"), "put"), _opts(a)),
+    "get": lambda b, a: b.get(a.get("key"), _opts(a)),
+    "head": lambda b, a: b.head(a.get("key")),
+    "delete": lambda b, a: b.delete(a.get("keys")),
+    "list": lambda b, a: b.list(_opts(a)),
+    "createMultipartUpload": lambda b, a: multipart.create(b, a.get("key"), _opts(a)),
+    "uploadPart": lambda b, a: multipart.upload_part(
+        b,
+        a.get("key"),
+        a.get("uploadId"),
+        a.get("partNumber"),
+        decode_body(a.get("value"), "uploadPart"),
+    ),
+    "completeMultipartUpload": lambda b, a: multipart.complete(
+        b, a.get("key"), a.get("uploadId"), a.get("parts")
+    ),
+    "abortMultipartUpload": lambda b, a: multipart.abort(b, a.get("key"), a.get("uploadId")),
+}
+
+
+class BridgeRequestError(ValueError):
+    """The request is not a bridge request (400): a suite or client bug, not a binding refusal."""
+
+
+def _compat(doc: dict[str, Any], default: dt.date) -> Compat:
+    compat = doc.get("compat") or {}
+    if not isinstance(compat, dict):
+        raise BridgeRequestError("compat must be an object {date, flags}")
+    try:
+        date = dt.date.fromisoformat(compat["date"]) if compat.get("date") else default
+    except (TypeError, ValueError):
+        raise BridgeRequestError(f"compat.date {compat.get('date')!r} is not YYYY-MM-DD") from None
+    flags = compat.get("flags") or []
+    if not isinstance(flags, list) or not all(isinstance(f, str) for f in flags):
+        raise BridgeRequestError("compat.flags must be a list of strings")
+    return Compat(date, frozenset(flags))
+
+
+def _parse(body: bytes) -> tuple[str, str, dict[str, Any], dict[str, Any]]:
+    try:
+        doc = json.loads(body)
+    except ValueError:
+        raise BridgeRequestError("body is not JSON") from None
+    if not isinstance(doc, dict):
+        raise BridgeRequestError("body must be a JSON object {op, bucket, args, compat}")
+    op, bucket, args = doc.get("op"), doc.get("bucket"), doc.get("args") or {}
+    if op not in OPS:
+        raise BridgeRequestError(f"unknown op {op!r}; ops: {', '.join(OPS)}")
+    if not isinstance(bucket, str) or not BUCKET_NAME.match(bucket):
+        raise BridgeRequestError(f"bucket {bucket!r} is not a bucket name")
+    if not isinstance(args, dict):
+        raise BridgeRequestError("args must be an object")
+    return op, bucket, args, doc
+
+
+def _error(status: int, name: str, message: str) -> JSONResponse:
+    return JSONResponse({"error": {"name": name, "message": message}}, status_code=status)
+
+
+def build_app(ctx: ServerContext) -> Starlette:
+    async def bridge(request: Request) -> JSONResponse:
+        try:
+            op, name, args, doc = _parse(await request.body())
+            bucket = BindingBucket(ctx, name, _compat(doc, ctx.behaviour_date))
+            result = await OPS[op](bucket, args)
+        except BridgeRequestError as exc:
+            return _error(400, "BridgeError", str(exc))
+        except BindingError as exc:
+            return JSONResponse({"error": exc.as_dict()})
+        except InternalError as exc:
+            return _error(500, "InternalError", f"internal error: {exc}")
+        except Exception as exc:  # a bug of the reference: the suite must see it as one
+            return _error(500, "InternalError", f"internal error: {type(exc).__name__}: {exc}")
+        return JSONResponse({"result": result})
+
+    async def hello(request: Request) -> JSONResponse:
+        return JSONResponse(PROTOCOL)
+
+    return Starlette(routes=[Route("/bridge", bridge, methods=["POST"]), Route("/", hello)])

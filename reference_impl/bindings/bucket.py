@@ -1,0 +1,207 @@
+"""A bucket as the runtime binding sees it: put, get, head, delete and list over the engine.
+
+Method names and option names follow the workers binding (camelCase options), so that the bridge
+is a thin translation. Dated behaviour reads `ctx.profile.bindings_*`; the compatibility date and
+flags of the calling worker arrive with each call (`Compat`), as a worker's configuration would.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as dt
+import hashlib
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from reference_impl.bindings import conditions, objects, ranges
+from reference_impl.bindings.errors import BindingError, InternalError, store_error, type_error
+from reference_impl.context import ServerContext
+from reference_impl.storage.engine import ObjectRecord
+
+HONOR_INCLUDE_FLAG = "r2_list_honor_include"
+USER_HASHES = ("md5", "sha1", "sha256", "sha384", "sha512")
+MAX_LIST_LIMIT = 1000
+MAX_KEY_BYTES = 1024
+
+
+@dataclass(frozen=True)
+class Compat:
+    """The calling worker's compatibility date and flags."""
+
+    date: dt.date
+    flags: frozenset[str] = field(default_factory=frozenset)
+
+
+def check_key(operation: str, key: Any) -> str:
+    if not isinstance(key, str):
+        raise type_error(operation, "key must be a string")
+    if len(key.encode()) > MAX_KEY_BYTES:
+        raise store_error(operation, "The specified object name is not valid", 10020)
+    return key
+
+
+class BindingBucket:
+    """One bucket of the default account, bound into a worker."""
+
+    def __init__(self, ctx: ServerContext, name: str, compat: Compat) -> None:
+        self.ctx, self.name, self.compat = ctx, name, compat
+        self.profile = ctx.profile
+        self.account = ctx.identity.account_id
+        ctx.store.create_bucket(self.account, name, "auto")  # a binding names an existing bucket
+
+    def _record(self, key: str) -> ObjectRecord | None:
+        record: ObjectRecord | None = self.ctx.store.get_object(self.account, self.name, key)
+        return record
+
+    def _lists(self) -> bool:
+        return bool(self.profile.bindings_etag_lists)
+
+    def _met(self, cond: conditions.Conditions | None, record: ObjectRecord | None) -> bool:
+        if cond is None or self.profile.deviate_bindings_ignore_only_if:
+            return True
+        etag, uploaded = (record.etag, record.modified) if record else (None, None)
+        first_only = bool(self.profile.deviate_bindings_first_etag_only)
+        return conditions.satisfied(cond, etag, uploaded, first_only)
+
+    def describe(
+        self, record: ObjectRecord, include: tuple[str, ...] | None = None
+    ) -> dict[str, Any]:
+        drop = bool(self.profile.deviate_bindings_drop_checksums)
+        if include is None:
+            return objects.describe(record, drop_checksums=drop)
+        return objects.describe(record, include, drop)
+
+    # put
+    async def put(self, key: Any, value: bytes, options: dict[str, Any]) -> dict[str, Any] | None:
+        key = check_key("put", key)
+        extended = bool(self.profile.bindings_put_options)
+        claims = {h: options[h] for h in USER_HASHES if options.get(h) is not None}
+        if len(claims) > 1:
+            raise type_error("put", "You cannot specify multiple hashing algorithms.")
+        if claims and not extended and set(claims) != {"md5"}:
+            raise type_error("put", f"unknown hash option {sorted(claims)[0]}")
+        cond = conditions.parse("put", options.get("onlyIf"), self._lists()) if extended else None
+        if not self._met(cond, self._record(key)):
+            return None
+        if self.profile.deviate_bindings_truncate_body and value:
+            value = value[:-1]
+        meta = self._meta(options)
+        kept = self._verify(claims, value)
+        if kept:
+            meta["checksums"] = kept
+        blob = await self.ctx.store.write_blob(_once(value))
+        content_type = meta["http"].get("content-type", "application/octet-stream")
+        record = self.ctx.store.put_object(self.account, self.name, key, blob, content_type, meta)
+        return self.describe(record)
+
+    def _meta(self, options: dict[str, Any]) -> dict[str, Any]:
+        custom = options.get("customMetadata") or {}
+        if not isinstance(custom, dict):
+            raise type_error("put", "customMetadata must be an object of strings")
+        return {
+            "user": {str(k): str(v) for k, v in custom.items()},
+            "http": objects.http_meta_of(options),
+            objects.ORIGIN_KEY: True,
+        }
+
+    def _verify(self, claims: dict[str, Any], value: bytes) -> dict[str, str]:
+        """Check a user checksum (hex); kept base64 for the non-MD5 ones, like the S3 surface."""
+        kept: dict[str, str] = {}
+        for algorithm, claim in claims.items():
+            try:
+                wanted = bytes.fromhex(str(claim))
+            except ValueError:
+                raise type_error("put", f"{algorithm} must be a hex string") from None
+            actual = hashlib.new(algorithm, value).digest()
+            if len(wanted) != len(actual):
+                raise type_error("put", f"{algorithm} is {len(actual)} bytes long")
+            if wanted != actual and not self.profile.deviate_bindings_accept_wrong_checksum:
+                raise store_error(
+                    "put",
+                    f"The {algorithm.upper()} checksum you specified did not match what we "
+                    "received.",
+                    10037,
+                )
+            if algorithm != "md5":
+                kept[algorithm] = base64.b64encode(wanted).decode()
+        return kept
+
+    # get / head
+    async def get(self, key: Any, options: dict[str, Any]) -> dict[str, Any] | None:
+        key = check_key("get", key)
+        record = self._record(key)
+        cond = conditions.parse("get", options.get("onlyIf"), self._lists())
+        if record is None:
+            return None
+        doc = self.describe(record)
+        if not self._met(cond, record):
+            return doc  # an R2Object without a body
+        bounds = ranges.resolve(
+            options.get("range"),
+            record.size,
+            bool(self.profile.deviate_bindings_malformed_range_internal),
+        )
+        if bounds is None or self.profile.deviate_bindings_ignore_range:
+            start, length = 0, record.size
+        else:
+            start, length = bounds
+            doc["range"] = {"offset": start, "length": length}
+        body = b"".join(self.ctx.store.read_object(record, start, length))
+        doc["body"] = base64.b64encode(body).decode()
+        return doc
+
+    async def head(self, key: Any) -> dict[str, Any] | None:
+        record = self._record(check_key("head", key))
+        return None if record is None else self.describe(record)
+
+    # delete
+    async def delete(self, keys: Any) -> None:
+        many = keys if isinstance(keys, list) else [keys]
+        if len(many) > MAX_LIST_LIMIT:
+            raise store_error("delete", "Too many keys in one delete", 10003)
+        checked = [check_key("delete", key) for key in many]
+        if self.profile.deviate_bindings_delete_first_only:
+            checked = checked[:1]
+        for key in checked:
+            self.ctx.store.delete_object(self.account, self.name, key)
+
+    # list
+    def honours_include(self) -> bool:
+        if self.profile.deviate_bindings_always_honor_include:
+            return True
+        if self.profile.deviate_bindings_ignore_include:
+            return False
+        since = self.profile.bindings_list_honor_include_date
+        if since is None:
+            return False
+        return HONOR_INCLUDE_FLAG in self.compat.flags or self.compat.date >= dt.date.fromisoformat(
+            str(since)
+        )
+
+    async def list(self, options: dict[str, Any]) -> dict[str, Any]:
+        from reference_impl.bindings.listing import list_page
+
+        include: tuple[str, ...] = ("httpMetadata", "customMetadata")
+        if self.honours_include():
+            include = tuple(str(kind) for kind in options.get("include") or ())
+        page = list_page(self, options, include)
+        if page.over_budget and self.profile.deviate_bindings_list_budget_error:
+            raise InternalError("list page over the metadata budget")
+        return page.doc
+
+
+async def _once(value: bytes) -> AsyncIterator[bytes]:
+    yield value
+
+
+def decode_body(value: Any, operation: str) -> bytes:
+    """A bridge body: base64 text (null is an empty body)."""
+    if value is None:
+        return b""
+    if not isinstance(value, str):
+        raise BindingError("TypeError", f"{operation}: value must be base64 text on the bridge")
+    try:
+        return base64.b64decode(value, validate=True)
+    except ValueError:
+        raise BindingError("TypeError", f"{operation}: value is not valid base64") from None

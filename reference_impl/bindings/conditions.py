@@ -1,0 +1,109 @@
+"""onlyIf: ETag and upload-time conditions, given as an R2Conditional or as HTTP headers.
+
+Both forms reduce to one `Conditions` value. ETag strings may hold several strong, weak
+(`W/"..."`) or wildcard (`*`) ETags (2023-06-16, `profile.bindings_etag_lists`); they are compared
+by value, weak or not. When an ETag condition is given and passes, the matching date condition is
+ignored, as RFC 9110 orders them.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from email.utils import parsedate_to_datetime
+from typing import Any
+
+from reference_impl.bindings.errors import type_error
+
+
+@dataclass(frozen=True)
+class Conditions:
+    # values without quotes, weak ones as `W/value`; "*" for the wildcard
+    etag_matches: tuple[str, ...] | None = None
+    etag_does_not_match: tuple[str, ...] | None = None
+    uploaded_before: float | None = None  # POSIX seconds
+    uploaded_after: float | None = None
+
+
+def parse_etags(text: str, lists: bool) -> tuple[str, ...]:
+    """ETag values of a condition string; without list support the string is one strong ETag."""
+    if not lists:
+        return (text.strip().strip('"'),)
+    values = []
+    for item in text.split(","):
+        item = item.strip()
+        weak = item.startswith("W/")
+        value = item.removeprefix("W/").strip('"')
+        if value:
+            values.append(f"W/{value}" if weak else value)
+    return tuple(values)
+
+
+def _time(operation: str, value: Any, header: bool) -> float:
+    try:
+        if header:
+            return parsedate_to_datetime(str(value)).timestamp()
+        parsed = dt.datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+    except (TypeError, ValueError):
+        raise type_error(operation, f"invalid date in onlyIf: {value!r}") from None
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=dt.UTC)
+    return parsed.timestamp()
+
+
+def parse(operation: str, only_if: Any, lists: bool) -> Conditions | None:
+    """The conditions of an `onlyIf` argument (None when absent)."""
+    if only_if is None:
+        return None
+    if not isinstance(only_if, dict):
+        raise type_error(operation, "onlyIf must be an object or a Headers object")
+    headers = only_if.get("headers")
+    if headers is not None:
+        lower = {str(k).lower(): str(v) for k, v in dict(headers).items()}
+        before = lower.get("if-unmodified-since")
+        after = lower.get("if-modified-since")
+        return Conditions(
+            etag_matches=parse_etags(lower["if-match"], lists) if "if-match" in lower else None,
+            etag_does_not_match=(
+                parse_etags(lower["if-none-match"], lists) if "if-none-match" in lower else None
+            ),
+            uploaded_before=_time(operation, before, True) + 1 if before else None,
+            uploaded_after=_time(operation, after, True) if after else None,
+        )
+    matches, not_match = only_if.get("etagMatches"), only_if.get("etagDoesNotMatch")
+    before, after = only_if.get("uploadedBefore"), only_if.get("uploadedAfter")
+    return Conditions(
+        etag_matches=parse_etags(str(matches), lists) if matches is not None else None,
+        etag_does_not_match=parse_etags(str(not_match), lists) if not_match is not None else None,
+        uploaded_before=_time(operation, before, False) if before is not None else None,
+        uploaded_after=_time(operation, after, False) if after is not None else None,
+    )
+
+
+def _matches(etags: tuple[str, ...], etag: str | None, first_only: bool) -> bool:
+    if etag is None:
+        return False
+    if first_only:  # deviation: the first ETag alone, strong and literal
+        return etags[0] == etag
+    return any(candidate.removeprefix("W/") in ("*", etag) for candidate in etags)
+
+
+def satisfied(
+    cond: Conditions, etag: str | None, uploaded: float | None, first_only: bool = False
+) -> bool:
+    """Whether an object (etag/uploaded None: no object) meets the conditions."""
+    if cond.etag_matches is not None:
+        if not _matches(cond.etag_matches, etag, first_only):
+            return False
+    elif cond.uploaded_before is not None and (
+        uploaded is None or uploaded >= cond.uploaded_before
+    ):
+        return False
+    if cond.etag_does_not_match is not None:
+        if _matches(cond.etag_does_not_match, etag, first_only):
+            return False
+    elif (
+        cond.uploaded_after is not None and uploaded is not None and uploaded <= cond.uploaded_after
+    ):
+        return False
+    return True

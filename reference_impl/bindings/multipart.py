@@ -1,0 +1,109 @@
+"""Multipart uploads through the binding (2022-11-21): create, resume, uploadPart, complete, abort.
+
+Uploads and parts live in the engine's upload store (`reference_impl/storage/multipart.py`), so an
+upload begun through the binding could be listed through the S3 API. `resumeMultipartUpload` is
+local to the worker (it only names an upload), so the bridge sends the upload id with each call.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from reference_impl.bindings import objects
+from reference_impl.bindings.bucket import BindingBucket, _once, check_key
+from reference_impl.bindings.errors import store_error, type_error
+from reference_impl.storage.multipart import Part, Upload, multipart_etag, uploads_of
+
+MIN_PART_BYTES = 5 * 1024 * 1024
+MAX_PART_NUMBER = 10_000
+
+
+def _enabled(bucket: BindingBucket, operation: str) -> None:
+    if not bucket.profile.bindings_multipart:
+        raise type_error(operation, "multipart uploads are not available on this binding")
+
+
+def _upload(bucket: BindingBucket, operation: str, key: Any, upload_id: Any) -> Upload:
+    _enabled(bucket, operation)
+    found = uploads_of(bucket.ctx.store).get(
+        bucket.account, bucket.name, check_key(operation, key), str(upload_id)
+    )
+    if found is None:
+        raise store_error(operation, "The specified multipart upload does not exist.", 10024)
+    return found
+
+
+async def create(bucket: BindingBucket, key: Any, options: dict[str, Any]) -> dict[str, Any]:
+    _enabled(bucket, "createMultipartUpload")
+    key = check_key("createMultipartUpload", key)
+    meta = bucket._meta(options)
+    content_type = meta["http"].get("content-type", "application/octet-stream")
+    upload = uploads_of(bucket.ctx.store).create(
+        bucket.account, bucket.name, key, content_type, meta
+    )
+    return {"key": key, "uploadId": upload.upload_id}
+
+
+async def upload_part(
+    bucket: BindingBucket, key: Any, upload_id: Any, number: Any, value: bytes
+) -> dict[str, Any]:
+    upload = _upload(bucket, "uploadPart", key, upload_id)
+    if (
+        isinstance(number, bool)
+        or not isinstance(number, int)
+        or not 1 <= number <= MAX_PART_NUMBER
+    ):
+        raise type_error("uploadPart", f"partNumber must be from 1 to {MAX_PART_NUMBER}")
+    blob = await bucket.ctx.store.write_blob(_once(value))
+    part = uploads_of(bucket.ctx.store).put_part(upload.upload_id, number, blob)
+    return {"partNumber": part.number, "etag": part.etag}
+
+
+def _chosen(stored: dict[int, Part], parts: Any) -> list[Part]:
+    if not isinstance(parts, list) or not parts:
+        raise type_error("complete", "parts must be a non-empty list of {partNumber, etag}")
+    chosen: list[Part] = []
+    for item in sorted(parts, key=lambda p: int(dict(p).get("partNumber", 0))):
+        part = stored.get(int(item.get("partNumber", 0)))
+        if part is None or str(item.get("etag", "")).strip('"') != part.etag:
+            raise store_error(
+                "complete", "One or more of the specified parts could not be found.", 10025
+            )
+        chosen.append(part)
+    for part in chosen[:-1]:
+        if part.size < MIN_PART_BYTES:
+            raise store_error(
+                "complete",
+                "Your proposed upload is smaller than the minimum allowed object size.",
+                10011,
+            )
+    return chosen
+
+
+async def complete(bucket: BindingBucket, key: Any, upload_id: Any, parts: Any) -> dict[str, Any]:
+    upload = _upload(bucket, "complete", key, upload_id)
+    store = bucket.ctx.store
+    uploads = uploads_of(store)
+    chosen = _chosen({p.number: p for p in uploads.parts(upload.upload_id)}, parts)
+    joined = chosen[:-1] if bucket.profile.deviate_bindings_multipart_drop_last_part else chosen
+    blob = await uploads.join(joined)
+    meta = {**upload.meta, objects.MULTIPART_KEY: True}
+    record = store.put_object(
+        bucket.account,
+        bucket.name,
+        upload.key,
+        blob,
+        upload.content_type,
+        meta,
+        etag=multipart_etag(chosen),
+    )
+    uploads.delete(upload.upload_id)
+    return bucket.describe(record)
+
+
+async def abort(bucket: BindingBucket, key: Any, upload_id: Any) -> None:
+    """Forget the upload; aborting one that is already gone is no error."""
+    _enabled(bucket, "abort")
+    uploads = uploads_of(bucket.ctx.store)
+    if uploads.get(bucket.account, bucket.name, check_key("abort", key), str(upload_id)):
+        uploads.delete(str(upload_id))
