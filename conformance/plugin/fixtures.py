@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import difflib
+import warnings
 from collections.abc import Iterator
 from typing import Any
 
@@ -113,6 +114,22 @@ def rules_api(request: pytest.FixtureRequest, target: Target) -> Any:
 
 
 @pytest.fixture(scope="session")
+def mgmt(request: pytest.FixtureRequest, target: Target) -> Any:
+    """Management API client (area C: R2 buckets, migration, audit log) of the target."""
+    surface = use_surface(request, target, "mgmt")
+    from conformance.clients.mgmt import MgmtClient
+
+    return MgmtClient.from_surface(surface)
+
+
+@pytest.fixture(scope="session")
+def migration_source(request: pytest.FixtureRequest, target: Target) -> dict[str, Any]:
+    """An S3 source the target can migrate from and the suite may create buckets in (optional:
+    `{endpoint, access_key_id, secret_access_key, region}`); N/A when not offered."""
+    return use_surface(request, target, "migration_source")
+
+
+@pytest.fixture(scope="session")
 def edge(request: pytest.FixtureRequest, target: Target) -> dict[str, Any]:
     """The edge surface (area A log records): `{"url": ...}`, the zone's traffic endpoint."""
     return use_surface(request, target, "edge")
@@ -125,3 +142,41 @@ def gateway(request: pytest.FixtureRequest, target: Target) -> Any:
     from conformance.clients.gateway import GatewayClient
 
     return GatewayClient.from_surface(surface)
+
+
+@pytest.fixture
+def public(request: pytest.FixtureRequest, target: Target, bucket: str) -> Iterator[Any]:
+    """`conformance.clients.public.PublicClient` of a custom domain linked to a fresh bucket.
+
+    The domain (`<bucket>.public.example`) is created through the management API and removed
+    after the test; N/A unless the target offers both the public and the mgmt surfaces.
+    """
+    surface = use_surface(request, target, "public")
+    if not target.offers("mgmt"):
+        pytest.skip(f"{NA_PREFIX}surface mgmt not offered by target {target.name}")
+    from conformance.clients.public import attached
+
+    tls = target.surface("public_tls") if target.offers("public_tls") else None
+    with attached(surface, target.surface("mgmt"), tls, bucket) as client:
+        yield client
+
+
+@pytest.fixture(scope="session")
+def bindings(request: pytest.FixtureRequest, target: Target, run_prefix: str) -> Iterator[Any]:
+    """Runtime bindings client (bridge protocol) at --compat-date / --compat-flag; at the end
+    removes this worker's keys from the bound bucket."""
+    surface = use_surface(request, target, "bindings")
+    from conformance.clients.bindings import BindingsClient
+
+    options = get_state(request.config).options
+    client = BindingsClient.from_surface(
+        surface, options.effective_compat_date, options.compat_flags
+    )
+    yield client
+    worker_prefix = Names(run_prefix, get_state(request.config).worker_id).worker_prefix
+    try:
+        client.delete_prefixed(worker_prefix)
+    except Exception as exc:
+        warnings.warn(
+            cleanup.CleanupWarning(f"cleanup: binding keys not deleted: {exc}"), stacklevel=2
+        )

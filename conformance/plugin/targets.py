@@ -16,7 +16,11 @@ from typing import Any
 from conformance.plugin.options import DEFAULT_TARGETS_FILE
 
 REFERENCE = "reference"
-SURFACES = ("s3", "rules_api", "mgmt", "gateway", "public", "bindings", "edge")
+SURFACES = (
+    "s3", "rules_api", "mgmt", "gateway", "public", "bindings", "edge",
+    "public_tls",  # the public entrypoint again over TLS (HTTP/2); `verify`: CA bundle path
+    "migration_source",  # optional: an S3 source bucket host for the migration (sippy) test
+)  # fmt: skip
 SECRET_KEYS = frozenset({"secret_access_key", "api_key", "password", "token"})
 REQUIRED: dict[str, tuple[str, ...]] = {
     "s3": ("endpoint", "access_key_id", "secret_access_key"),
@@ -24,6 +28,8 @@ REQUIRED: dict[str, tuple[str, ...]] = {
     "mgmt": ("base_url", "email", "api_key", "account_id"),
     "gateway": ("url",),
     "public": ("url",),
+    "public_tls": ("url",),
+    "bindings": ("url",),
 }
 DEFAULTS: dict[str, dict[str, Any]] = {
     "s3": {"region": "auto", "vendor_prefix": "x-amz-", "ext_prefix": "cf-", "verify": True},

@@ -19,8 +19,11 @@ from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
 from reference_impl.context import ServerContext
+from reference_impl.mgmt.dashboard import dashboard_routes
 from reference_impl.mgmt.envelope import ApiError, error_table, fail, ok
 from reference_impl.mgmt.logpush import Jobs
+from reference_impl.mgmt.r2_buckets_routes import r2_routes
+from reference_impl.mgmt.r2_domains import R2Domains
 from reference_impl.mgmt.rulesets import Rulesets
 from reference_impl.mgmt.state import MgmtState
 
@@ -42,6 +45,8 @@ class MgmtApi:
         self.rulesets = Rulesets(ctx.profile, self.state)
         self.jobs = Jobs(ctx.profile, self.state, ctx.data_dir, ctx.store, ctx.identity.account_id)
         z = r"/zones/(?P<zone>[^/]+)"
+        self.domains = R2Domains(ctx)
+        dom = r"/accounts/(?P<account>[^/]+)/r2/buckets/(?P<bucket>[^/]+)/domains/custom"
         table: list[tuple[str, str, Handler]] = [
             ("GET", z + r"/rulesets/phases/(?P<phase>[^/]+)/entrypoint", self._get_entry),
             ("PUT", z + r"/rulesets/phases/(?P<phase>[^/]+)/entrypoint", self._put_entry),
@@ -56,6 +61,13 @@ class MgmtApi:
             ("GET", z + r"/logpush/jobs/(?P<id>[^/]+)", self._get_job),
             ("PUT", z + r"/logpush/jobs/(?P<id>[^/]+)", self._put_job),
             ("DELETE", z + r"/logpush/jobs/(?P<id>[^/]+)", self._delete_job),
+            # custom domains of R2 buckets (r2_domains.py)
+            ("GET", dom, self.domains.list_all),
+            ("POST", dom, self.domains.create),
+            ("GET", dom + r"/(?P<domain>[^/]+)", self.domains.get),
+            ("PUT", dom + r"/(?P<domain>[^/]+)", self.domains.update),
+            ("DELETE", dom + r"/(?P<domain>[^/]+)", self.domains.delete),
+            *r2_routes(ctx),  # R2 buckets, sippy, audit log, reference clock (r2_buckets_routes)
         ]
         self.table = [(m, re.compile(p + "/?$"), h) for m, p, h in table]
 
@@ -82,19 +94,21 @@ class MgmtApi:
         if chosen is None:
             raise ApiError("method_not_allowed", request.method)
         hit, handler = chosen
-        params = hit.groupdict()
-        if params["zone"] != self.ctx.identity.zone_id:
+        params = {**request.query_params, **hit.groupdict()}  # path parameters win
+        if "zone" in params and params["zone"] != self.ctx.identity.zone_id:
             raise ApiError("zone_not_found", params["zone"])
         body: Any = None
         if request.method in ("POST", "PUT"):
             raw = await request.body()
             try:
                 body = json.loads(raw) if raw.strip() else None
-            except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as exc:
                 if self.profile.deviate_invalid_json_plain:
                     return PlainTextResponse("bad json", status_code=400)
                 raise ApiError("invalid_json", str(exc)) from None
         result = await handler(params, body)
+        if isinstance(result, Response):  # a handler that shapes its own answer (result_info)
+            return result
         return ok(self.profile, result)
 
     def _authenticate(self, request: Request) -> None:
@@ -160,4 +174,6 @@ class MgmtApi:
 def build_app(ctx: ServerContext) -> Starlette:
     api = MgmtApi(ctx)
     methods = ["GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS"]
-    return Starlette(routes=[Route("/{path:path}", api.handle, methods=methods)])
+    # the dashboard page (dashboard.py) before the catch-all: everything else is the API
+    routes = [*dashboard_routes(ctx), Route("/{path:path}", api.handle, methods=methods)]
+    return Starlette(routes=routes)

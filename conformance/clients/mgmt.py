@@ -1,0 +1,144 @@
+"""Client of the management API's R2 endpoints (area C): buckets, migration (sippy), audit log.
+
+Account scoped: every path is under `/accounts/{account_id}/r2`. Answers are the envelope, so
+replies reuse the rules API's envelope-aware `Reply` (status, code and pointer in one line).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import quote
+
+import requests
+
+from conformance.clients.evidence import Exchange, collector
+from conformance.clients.rules_api import Reply
+
+__all__ = ["MgmtClient", "Reply", "preflight"]
+
+DEFAULT_TIMEOUT = 15.0
+
+
+class MgmtClient:
+    """One account's R2 management endpoints, with the target's credentials."""
+
+    def __init__(
+        self,
+        base_url: str,
+        email: str,
+        api_key: str,
+        account_id: str,
+        timeout: float = DEFAULT_TIMEOUT,
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.email = email
+        self.api_key = api_key
+        self.account_id = account_id
+        self.timeout = timeout
+        self.session = requests.Session()
+        self.session.trust_env = False  # no proxies from the environment: loopback stays local
+
+    @classmethod
+    def from_surface(cls, surface: Mapping[str, Any]) -> MgmtClient:
+        return cls(
+            base_url=str(surface["base_url"]),
+            email=str(surface["email"]),
+            api_key=str(surface["api_key"]),
+            account_id=str(surface["account_id"]),
+        )
+
+    def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        body: Any = None,
+        params: Mapping[str, str | int] | None = None,
+    ) -> Reply:
+        """Send one request (path below base_url); every exchange is recorded as evidence."""
+        url = self.base_url + path
+        headers = {"X-Auth-Email": self.email, "X-Auth-Key": self.api_key}
+        if body is not None:
+            headers["Content-Type"] = "application/json"
+        try:
+            resp = self.session.request(
+                method,
+                url,
+                json=body,
+                params=dict(params or {}),
+                headers=headers,
+                timeout=self.timeout,
+                allow_redirects=False,
+            )
+        except requests.RequestException as exc:
+            collector.add(Exchange.build(method, url, None, headers, None, str(exc)))
+            raise
+        sent = resp.request.url or url
+        collector.add(
+            Exchange.build(method, sent, resp.status_code, headers, resp.headers, resp.content)
+        )
+        return Reply(method, sent, resp.status_code, dict(resp.headers), resp.text)
+
+    def r2(self, suffix: str, account_id: str | None = None) -> str:
+        return f"/accounts/{account_id or self.account_id}/r2{suffix}"
+
+    def bucket_path(self, bucket: str, suffix: str = "", account_id: str | None = None) -> str:
+        return self.r2(f"/buckets/{quote(bucket, safe='')}{suffix}", account_id)
+
+    # -- buckets ----------------------------------------------------------------------------
+    def list_buckets(self, account_id: str | None = None, **params: str | int) -> Reply:
+        return self.request("GET", self.r2("/buckets", account_id), params=params)
+
+    def create_bucket(self, name: str, jurisdiction: str | None = None) -> Reply:
+        body: dict[str, Any] = {"name": name}
+        if jurisdiction is not None:
+            body["jurisdiction"] = jurisdiction
+        return self.request("POST", self.r2("/buckets"), body=body)
+
+    def get_bucket(self, name: str, account_id: str | None = None) -> Reply:
+        return self.request("GET", self.bucket_path(name, account_id=account_id))
+
+    def delete_bucket(self, name: str) -> Reply:
+        return self.request("DELETE", self.bucket_path(name))
+
+    # -- migration (sippy) ------------------------------------------------------------------
+    def get_sippy(self, bucket: str) -> Reply:
+        return self.request("GET", self.bucket_path(bucket, "/sippy"))
+
+    def put_sippy(self, bucket: str, config: Any) -> Reply:
+        return self.request("PUT", self.bucket_path(bucket, "/sippy"), body=config)
+
+    def delete_sippy(self, bucket: str) -> Reply:
+        return self.request("DELETE", self.bucket_path(bucket, "/sippy"))
+
+    def validate_sippy(self, bucket: str, config: Any = None) -> Reply:
+        return self.request("POST", self.bucket_path(bucket, "/sippy/validate"), body=config)
+
+    # -- config audit log (reference's own listing) -------------------------------------------
+    def audit_log(self, bucket: str | None = None) -> Reply:
+        params: dict[str, str | int] = {"bucket": bucket} if bucket else {}
+        return self.request("GET", self.r2("/audit"), params=params)
+
+    # -- REFERENCE-ONLY: the reference's moving clock ------------------------------------------
+    def advance_clock(self, seconds: float) -> Reply:
+        return self.request("POST", "/_reference/clock", body={"advance_seconds": seconds})
+
+
+def preflight(surface: Mapping[str, Any]) -> str | None:
+    """None when the bucket list answers with the credentials; else a one-line problem."""
+    where = f"mgmt surface at {surface.get('base_url')}"
+    try:
+        client = MgmtClient.from_surface(surface)
+        client.timeout = 10.0
+        reply = client.list_buckets(per_page=1)
+    except KeyError as exc:
+        return f"{where}: missing setting {exc.args[0]!r}"
+    except requests.RequestException as exc:
+        return f"{where}: unreachable ({type(exc).__name__}: {exc})"
+    if 200 <= reply.status < 300:
+        return None
+    codes = ", ".join(str(e.get("code")) for e in reply.envelope_errors) or "no error code"
+    if reply.status in (400, 401, 403):
+        return f"{where}: credentials refused (HTTP {reply.status}, {codes})"
+    return f"{where}: GET r2/buckets answered HTTP {reply.status} ({codes})"

@@ -1,0 +1,106 @@
+"""Object lifecycles: Put/Get/DeleteBucketLifecycleConfiguration, and (reference-only) the
+rules applied on the reference's movable clock."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+import pytest
+
+DAY = 86400
+LIFECYCLE = [("lifecycle", None)]
+
+
+def lifecycle_xml(*rules: str) -> bytes:
+    return ("<LifecycleConfiguration>" + "".join(rules) + "</LifecycleConfiguration>").encode()
+
+
+def expire_rule(rule_id: str, prefix: str, days: int) -> str:
+    return (
+        f"<Rule><ID>{rule_id}</ID><Filter><Prefix>{prefix}</Prefix></Filter>"
+        f"<Status>Enabled</Status><Expiration><Days>{days}</Days></Expiration></Rule>"
+    )
+
+
+def abort_rule(rule_id: str, days: int) -> str:
+    return (f"<Rule><ID>{rule_id}</ID><Filter><Prefix></Prefix></Filter><Status>Enabled</Status>"
+            f"<AbortIncompleteMultipartUpload><DaysAfterInitiation>{days}"
+            "</DaysAfterInitiation></AbortIncompleteMultipartUpload></Rule>")  # fmt: skip
+
+
+def put_lifecycle(s3, bucket: str, body: bytes):
+    import base64
+    import hashlib
+
+    md5 = base64.b64encode(hashlib.md5(body).digest()).decode()  # S3 requires Content-MD5 here
+    return s3.wire.request("PUT", bucket, query=LIFECYCLE, body=body,
+                           headers={"Content-MD5": md5})  # fmt: skip
+
+
+def _text(node: ET.Element, path: str) -> str | None:
+    """Text at a slash path of element names, namespaces ignored."""
+    current = node
+    for name in path.split("/"):
+        child = next((c for c in current if c.tag.split("}")[-1] == name), None)
+        if child is None:
+            return None
+        current = child
+    return current.text
+
+
+@pytest.mark.rule("storage.lifecycle.put-get")
+def test_put_then_get_returns_rules(s3, bucket):
+    """The rules put are returned: ids, prefix, expiration days, abort days."""
+    body = lifecycle_xml(expire_rule("expire-logs", "logs/", 30), abort_rule("abort-stale", 7))
+    put_lifecycle(s3, bucket, body).assert_ok()
+    reply = s3.wire.request("GET", bucket, query=LIFECYCLE).assert_ok()
+    root = reply.xml
+    assert root is not None and root.tag.endswith("LifecycleConfiguration"), reply.body[:300]
+    by_id = {}
+    for rule in root:
+        fields = {child.tag.split("}")[-1]: child for child in rule}
+        by_id[fields["ID"].text] = rule
+    assert set(by_id) == {"expire-logs", "abort-stale"}, reply.body[:600]
+    expire, abort = by_id["expire-logs"], by_id["abort-stale"]
+    assert _text(expire, "Status") == "Enabled", reply.body[:600]
+    assert _text(expire, "Expiration/Days") == "30", reply.body[:600]
+    assert "logs/" in (_text(expire, "Filter/Prefix"), _text(expire, "Prefix")), reply.body[:600]
+    assert _text(abort, "AbortIncompleteMultipartUpload/DaysAfterInitiation") == "7"
+
+
+@pytest.mark.rule("storage.lifecycle.delete")
+def test_delete_then_404(s3, bucket):
+    """After DeleteBucketLifecycleConfiguration the GET answers 404 NoSuchLifecycleConfiguration."""
+    put_lifecycle(s3, bucket, lifecycle_xml(expire_rule("r", "", 1))).assert_ok()
+    reply = s3.wire.request("DELETE", bucket, query=LIFECYCLE)
+    assert reply.status in (200, 204), f"DeleteBucketLifecycleConfiguration: {reply.status}"
+    reply = s3.wire.request("GET", bucket, query=LIFECYCLE)
+    reply.assert_error(404, "NoSuchLifecycleConfiguration")
+
+
+@pytest.mark.xdist_group("reference-clock")
+@pytest.mark.rule("storage.lifecycle.expiration-applied-reference")
+def test_expiration_applied_on_clock(s3, mgmt, bucket, names):
+    """Objects under the rule's prefix go once the clock passes the days; others stay."""
+    old, kept = "old/" + names.key(), "keep/" + names.key()
+    for key in (old, kept):
+        s3.wire.put_object(bucket, key, b"x").assert_ok()
+    put_lifecycle(s3, bucket, lifecycle_xml(expire_rule("old", "old/", 1))).assert_ok()
+    mgmt.advance_clock(0).assert_envelope_ok()
+    s3.wire.get_object(bucket, old).assert_ok()  # not yet: a day has not passed
+    mgmt.advance_clock(2 * DAY).assert_envelope_ok()
+    s3.wire.get_object(bucket, old).assert_error(404, "NoSuchKey")
+    s3.wire.get_object(bucket, kept).assert_ok()
+
+
+@pytest.mark.xdist_group("reference-clock")
+@pytest.mark.rule("storage.lifecycle.abort-multipart-applied-reference")
+def test_abort_incomplete_uploads_on_clock(s3, mgmt, bucket, names):
+    """An upload left incomplete is aborted once the clock passes DaysAfterInitiation."""
+    key = names.key()
+    upload_id = s3.boto.create_multipart_upload(Bucket=bucket, Key=key)["UploadId"]
+    query = [("uploadId", upload_id)]
+    put_lifecycle(s3, bucket, lifecycle_xml(abort_rule("abort", 1))).assert_ok()
+    s3.wire.request("GET", bucket, key, query=query).assert_ok()  # ListParts: still there
+    mgmt.advance_clock(2 * DAY).assert_envelope_ok()
+    s3.wire.request("GET", bucket, key, query=query).assert_error(404, "NoSuchUpload")

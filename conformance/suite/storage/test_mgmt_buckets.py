@@ -1,0 +1,121 @@
+"""Management API buckets: GetBucket, create / delete, list name_contains, per_page, cursor."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+
+import pytest
+
+BUCKET_NOT_FOUND = 10006  # envelope error code of a missing bucket (reference; not in the spec)
+
+
+@pytest.fixture
+def mgmt_bucket(mgmt, names) -> Iterator[str]:
+    """A bucket created through the management API, deleted afterwards."""
+    name = names.bucket()
+    mgmt.create_bucket(name).assert_envelope_ok()
+    try:
+        yield name
+    finally:
+        with contextlib.suppress(Exception):
+            mgmt.delete_bucket(name)
+
+
+def listed_names(reply) -> list[str]:
+    result = reply.assert_envelope_ok(200)
+    assert isinstance(result, dict) and isinstance(result.get("buckets"), list), result
+    return [item["name"] for item in result["buckets"]]
+
+
+@pytest.mark.rule("storage.get-bucket.missing-404", "storage.get-bucket.missing-not-500")
+def test_get_missing_bucket_404(mgmt, names):
+    """GET of a bucket that does not exist answers 404 in the envelope, never a 5xx."""
+    reply = mgmt.get_bucket(names.bucket())
+    assert reply.status < 500, f"GetBucket of a missing bucket answered {reply.status}"
+    reply.assert_envelope_error(404)
+
+
+@pytest.mark.rule("storage.get-bucket.location-auto", "storage.mgmt.bucket.jurisdiction-field")
+def test_get_bucket_location_auto(mgmt, mgmt_bucket):
+    """GetBucket names the bucket, says location `auto` and carries the jurisdiction field."""
+    result = mgmt.get_bucket(mgmt_bucket).assert_envelope_ok(200)
+    assert result["name"] == mgmt_bucket, result
+    assert str(result.get("location", "")).lower() == "auto", result
+    assert "jurisdiction" in result, f"no jurisdiction field: {result}"
+
+
+@pytest.mark.rule("storage.mgmt.bucket.create-delete")
+def test_create_get_list_delete(mgmt, names):
+    """A created bucket is got and listed; once deleted, GetBucket answers 404."""
+    name = names.bucket()
+    created = mgmt.create_bucket(name).assert_envelope_ok()
+    assert created["name"] == name, created
+    try:
+        assert mgmt.get_bucket(name).assert_envelope_ok(200)["name"] == name
+        assert name in listed_names(mgmt.list_buckets(name_contains=name))
+    finally:
+        mgmt.delete_bucket(name).assert_envelope_ok()
+    mgmt.get_bucket(name).assert_envelope_error(404)
+
+
+@pytest.mark.rule("storage.mgmt.list-buckets.name-contains")
+def test_name_contains_filters(mgmt, mgmt_bucket, names):
+    """name_contains returns the buckets whose name contains it, and no other."""
+    other = names.bucket()
+    mgmt.create_bucket(other).assert_envelope_ok()
+    try:
+        needle = mgmt_bucket[len(mgmt_bucket) // 2 :]
+        found = listed_names(mgmt.list_buckets(name_contains=needle, per_page=1000))
+        assert mgmt_bucket in found, found
+        assert other not in found, found
+        assert all(needle in name for name in found), found
+    finally:
+        mgmt.delete_bucket(other)
+
+
+@pytest.mark.rule("storage.mgmt.list-buckets.name-contains-not-jurisdiction")
+def test_name_contains_ignores_jurisdiction(mgmt, names):
+    """A bucket in jurisdiction `eu` whose name lacks `eu` is not listed for name_contains=eu."""
+    name = names.bucket()  # run prefix and counters are hex: never "eu"
+    assert "eu" not in name
+    mgmt.create_bucket(name, jurisdiction="eu").assert_envelope_ok()
+    try:
+        found = listed_names(mgmt.list_buckets(name_contains="eu", per_page=1000))
+        assert name not in found, f"{name} (jurisdiction eu) matched name_contains=eu"
+    finally:
+        mgmt.delete_bucket(name)
+
+
+@pytest.mark.rule("storage.mgmt.list-buckets.per-page-cursor")
+def test_per_page_and_cursor(mgmt, names):
+    """per_page=1 pages through the run's buckets with the cursor, each exactly once."""
+    made = sorted(names.bucket() for _ in range(3))
+    for name in made:
+        mgmt.create_bucket(name).assert_envelope_ok()
+    try:
+        needle = made[0][: made[0].rfind("-") + 1]  # this worker's prefix
+        seen: list[str] = []
+        cursor = None
+        for _ in range(50):
+            params = {"name_contains": needle, "per_page": 1}
+            if cursor:
+                params["cursor"] = cursor
+            reply = mgmt.list_buckets(**params)
+            page = listed_names(reply)
+            assert len(page) <= 1, page
+            seen += page
+            cursor = (reply.json.get("result_info") or {}).get("cursor")
+            if not cursor:
+                break
+        assert len(seen) == len(set(seen)), f"a bucket came twice: {seen}"
+        assert set(made) <= set(seen), f"missing {set(made) - set(seen)}"
+    finally:
+        for name in made:
+            mgmt.delete_bucket(name)
+
+
+@pytest.mark.rule("storage.mgmt.list-buckets.per-page-zero")
+def test_per_page_zero(mgmt, mgmt_bucket):
+    """per_page=0 is accepted with 200 and no buckets."""
+    assert listed_names(mgmt.list_buckets(per_page=0)) == []

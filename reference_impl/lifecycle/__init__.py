@@ -1,0 +1,1 @@
+"""Object lifecycles: configuration (XML), the moving clock and the applier."""

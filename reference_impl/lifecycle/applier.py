@@ -1,0 +1,92 @@
+"""Applies lifecycle rules on the moving clock: expires objects, aborts stale uploads.
+
+Runs when the reference clock is advanced (reference-only admin endpoint) and on its own every
+`lifecycle_apply_interval_seconds` once a bucket has rules. S3 semantics: an object expires at
+the first midnight UTC at or after its last modification plus the rule's days (or on the rule's
+Date); an upload is aborted likewise, counted from its initiation.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import math
+from typing import Any
+
+from reference_impl.context import ServerContext
+from reference_impl.lifecycle import clock
+from reference_impl.lifecycle.config import KIND
+from reference_impl.storage.multipart import uploads_of
+
+DAY = 86400
+TASK_KEY = "lifecycle_task"
+LOG = logging.getLogger(__name__)
+
+
+def due(start: float, days: int) -> float:
+    """The first midnight UTC at or after `start + days`."""
+    return math.ceil((start + days * DAY) / DAY) * DAY
+
+
+def _date(text: str) -> float:
+    import datetime as dt
+
+    return dt.datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+
+
+def apply_bucket(ctx: ServerContext, account: str, bucket: str, rules: list[dict[str, Any]],
+                 now: float) -> dict[str, int]:  # fmt: skip
+    expired = aborted = 0
+    store = ctx.store
+    for rule in rules:
+        if rule["status"] != "Enabled":
+            continue
+        days, date = rule["expiration_days"], rule["expiration_date"]
+        if days is not None or date is not None:
+            doomed = [
+                record.key
+                for record in store.iter_keys(account, bucket, rule["prefix"], None)
+                if now >= (due(record.modified, days) if days is not None else _date(date))
+            ]
+            for key in doomed:
+                expired += int(store.delete_object(account, bucket, key))
+        if rule["abort_days"] is not None:
+            uploads = uploads_of(store)
+            for upload in uploads.list_uploads(account, bucket, rule["prefix"]):
+                if now >= due(upload.created, rule["abort_days"]):
+                    aborted += int(uploads.delete(upload.upload_id))
+    return {"expired": expired, "aborted": aborted}
+
+
+def apply_all(ctx: ServerContext) -> dict[str, int]:
+    """Apply every bucket's rules at the clock's now; counts of what was removed."""
+    total = {"expired": 0, "aborted": 0}
+    if ctx.profile.deviate_lifecycle_not_applied or not ctx.profile.lifecycles:
+        return total
+    rows = ctx.store.db.execute(
+        "SELECT account, bucket, body FROM bucket_configs WHERE kind=?", (KIND,)
+    ).fetchall()
+    now = clock.now(ctx)
+    for account, bucket, body in rows:
+        done = apply_bucket(ctx, account, bucket, json.loads(body), now)
+        for name, count in done.items():
+            total[name] += count
+    return total
+
+
+def ensure_running(ctx: ServerContext) -> None:
+    """Start the periodic applier in this event loop (once)."""
+    task = ctx.shared.get(TASK_KEY)
+    if task is not None and not task.done():
+        return
+    ctx.shared[TASK_KEY] = asyncio.get_running_loop().create_task(_loop(ctx))
+
+
+async def _loop(ctx: ServerContext) -> None:
+    interval = float(ctx.profile.lifecycle_apply_interval_seconds)
+    while True:
+        await asyncio.sleep(interval)
+        with contextlib.suppress(Exception):  # a failed pass must not stop later ones
+            apply_all(ctx)

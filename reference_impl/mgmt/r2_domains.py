@@ -1,0 +1,108 @@
+"""Custom domains of R2 buckets on the management API: how a bucket is made public.
+
+    POST   /accounts/{account_id}/r2/buckets/{bucket}/domains/custom   {domain, enabled, min_tls?}
+    GET    /accounts/{account_id}/r2/buckets/{bucket}/domains/custom   -> {domains: [...]}
+    GET    /accounts/{account_id}/r2/buckets/{bucket}/domains/custom/{domain}
+    PUT    /accounts/{account_id}/r2/buckets/{bucket}/domains/custom/{domain}  {enabled?, min_tls?}
+    DELETE /accounts/{account_id}/r2/buckets/{bucket}/domains/custom/{domain} -> {domain}
+
+The spec names public access on custom domains but shows no API; the shape follows the
+provider's public API (docs/architecture.md "Custom domains"). Records live in the registry the
+public entrypoint reads (`reference_impl/public/domains.py`); every change is audited.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from reference_impl.context import ServerContext
+from reference_impl.mgmt import audit
+from reference_impl.mgmt.envelope import ApiError
+from reference_impl.public.domains import DOMAIN, MIN_TLS_VALUES, registry
+
+SSL_STATUS = {"ownership": "active", "ssl": "active"}
+
+
+class R2Domains:
+    """Handlers `(path params, body) -> result`, routed by the management app."""
+
+    def __init__(self, ctx: ServerContext) -> None:
+        self.ctx = ctx
+        self.domains = registry(ctx)
+
+    def _bucket(self, params: dict[str, str]) -> tuple[str, str]:
+        account, bucket = params["account"], params["bucket"]
+        if account != self.ctx.identity.account_id:
+            raise ApiError("account_forbidden", account)
+        if self.ctx.store.get_bucket(account, bucket) is None:
+            raise ApiError("bucket_not_found", bucket)
+        return account, bucket
+
+    def _owned(self, params: dict[str, str]) -> tuple[str, str, dict[str, Any]]:
+        account, bucket = self._bucket(params)
+        record = self.domains.get(params["domain"].lower())
+        if record is None or record["account"] != account or record["bucket"] != bucket:
+            raise ApiError("domain_not_found", params["domain"])
+        return account, bucket, record
+
+    @staticmethod
+    def _settings(body: dict[str, Any], record: dict[str, Any]) -> dict[str, Any]:
+        enabled = body.get("enabled", record.get("enabled"))
+        if not isinstance(enabled, bool):
+            raise ApiError("domain_invalid", "enabled must be a boolean", "/enabled")
+        min_tls = body.get("min_tls", record.get("min_tls"))
+        if min_tls not in MIN_TLS_VALUES:
+            raise ApiError("domain_invalid", f"min_tls is one of {MIN_TLS_VALUES}", "/min_tls")
+        return {**record, "enabled": enabled, "min_tls": min_tls}
+
+    @staticmethod
+    def _public(record: dict[str, Any]) -> dict[str, Any]:
+        keys = ("domain", "enabled", "min_tls", "status", "zone_id", "bucket", "created")
+        return {key: record.get(key) for key in keys}
+
+    async def create(self, params: dict[str, str], body: Any) -> Any:
+        account, bucket = self._bucket(params)
+        if not isinstance(body, dict):
+            raise ApiError("domain_invalid", "the request body must be a JSON object", "/")
+        domain = body.get("domain")
+        if not isinstance(domain, str) or not DOMAIN.match(domain.lower()):
+            raise ApiError("domain_invalid", "domain must be a host name", "/domain")
+        domain = domain.lower()
+        if self.domains.get(domain) is not None:
+            raise ApiError("domain_in_use", domain)
+        if "enabled" not in body:
+            raise ApiError("domain_invalid", "enabled is required", "/enabled")
+        zone_id = body.get("zone_id", self.ctx.identity.zone_id)
+        base = {
+            "domain": domain,
+            "account": account,
+            "bucket": bucket,
+            "zone_id": zone_id,
+            "status": dict(SSL_STATUS),
+            "min_tls": self.ctx.profile.custom_domain_min_tls,
+        }
+        record = self.domains.put(self._settings(body, base))
+        audit.record(self.ctx, account, bucket, "PutBucketCustomDomain", self._public(record))
+        return self._public(record)
+
+    async def list_all(self, params: dict[str, str], body: Any) -> Any:
+        account, bucket = self._bucket(params)
+        return {"domains": [self._public(r) for r in self.domains.of_bucket(account, bucket)]}
+
+    async def get(self, params: dict[str, str], body: Any) -> Any:
+        return self._public(self._owned(params)[2])
+
+    async def update(self, params: dict[str, str], body: Any) -> Any:
+        account, bucket, record = self._owned(params)
+        if not isinstance(body, dict):
+            raise ApiError("domain_invalid", "the request body must be a JSON object", "/")
+        record = self.domains.put(self._settings(body, record))
+        audit.record(self.ctx, account, bucket, "UpdateBucketCustomDomain", self._public(record))
+        return self._public(record)
+
+    async def delete(self, params: dict[str, str], body: Any) -> Any:
+        account, bucket, record = self._owned(params)
+        self.domains.remove(record["domain"])
+        gone = {"domain": record["domain"]}
+        audit.record(self.ctx, account, bucket, "DeleteBucketCustomDomain", gone)
+        return gone

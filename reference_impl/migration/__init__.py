@@ -1,0 +1,1 @@
+"""Incremental migration (sippy): fetch an object missing from a bucket from its source."""

@@ -1,0 +1,30 @@
+"""The GetObject miss hook: an object missing from a bucket with migration enabled is fetched.
+
+Called by the S3 GetObject / HeadObject handler (and so by the public entrypoint, which uses
+it): the local object wins; on NoSuchKey the migration source is asked, the object is stored
+and served, and later reads are local.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from reference_impl.context import ServerContext
+from reference_impl.migration.source import fetch_missing
+from reference_impl.s3.errors import S3Error
+from reference_impl.storage.engine import ObjectRecord
+
+
+async def require_or_fetch(
+    ctx: ServerContext, call: Any, require: Callable[[ServerContext, Any], ObjectRecord]
+) -> ObjectRecord:
+    try:
+        return require(ctx, call)
+    except S3Error as error:
+        if error.code != "NoSuchKey":
+            raise
+        record = await fetch_missing(ctx, call.account, call.bucket, call.key)
+        if record is None:
+            raise
+        return record

@@ -1,0 +1,123 @@
+"""The migration source: a SigV4 (botocore) client, validation, and the fetch of one object.
+
+botocore is blocking: every call runs in a worker thread (`asyncio.to_thread`) and the body is
+read chunk by chunk into the blob store, so a large object never sits in memory and the event
+loop keeps serving other requests meanwhile.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator
+from typing import Any
+
+import boto3
+from botocore.config import Config
+from botocore.exceptions import BotoCoreError, ClientError
+
+from reference_impl.context import ServerContext
+from reference_impl.storage.engine import ObjectRecord
+
+CHUNK = 1024 * 1024
+SIPPY_KIND = "sippy"  # bucket_configs kind of the stored configuration
+HTTP_FIELDS = {
+    "ContentEncoding": "content-encoding",
+    "ContentDisposition": "content-disposition",
+    "ContentLanguage": "content-language",
+    "CacheControl": "cache-control",
+}
+LOG = logging.getLogger(__name__)
+
+
+def client_for(source: dict[str, Any]) -> Any:
+    """A path-style S3 client of the source (its `endpoint`, else AWS of its region)."""
+    return boto3.session.Session().client(
+        "s3",
+        endpoint_url=source.get("endpoint") or None,
+        region_name=source.get("region") or "us-east-1",
+        aws_access_key_id=source["accessKeyId"],
+        aws_secret_access_key=source["secretAccessKey"],
+        config=Config(
+            s3={"addressing_style": "path"},
+            retries={"max_attempts": 2, "mode": "standard"},
+            connect_timeout=5,
+            read_timeout=60,
+        ),
+    )
+
+
+async def validate(stored: dict[str, Any]) -> str | None:
+    """None when the source answers, accepts the credentials and has the bucket; else why not."""
+    source = stored["source"]
+    if source.get("provider") != "aws":
+        return "only aws sources can be validated by the reference"
+    try:
+        client = client_for(source)
+        await asyncio.to_thread(client.head_bucket, Bucket=source["bucket"])
+    except ClientError as exc:
+        status = exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode")
+        if status == 404:
+            return f"source bucket {source['bucket']!r} not found"
+        return f"source refused the credentials or the bucket (HTTP {status})"
+    except (BotoCoreError, OSError) as exc:
+        return f"source unreachable: {exc}"
+    return None
+
+
+async def fetch_missing(
+    ctx: ServerContext, account: str, bucket: str, key: str
+) -> ObjectRecord | None:
+    """Copy `key` from the bucket's migration source into the bucket; None when not there."""
+    if ctx.profile.deviate_migration_off:
+        return None
+    stored = ctx.store.get_bucket_config(account, bucket, SIPPY_KIND)
+    if not stored or stored["source"].get("provider") != "aws":
+        return None
+    source = stored["source"]
+    try:
+        client = client_for(source)
+        reply = await asyncio.to_thread(client.get_object, Bucket=source["bucket"], Key=key)
+    except ClientError as exc:
+        status = exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode")
+        if status != 404:
+            LOG.warning("migration source refused %s/%s: %s", source["bucket"], key, exc)
+        return None
+    except (BotoCoreError, OSError) as exc:
+        LOG.warning("migration source unreachable for %s: %s", key, exc)
+        return None
+    body = reply["Body"]
+
+    async def chunks() -> AsyncIterator[bytes]:
+        try:
+            while chunk := await asyncio.to_thread(body.read, CHUNK):
+                yield chunk
+        finally:
+            body.close()
+
+    blob = await ctx.store.write_blob(chunks())
+    http = {name: reply[field] for field, name in HTTP_FIELDS.items() if reply.get(field)}
+    meta = {"user": dict(reply.get("Metadata") or {}), "http": http}
+    content_type = reply.get("ContentType") or "application/octet-stream"
+    record: ObjectRecord = ctx.store.put_object(account, bucket, key, blob, content_type, meta)
+    return record
+
+
+def announce_source(ctx: ServerContext) -> None:
+    """Offer the configured loopback source (profile) as the ready file's `migration_source`.
+
+    The suite's migration test needs an S3 source it may create buckets in; for the built-in
+    reference target that is a moto server the project test or CI started and named with
+    `--reference-profile migration_source_endpoint=http://127.0.0.1:PORT`.
+    """
+    endpoint = ctx.profile.migration_source_endpoint
+    if not endpoint:
+        return
+    key_id, secret = ctx.profile.migration_source_keys
+    ctx.shared.setdefault("extra_surfaces", {})["migration_source"] = {
+        "endpoint": str(endpoint),
+        "access_key_id": str(key_id),
+        "secret_access_key": str(secret),
+        "region": "us-east-1",
+        "create_buckets": True,
+    }
