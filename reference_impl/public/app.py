@@ -1,44 +1,104 @@
-"""The public bucket entrypoint (minimal): anonymous GET/HEAD of one bucket's objects.
+"""The public bucket entrypoint: buckets made public on custom domains, found by `Host`.
 
-It stands for a bucket on a custom domain: `/<key>` reads an object of the default account's
-bucket named by the profile (`public_bucket`), with the same range handling as the S3 API.
-CORS and gzip Content-Encoding come later.
+One listener serves every custom domain (as one edge serves many hostnames): the `Host`
+header names the domain, the registry (`domains.py`, filled through the management API's
+`/r2/buckets/{bucket}/domains/custom`) names the bucket. A loopback Host (127.0.0.1, localhost)
+falls back to the default account's `public_bucket`, so that a developer can browse it without
+a domain. Reads are anonymous GET/HEAD with the S3 API's range and conditional handling; CORS
+follows the bucket's rules (`cors.py`); gzip objects follow `encoding.py`.
 """
 
 from __future__ import annotations
 
+import logging
 from urllib.parse import unquote
 
 from starlette.applications import Starlette
+from starlette.datastructures import MutableHeaders
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
 from reference_impl.context import ServerContext
+from reference_impl.public import cors, encoding
+from reference_impl.public.domains import normalise_host, registry
 from reference_impl.s3.app import error_response
 from reference_impl.s3.call import Call
 from reference_impl.s3.errors import S3Error
 from reference_impl.s3.objects import get_object
 
+LOG = logging.getLogger(__name__)
+LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "[::1]", "::1"})
+METHODS = ["GET", "HEAD", "OPTIONS", "PUT", "POST", "DELETE", "PATCH"]
+
+
+def _bucket_for(ctx: ServerContext, request: Request) -> tuple[str, str]:
+    host = request.headers.get("host", "")
+    found = registry(ctx).bucket_of(host)
+    if found is not None:
+        return found
+    if normalise_host(host) in LOOPBACK_HOSTS:
+        return ctx.identity.account_id, str(ctx.profile.public_bucket)
+    raise S3Error("NoSuchBucket", BucketName=normalise_host(host))
+
+
+def _without_range(request: Request) -> Request:
+    """The same request minus its Range header (a decoded body is never sliced)."""
+    scope = dict(request.scope)
+    scope["headers"] = [(k, v) for k, v in request.scope["headers"] if k.lower() != b"range"]
+    return Request(scope, request.receive)
+
+
+async def _read(ctx: ServerContext, request: Request, account: str, bucket: str) -> Response:
+    raw = request.scope.get("raw_path", b"").decode("latin-1").split("?", 1)[0]
+    key = unquote(raw)[1:]
+    if request.method not in ("GET", "HEAD"):
+        raise S3Error("MethodNotAllowed")
+    if ctx.profile.deviate_public_require_auth:
+        raise S3Error("AccessDenied")
+    if not key:
+        raise S3Error("NoSuchKey", Key=key)
+    accept = request.headers.get("accept-encoding")
+    decode = not encoding.accepts_gzip(accept)
+    if decode and "range" in request.headers:
+        record = ctx.store.get_object(account, bucket, key)
+        if record is not None and record.meta.get("http", {}).get("content-encoding") == "gzip":
+            request = _without_range(request)
+    response = await get_object(ctx, Call(request, account, bucket, key))
+    if encoding.is_gzip(response):
+        if ctx.profile.deviate_public_drop_content_encoding:
+            del response.headers["content-encoding"]
+        elif decode:
+            response = encoding.decoded(response)
+    _range_deviations(ctx, response)
+    return response
+
+
+def _range_deviations(ctx: ServerContext, response: Response) -> None:
+    headers: MutableHeaders = response.headers
+    profile = ctx.profile
+    if response.status_code == 206 and profile.deviate_public_range_status_200:
+        response.status_code = 200
+    length = headers.get("content-length")
+    if profile.deviate_public_content_range_always and "content-range" not in headers and length:
+        headers["Content-Range"] = f"bytes 0-{int(length) - 1}/{length}"
+
 
 def build_app(ctx: ServerContext) -> Starlette:
     async def handle(request: Request) -> Response:
-        if request.method == "OPTIONS":
-            if "origin" not in request.headers:
+        try:
+            if request.method == "OPTIONS" and "origin" not in request.headers:
                 status = int(ctx.profile.public_options_without_origin_status)
                 return Response("Origin header required", status_code=status)
-            return Response(status_code=204)
-        raw = request.scope.get("raw_path", b"").decode("latin-1").split("?", 1)[0]
-        key = unquote(raw)[1:]
-        try:
-            if request.method not in ("GET", "HEAD"):
-                raise S3Error("MethodNotAllowed")
-            if not key:
-                raise S3Error("NoSuchKey")
-            call = Call(request, ctx.identity.account_id, str(ctx.profile.public_bucket), key)
-            return await get_object(ctx, call)
+            account, bucket = _bucket_for(ctx, request)
+            if request.method == "OPTIONS":
+                return cors.preflight(ctx, request, account, bucket)
+            response = await _read(ctx, request, account, bucket)
+            return cors.decorate(ctx, request, account, bucket, response)
         except S3Error as error:
             return error_response(ctx, error)
+        except Exception:  # a bug of ours: answer 500 and keep serving
+            LOG.exception("public entrypoint failed on %s %s", request.method, request.url.path)
+            return error_response(ctx, S3Error("InternalError"))
 
-    methods = ["GET", "HEAD", "OPTIONS", "PUT", "POST", "DELETE"]
-    return Starlette(routes=[Route("/{path:path}", handle, methods=methods)])
+    return Starlette(routes=[Route("/{path:path}", handle, methods=METHODS)])

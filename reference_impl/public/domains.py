@@ -1,0 +1,99 @@
+"""Custom domains linked to buckets: the registry both the mgmt API and the public entrypoint read.
+
+One JSON document (`<data_dir>/public/domains.json`), rewritten atomically after each change,
+because the public listener must find a domain's bucket from the `Host` alone and the set is
+small. A domain belongs to at most one bucket; deleting the bucket leaves the record, and the
+entrypoint then answers 404 NoSuchBucket for it, as a dangling domain would.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import re
+import threading
+from pathlib import Path
+from typing import Any
+
+from reference_impl.context import ServerContext
+
+SHARED_KEY = "public_domains"
+MIN_TLS_VALUES = ("1.0", "1.1", "1.2", "1.3")
+_LABEL = r"(?!-)[a-z0-9-]{1,63}(?<!-)"
+DOMAIN = re.compile(rf"^{_LABEL}(\.{_LABEL})+$")
+
+
+def normalise_host(host: str) -> str:
+    """The domain of a Host header: lower case, port and trailing dot removed."""
+    host = host.strip().lower()
+    if host.startswith("["):  # IPv6 literal
+        return host.partition("]")[0] + "]"
+    return host.rpartition(":")[0] if ":" in host else host.rstrip(".")
+
+
+class DomainRegistry:
+    """domain -> {domain, account, bucket, enabled, min_tls, zone_id, status, created}."""
+
+    def __init__(self, root: Path) -> None:
+        root.mkdir(parents=True, exist_ok=True)
+        self.path = root / "domains.json"
+        self._lock = threading.RLock()
+        self._domains: dict[str, dict[str, Any]] = {}
+        if self.path.exists():
+            self._domains = json.loads(self.path.read_text(encoding="utf-8"))
+
+    def _save(self) -> None:
+        tmp = self.path.with_name(self.path.name + ".tmp")
+        with open(tmp, "w", encoding="utf-8") as fh:
+            json.dump(self._domains, fh, indent=1, sort_keys=True)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, self.path)
+
+    def get(self, domain: str) -> dict[str, Any] | None:
+        with self._lock:
+            record = self._domains.get(domain)
+            return dict(record) if record else None
+
+    def of_bucket(self, account: str, bucket: str) -> list[dict[str, Any]]:
+        with self._lock:
+            return [
+                dict(r)
+                for _, r in sorted(self._domains.items())
+                if r["account"] == account and r["bucket"] == bucket
+            ]
+
+    def put(self, record: dict[str, Any]) -> dict[str, Any]:
+        with self._lock:
+            record = {**record, "created": record.get("created") or _now()}
+            self._domains[record["domain"]] = record
+            self._save()
+            return dict(record)
+
+    def remove(self, domain: str) -> bool:
+        with self._lock:
+            if self._domains.pop(domain, None) is None:
+                return False
+            self._save()
+            return True
+
+    def bucket_of(self, host: str) -> tuple[str, str] | None:
+        """(account, bucket) served on this Host header, when an enabled domain names it."""
+        record = self.get(normalise_host(host))
+        if record is None or not record.get("enabled", True):
+            return None
+        return str(record["account"]), str(record["bucket"])
+
+
+def registry(ctx: ServerContext) -> DomainRegistry:
+    """The process's one registry (made by whichever surface asks first)."""
+    found = ctx.shared.get(SHARED_KEY)
+    if found is None:
+        found = ctx.shared[SHARED_KEY] = DomainRegistry(ctx.data_dir / "public")
+    assert isinstance(found, DomainRegistry)
+    return found
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")

@@ -1,0 +1,66 @@
+"""The public entrypoint over TLS, negotiating HTTP/2 by ALPN (hypercorn, in the server's loop).
+
+Why hypercorn: uvicorn speaks HTTP/1.1 only, and the rule "new custom domains have HTTP/2
+enabled by default" can only be checked against a listener that offers `h2`. The listener
+shares the generated certificate (`reference_impl/tls.py`) and the event loop of every other
+listener; `public_http2` (dated) decides whether `h2` is offered at all.
+
+`PublicTlsServer` quacks like the uvicorn servers `server.py` runs (`serve(sockets=...)`,
+`started`, `should_exit`), so the launcher treats it as one more listener.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import socket
+from typing import Any
+
+from reference_impl.context import ServerContext
+from reference_impl.tls import CertFiles
+
+SURFACE = "public_tls"
+LOG = logging.getLogger(__name__)
+
+
+class PublicTlsServer:
+    """hypercorn serving one ASGI app on one pre-bound socket, until `should_exit` is set."""
+
+    def __init__(self, ctx: ServerContext, app: Any, certificate: CertFiles) -> None:
+        self.app = app
+        self.certificate = certificate
+        self.http2 = bool(ctx.profile.public_http2)
+        self.started = False
+        self._stop = asyncio.Event()
+
+    @property
+    def should_exit(self) -> bool:
+        return self._stop.is_set()
+
+    @should_exit.setter
+    def should_exit(self, value: bool) -> None:
+        if value:
+            self._stop.set()
+
+    def config(self, sock: socket.socket) -> Any:
+        from hypercorn.config import Config
+
+        config = Config()
+        # hypercorn adopts the descriptor (fd://): detach it so that only hypercorn closes it
+        config.bind = [f"fd://{sock.detach()}"]
+        config.certfile = str(self.certificate.cert)
+        config.keyfile = str(self.certificate.key)
+        config.alpn_protocols = ["h2", "http/1.1"] if self.http2 else ["http/1.1"]
+        config.accesslog = None
+        config.loglevel = "WARNING"
+        config.graceful_timeout = 1.0
+        config.keep_alive_timeout = 30.0
+        return config
+
+    async def serve(self, sockets: list[socket.socket]) -> None:
+        from hypercorn.asyncio import serve
+
+        config = self.config(sockets[0])
+        # the socket already listens, so connections queue until hypercorn accepts them
+        self.started = True
+        await serve(self.app, config, shutdown_trigger=self._stop.wait, mode="asgi")
