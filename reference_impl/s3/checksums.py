@@ -1,7 +1,8 @@
 """PutObject checksums: `x-amz-checksum-{crc32,crc32c,sha1,sha256}` verified and kept.
 
-SHA-1 and SHA-256 come from the blob store, which hashes while streaming; CRC32 / CRC32C are
-computed by reading the stored blob back, only when a request declares one. Values are kept
+SHA-256 comes from the blob store when it hashed the body while streaming (a signed payload);
+otherwise, and for SHA-1 / CRC32 / CRC32C, the stored blob is read back, only when a request
+declares one (rare: hashing every upload with every algorithm cost more). Values are kept
 base64 (as sent) in the object's metadata under `checksums`, where GetObject / HeadObject find
 them for `x-amz-checksum-mode: ENABLED` (as for checksums proved by an aws-chunked trailer).
 """
@@ -34,11 +35,11 @@ def declared(ctx: ServerContext, headers: Mapping[str, str]) -> dict[str, str]:
 
 def computed(ctx: ServerContext, blob: BlobInfo, algorithm: str) -> str:
     """Base64 checksum of the stored blob."""
-    if algorithm == "sha256":
+    if algorithm == "sha256" and blob.sha256_hex is not None:
         digest = bytes.fromhex(blob.sha256_hex)
-    elif algorithm == "sha1":
+    elif algorithm == "sha1" and blob.sha1_hex is not None:
         digest = bytes.fromhex(blob.sha1_hex)
-    else:
+    else:  # not hashed while streaming (only what a request needs is): read the blob back
         accumulator = new_checksum(algorithm)  # the same CRCs the aws-chunked decoder uses
         for chunk in ctx.store.blobs.read(blob.name, 0, None):
             accumulator.update(chunk)

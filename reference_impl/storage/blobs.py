@@ -6,14 +6,13 @@ served as an iterator of bounded chunks.
 
 from __future__ import annotations
 
-import asyncio
-import hashlib
-import os
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
+
+from reference_impl.storage import fastio
 
 READ_CHUNK = 256 * 1024
 
@@ -31,8 +30,10 @@ class BlobInfo:
     name: str  # file name relative to the blob root
     size: int
     md5_hex: str
-    sha256_hex: str
-    sha1_hex: str
+    # Computed while streaming only when needed (a signed payload hash to check); None
+    # otherwise: hashing every PUT with three digests cost more than receiving it.
+    sha256_hex: str | None = None
+    sha1_hex: str | None = None
 
 
 class BlobStore:
@@ -55,32 +56,23 @@ class BlobStore:
     ) -> BlobInfo:
         """Stream chunks to disk; raise PayloadHashMismatch before anything becomes visible."""
         name = uuid.uuid4().hex
-        tmp_path = self.tmp / name
-        md5, sha256, sha1 = hashlib.md5(), hashlib.sha256(), hashlib.sha1()
-        size = 0
+
+        def accept(written: fastio.Written) -> None:
+            if expected_sha256 is not None and written.sha256_hex != expected_sha256.lower():
+                raise PayloadHashMismatch(written.sha256_hex)
+
         try:
-            with open(tmp_path, "wb") as out:
-                async for chunk in chunks:
-                    if not chunk:
-                        continue
-                    size += len(chunk)
-                    if max_size is not None and size > max_size:
-                        raise BodyTooLarge()
-                    md5.update(chunk)
-                    sha256.update(chunk)
-                    sha1.update(chunk)
-                    out.write(chunk)
-                out.flush()
-                await asyncio.to_thread(os.fsync, out.fileno())
-            if expected_sha256 is not None and sha256.hexdigest() != expected_sha256.lower():
-                raise PayloadHashMismatch(sha256.hexdigest())
-            final = self.path(name)
-            final.parent.mkdir(exist_ok=True)
-            os.replace(tmp_path, final)
-        except BaseException:
-            tmp_path.unlink(missing_ok=True)
-            raise
-        return BlobInfo(name, size, md5.hexdigest(), sha256.hexdigest(), sha1.hexdigest())
+            written = await fastio.write_blob(
+                chunks,
+                self.tmp / name,
+                self.path(name),
+                sha256=expected_sha256 is not None,
+                max_size=max_size,
+                accept=accept,
+            )
+        except fastio.SizeExceeded:
+            raise BodyTooLarge() from None
+        return BlobInfo(name, written.size, written.md5_hex, written.sha256_hex)
 
     def read(self, name: str, start: int = 0, length: int | None = None) -> Iterator[bytes]:
         """Open now (a later delete cannot break the reply), then yield bounded chunks."""
