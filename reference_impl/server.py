@@ -17,6 +17,8 @@ from typing import Any
 import uvicorn
 
 from reference_impl.context import ServerContext
+from reference_impl.public.h2 import SURFACE as PUBLIC_TLS
+from reference_impl.public.h2 import PublicTlsServer
 from reference_impl.tls import ensure_certificate
 
 # surface name -> module providing `build_app(ctx) -> ASGI app`
@@ -26,6 +28,7 @@ SURFACES: dict[str, str] = {
     "gateway": "reference_impl.gateway.app",
     "public": "reference_impl.public.app",
     "edge": "reference_impl.edge.app",  # after mgmt: reads its state (custom fields, jobs)
+    "bindings": "reference_impl.bindings.app",  # runtime bindings bridge (docs/bindings-bridge.md)
 }
 # extra listener: the S3 API again, over TLS with a generated certificate (reference_impl/tls.py)
 TLS_SURFACE = "s3_tls"
@@ -90,8 +93,15 @@ def ready_document(ctx: ServerContext) -> dict[str, Any]:
             "gateway": {"url": ctx.urls["gateway"], "networks": ["sepolia", "rinkeby"]},
             "public": {"url": ctx.urls["public"]},
             "edge": {"url": ctx.urls["edge"]},
+            "bindings": {"url": ctx.urls["bindings"]},
         },
     }
+    if PUBLIC_TLS in ctx.urls:  # the public entrypoint again, over TLS with HTTP/2 (ALPN)
+        doc["surfaces"][PUBLIC_TLS] = {
+            "url": ctx.urls[PUBLIC_TLS],
+            "verify": ctx.shared[TLS_CERT_KEY],
+        }
+    doc["surfaces"].update(ctx.shared.get("extra_surfaces", {}))  # e.g. migration_source
     if TLS_SURFACE in ctx.urls:
         doc["surfaces"][TLS_SURFACE] = {
             **doc["surfaces"]["s3"],
@@ -115,7 +125,7 @@ async def serve(
     announce: Callable[[dict[str, Any]], None] | None = None,
     tls: bool = True,
 ) -> None:
-    servers: list[tuple[_QuietServer, socket.socket]] = []
+    servers: list[tuple[_QuietServer | PublicTlsServer, socket.socket]] = []
     for offset, (name, module_name) in enumerate(SURFACES.items()):
         sock = _bind(host, base_port + offset if base_port else 0)
         ctx.urls[name] = f"http://{host}:{sock.getsockname()[1]}"
@@ -139,6 +149,10 @@ async def serve(
             ssl_keyfile=str(certificate.key),
         )
         servers.append((_QuietServer(config), sock))
+        sock = _bind(host, base_port + len(SURFACES) + 1 if base_port else 0)
+        ctx.urls[PUBLIC_TLS] = f"https://{host}:{sock.getsockname()[1]}"
+        public_app = import_module(SURFACES["public"]).build_app(ctx)
+        servers.append((PublicTlsServer(ctx, public_app, certificate), sock))
 
     loop = asyncio.get_running_loop()
 

@@ -124,12 +124,14 @@ class S3Client:
             raise ValueError(f"refusing to delete {name!r}: not prefixed {self.run_prefix!r}")
         try:
             self._abort_uploads(name)
+            previous: list[dict[str, str]] = []
             while True:
                 page = self.boto.list_objects_v2(Bucket=name, MaxKeys=CLEANUP_BATCH)
                 keys = [{"Key": item["Key"]} for item in page.get("Contents", [])]
-                if not keys:
+                if not keys or keys == previous:  # a target that deletes nothing: no endless loop
                     break
                 self.boto.delete_objects(Bucket=name, Delete={"Objects": keys, "Quiet": True})
+                previous = keys
             self.boto.delete_bucket(Bucket=name)
         except ClientError as exc:
             if exc.response.get("Error", {}).get("Code") != "NoSuchBucket":

@@ -7,13 +7,14 @@ import logging
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import Route
+from starlette.routing import Route, request_response
 
 from reference_impl.context import ServerContext
 from reference_impl.s3 import content_type, cors_match, protocol_hooks
 from reference_impl.s3.call import resolve
 from reference_impl.s3.dispatch import route
 from reference_impl.s3.errors import S3Error
+from reference_impl.s3.xml_text import xml_safe
 from reference_impl.s3.xmlio import S3_XMLNS, XML_CONTENT_TYPE, render
 
 log = logging.getLogger(__name__)
@@ -21,13 +22,13 @@ METHODS = ["GET", "PUT", "POST", "DELETE", "HEAD", "OPTIONS", "PATCH"]
 
 
 def error_response(ctx: ServerContext, error: S3Error, resource: str = "") -> Response:
-    details = dict(error.details)
+    details = {name: xml_safe(str(value)) for name, value in error.details.items()}
     if resource:
-        details.setdefault("Resource", resource)
+        details.setdefault("Resource", xml_safe(resource))
     body = render(
         "error.xml.j2",
         code=error.code,
-        message=error.message,
+        message=xml_safe(error.message),
         details=details,
         xmlns=S3_XMLNS if ctx.profile.deviate_error_xmlns else "",
     )
@@ -52,4 +53,7 @@ def build_app(ctx: ServerContext) -> Starlette:
             log.exception("internal error on %s %s", request.method, request.url.path)
             return error_response(ctx, S3Error("InternalError"))
 
-    return Starlette(routes=[Route("/{path:path}", handle, methods=METHODS)])
+    app = Starlette(routes=[Route("/{path:path}", handle, methods=METHODS)])
+    # a path the route pattern cannot match (a key with a newline) is still an S3 request
+    app.router.default = request_response(handle)
+    return app

@@ -7,7 +7,8 @@ import re
 from starlette.responses import Response
 
 from reference_impl.context import ServerContext
-from reference_impl.s3.call import Call
+from reference_impl.mgmt import audit
+from reference_impl.s3.call import Call, broken
 from reference_impl.s3.errors import S3Error
 from reference_impl.s3.xmlio import iso8601, parse_body, xml_response
 from reference_impl.storage.engine import Bucket
@@ -37,7 +38,7 @@ async def list_buckets(ctx: ServerContext, call: Call) -> Response:
 
 async def create_bucket(ctx: ServerContext, call: Call) -> Response:
     assert call.bucket is not None
-    if not valid_bucket_name(call.bucket):
+    if not valid_bucket_name(call.bucket) and not broken(ctx, "bucket-names"):
         raise S3Error("InvalidBucketName", BucketName=call.bucket)
     body = await call.small_body()
     location = "auto"
@@ -53,9 +54,13 @@ async def create_bucket(ctx: ServerContext, call: Call) -> Response:
         raise S3Error("InvalidLocationConstraint", LocationConstraint=location)
     lock = call.header("x-amz-bucket-object-lock-enabled")
     if lock is not None and lock.strip().lower() == "true":
+        if not broken(ctx, "object-lock-ignored"):
+            raise S3Error("NotImplemented", "Object lock is not supported")
+    elif lock is not None and broken(ctx, "object-lock-false-refused"):
         raise S3Error("NotImplemented", "Object lock is not supported")
     if not ctx.store.create_bucket(call.account, call.bucket, "auto"):
         raise S3Error("BucketAlreadyOwnedByYou", BucketName=call.bucket)
+    audit.record_s3(ctx, call, "CreateBucket", {"location": location})
     headers = {}
     if ctx.profile.create_bucket_location_header:
         headers["Location"] = f"/{call.bucket}"
@@ -64,13 +69,19 @@ async def create_bucket(ctx: ServerContext, call: Call) -> Response:
 
 async def delete_bucket(ctx: ServerContext, call: Call) -> Response:
     bucket = require_bucket(ctx, call)
-    if not ctx.store.bucket_is_empty(call.account, bucket.name):
+    empty = ctx.store.bucket_is_empty(call.account, bucket.name)
+    if not empty and not broken(ctx, "delete-non-empty"):
         raise S3Error("BucketNotEmpty", BucketName=bucket.name)
     ctx.store.delete_bucket(call.account, bucket.name)
+    audit.record_s3(ctx, call, "DeleteBucket")
     return Response(status_code=204)
 
 
 async def head_bucket(ctx: ServerContext, call: Call) -> Response:
+    if broken(ctx, "head-missing-bucket-500"):  # the defect fixed 2023-06-16
+        assert call.bucket is not None
+        if ctx.store.get_bucket(call.account, call.bucket) is None:
+            raise S3Error("InternalError")
     require_bucket(ctx, call)
     headers = {}
     region = ctx.profile.head_bucket_region_header

@@ -29,6 +29,12 @@ SIGNING_QUERY_KEYS = {
 }
 
 
+def broken(ctx: ServerContext, name: str) -> bool:
+    """True when the profile's `deviate_breaks` names this rule break (sensitivity tests)."""
+    breaks = ctx.profile.deviate_breaks
+    return bool(breaks) and name in breaks
+
+
 @dataclass
 class Call:
     request: Request
@@ -125,6 +131,7 @@ def resolve(ctx: ServerContext, request: Request) -> Call:
             regions=None if regions is None else frozenset(regions),
             max_skew_seconds=int(profile.s3_max_clock_skew_seconds),
             presigned_urls=bool(profile.s3_presigned_urls),
+            check_expiry=not broken(ctx, "presign-no-expiry"),
         )
         headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in request.scope["headers"]]
         verified = sigv4.verify(
@@ -142,7 +149,11 @@ def resolve(ctx: ServerContext, request: Request) -> Call:
         account, payload = _unverified_account(request, keys, ctx.identity.account_id), None
         streaming = _unverified_streaming(request)
 
+    if broken(ctx, "one-account"):
+        account = ctx.identity.account_id
     host_account, host_bucket = _parse_host(request.headers.get("host", ""), keys)
+    if broken(ctx, "host-ignored"):
+        host_account = host_bucket = None
     if host_account is not None and host_account != account:
         raise S3Error("AccessDenied", "The credentials do not grant access to this account")
     path = unquote(raw_path)

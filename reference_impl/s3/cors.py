@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 from starlette.responses import Response
 
 from reference_impl.context import ServerContext
+from reference_impl.mgmt import audit
 from reference_impl.s3.buckets import require_bucket
 from reference_impl.s3.call import Call
 from reference_impl.s3.errors import S3Error
@@ -120,6 +121,7 @@ async def put_bucket_cors(ctx: ServerContext, call: Call) -> Response:
     bucket = require_bucket(ctx, call)
     rules = parse_rules(ctx, await call.small_body())
     ctx.store.put_bucket_config(call.account, bucket.name, KIND, rules)
+    audit.record_s3(ctx, call, "PutBucketCors", {"rules": rules})
     return Response(status_code=200)
 
 
@@ -134,6 +136,7 @@ async def get_bucket_cors(ctx: ServerContext, call: Call) -> Response:
 async def delete_bucket_cors(ctx: ServerContext, call: Call) -> Response:
     bucket = require_bucket(ctx, call)
     ctx.store.delete_bucket_config(call.account, bucket.name, KIND)
+    audit.record_s3(ctx, call, "DeleteBucketCors")
     return Response(status_code=204)
 
 

@@ -6,7 +6,7 @@ from starlette.responses import Response
 
 from reference_impl.context import ServerContext
 from reference_impl.s3.buckets import require_bucket
-from reference_impl.s3.call import Call
+from reference_impl.s3.call import Call, broken
 from reference_impl.s3.errors import S3Error
 from reference_impl.s3.xmlio import parse_body, xml_response
 
@@ -39,6 +39,7 @@ async def delete_objects(ctx: ServerContext, call: Call) -> Response:
                 }
             )
             continue
-        ctx.store.delete_object(call.account, bucket.name, key)
+        if not broken(ctx, "delete-keeps"):
+            ctx.store.delete_object(call.account, bucket.name, key)
         deleted.append(key)
     return xml_response("delete_result.xml.j2", deleted=[] if quiet else deleted, errors=errors)

@@ -14,6 +14,7 @@ from reference_impl.s3 import (
     cors,
     deletes,
     encryption,
+    lifecycle,
     listing,
     multipart,
     multipart_complete,
@@ -90,6 +91,7 @@ _OBJECT_OPS: dict[tuple[str, str | None], Handler] = {
 _BUCKET_OPS.update(cors.OPERATIONS)
 _BUCKET_OPS.update(encryption.OPERATIONS)
 _BUCKET_OPS.update(placeholders.OPERATIONS)
+_BUCKET_OPS.update(lifecycle.OPERATIONS)  # after placeholders: GET lifecycle returns rules
 
 
 def route(call: Call) -> Handler:

@@ -11,6 +11,7 @@ from collections.abc import Awaitable, Callable
 from starlette.responses import Response
 
 from reference_impl.context import ServerContext
+from reference_impl.mgmt import audit
 from reference_impl.s3.buckets import require_bucket
 from reference_impl.s3.call import Call
 from reference_impl.s3.errors import S3Error
@@ -48,6 +49,7 @@ async def put_bucket_encryption(ctx: ServerContext, call: Call) -> Response:
     if not rules:
         raise S3Error("MalformedXML", "A ServerSideEncryptionConfiguration needs a Rule")
     ctx.store.put_bucket_config(call.account, bucket.name, KIND, rules)
+    audit.record_s3(ctx, call, "PutBucketEncryption", {"rules": rules})
     return Response(status_code=200)
 
 
@@ -62,6 +64,7 @@ async def delete_bucket_encryption(ctx: ServerContext, call: Call) -> Response:
     _offered(ctx)
     bucket = require_bucket(ctx, call)
     ctx.store.delete_bucket_config(call.account, bucket.name, KIND)
+    audit.record_s3(ctx, call, "DeleteBucketEncryption")
     return Response(status_code=204)
 
 

@@ -102,6 +102,10 @@ async def complete_multipart_upload(ctx: ServerContext, call: Call) -> Response:
         raise S3Error("TooMuchConcurrency")
     COMPLETING.add(upload.upload_id)
     try:
+        # another completion (or an abort) may have ended the upload while this body arrived:
+        # that is NoSuchUpload, not an InvalidPart about parts that are gone
+        if uploads(ctx).get(upload.account, upload.bucket, upload.key, upload.upload_id) is None:
+            raise S3Error("NoSuchUpload", UploadId=upload.upload_id)
         delay = float(ctx.profile.multipart_complete_delay_seconds or 0)
         if delay > 0:
             await asyncio.sleep(delay)

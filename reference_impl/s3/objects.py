@@ -11,14 +11,16 @@ from starlette.requests import ClientDisconnect
 from starlette.responses import Response, StreamingResponse
 
 from reference_impl.context import ServerContext
+from reference_impl.migration.hook import require_or_fetch
 from reference_impl.s3 import checksums, conditions
+from reference_impl.s3.bodies import WholeBody
 from reference_impl.s3.buckets import require_bucket
-from reference_impl.s3.call import Call, check_content_md5
+from reference_impl.s3.call import Call, broken, check_content_md5
 from reference_impl.s3.conditions_put import prepare_write
 from reference_impl.s3.content_type import infer as content_type_of
 from reference_impl.s3.errors import S3Error
 from reference_impl.s3.ranges import parse_range
-from reference_impl.storage.blobs import PayloadHashMismatch
+from reference_impl.storage.blobs import READ_CHUNK, PayloadHashMismatch
 from reference_impl.storage.engine import ObjectRecord
 
 MAX_KEY_BYTES = 1024
@@ -53,7 +55,7 @@ def _metadata(ctx: ServerContext, call: Call) -> dict[str, Any]:
     http = {
         name: call.request.headers[name]
         for name in HTTP_METADATA[1:]
-        if name in call.request.headers
+        if name in call.request.headers and not broken(ctx, "http-metadata-dropped")
     }
     if "content-encoding" in http:  # aws-chunked is how the body travelled, not what it is
         kept = [e for e in http["content-encoding"].split(",") if e.strip() != "aws-chunked"]
@@ -71,16 +73,20 @@ async def put_object(ctx: ServerContext, call: Call) -> Response:
     check_key(call.key)
     prepare_write(ctx, call)  # bucket (or cf-create-bucket-if-missing), If-* → 412
     declared = call.declared_length()
-    if declared is None and "chunked" not in (call.header("transfer-encoding") or ""):
+    chunked = "chunked" in (call.header("transfer-encoding") or "")
+    if declared is None and not chunked and not broken(ctx, "missing-length-as-empty"):
         raise S3Error("MissingContentLength")
     if declared is not None:
         if not declared.isdigit():
             raise S3Error("InvalidArgument", "Content-Length is not a number")
         if int(declared) > int(ctx.profile.put_object_max_bytes):
             raise S3Error("EntityTooLarge")
+    if call.header("x-amz-acl") is not None and broken(ctx, "acl-refused"):
+        raise S3Error("NotImplemented", "ACLs are not supported")
     meta = _metadata(ctx, call)
     record = await store_body(ctx, call, meta)
-    headers = {"ETag": f'"{record.etag}"', **call.checksum_headers()}
+    etag = record.etag if broken(ctx, "etag-unquoted") else f'"{record.etag}"'
+    headers = {"ETag": etag, **call.checksum_headers()}
     headers.update({f"x-amz-checksum-{a}": v for a, v in record.meta.get("checksums", {}).items()})
     return Response(status_code=200, headers=headers)
 
@@ -131,20 +137,33 @@ def _require_object(ctx: ServerContext, call: Call) -> ObjectRecord:
     require_bucket(ctx, call)
     record: ObjectRecord | None = ctx.store.get_object(call.account, call.bucket, call.key)
     if record is None:
+        if broken(ctx, "missing-key-403"):
+            raise S3Error("AccessDenied")
         raise S3Error("NoSuchKey", Key=call.key)
     return record
 
 
 async def get_object(ctx: ServerContext, call: Call) -> Response:
-    record = _require_object(ctx, call)
+    record = await require_or_fetch(ctx, call, _require_object)  # miss: migration source
     headers = _object_headers(record)
+    if broken(ctx, "etag-unquoted"):
+        headers["ETag"] = record.etag
+    if broken(ctx, "no-last-modified"):
+        del headers["Last-Modified"]
     wanted = conditions.from_headers(call.header)
     lists = bool(ctx.profile.conditional_etag_lists)
     if conditions.check_read(wanted, record, lists) == conditions.NOT_MODIFIED:
         kept = {k: v for k, v in headers.items() if k in ("ETag", "Last-Modified")}
         return Response(status_code=conditions.NOT_MODIFIED, headers=kept)
     profile = ctx.profile
-    selected = parse_range(call.header("range"), record.size, profile.deviate_range_exclusive_end)
+    try:
+        selected = parse_range(
+            call.header("range"), record.size, profile.deviate_range_exclusive_end
+        )
+    except S3Error:
+        if not broken(ctx, "range-past-end-full"):
+            raise
+        selected = None
     status = 200
     start, length = 0, record.size
     if selected is not None:
@@ -162,6 +181,8 @@ async def get_object(ctx: ServerContext, call: Call) -> Response:
     if call.method == "HEAD":
         return Response(status_code=status, headers=headers)
     chunks = ctx.store.read_object(record, start, length)
+    if length <= READ_CHUNK:  # one read, one write: no streaming task for a small object
+        return WholeBody(b"".join(chunks), status_code=status, headers=headers)
 
     async def stream() -> AsyncIterator[bytes]:
         for chunk in chunks:
@@ -173,5 +194,7 @@ async def get_object(ctx: ServerContext, call: Call) -> Response:
 async def delete_object(ctx: ServerContext, call: Call) -> Response:
     assert call.bucket is not None and call.key is not None
     require_bucket(ctx, call)
-    ctx.store.delete_object(call.account, call.bucket, call.key)
+    key = call.key.strip() if broken(ctx, "delete-object-trims") else call.key
+    if not broken(ctx, "delete-keeps"):
+        ctx.store.delete_object(call.account, call.bucket, key)
     return Response(status_code=204)

@@ -100,7 +100,7 @@ def test_expired_presigned_url_is_refused(
 ) -> None:
     clock.return_value -= dt.timedelta(minutes=10)
     url = wire.presign("GET", wbucket, query=[("list-type", "2")], expires=60)
-    wire.send(PreparedWire("GET", url)).assert_error(403, "AccessDenied")
+    wire.send(PreparedWire("GET", url)).assert_error(400, "ExpiredRequest")  # dates.md
 
 
 def test_skewed_clock_is_refused(wire: WireClient, wbucket: str, clock: mock.MagicMock) -> None:

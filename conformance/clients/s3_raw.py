@@ -1,0 +1,97 @@
+"""Requests `requests` cannot send: a head without its body, a chosen Host, a bounded wait.
+
+Some rules are about what a target does before or without a body (411 MissingContentLength,
+a size limit refused from the declared length) or about which Host names a bucket
+(virtual-hosted addressing, one account's credentials on another account's host). A peer that
+waits for a body it will never get must show up as a FAIL, not hang the run: every call here
+has a short read timeout and reports a timeout as `None`.
+"""
+
+from __future__ import annotations
+
+import http.client
+import ssl
+from collections.abc import Iterable, Mapping
+from typing import Any
+from urllib.parse import urlsplit
+
+from conformance.clients.evidence import Exchange, collector
+from conformance.clients.s3_wire import Query, WireClient, WireReply
+
+SHORT_READ_TIMEOUT = 5.0
+LOCAL_STORAGE_HOST = "localhost"
+
+
+def account_host(surface: Mapping[str, Any]) -> str | None:
+    """`{account_id}.{storage_host}`, the host of the account's buckets, if the target says.
+
+    A target declares it as `virtual_host`; without it, a target that names its `account_id`
+    gets `{account_id}.localhost`, which a loopback endpoint can be sent as Host (the reference
+    reads the account from the Host labels). None: the target cannot be addressed by host.
+    """
+    declared = surface.get("virtual_host")
+    if declared:
+        return str(declared)
+    account = surface.get("account_id")
+    return f"{account}.{LOCAL_STORAGE_HOST}" if account else None
+
+
+def _connection(wire: WireClient, url: str, timeout: float) -> http.client.HTTPConnection:
+    parts = urlsplit(url)
+    host = parts.hostname or "localhost"
+    if parts.scheme != "https":
+        return http.client.HTTPConnection(host, parts.port, timeout=timeout)
+    verify = wire.verify
+    context = ssl.create_default_context(cafile=verify if isinstance(verify, str) else None)
+    if verify is False:
+        context.check_hostname, context.verify_mode = False, ssl.CERT_NONE
+    return http.client.HTTPSConnection(host, parts.port, timeout=timeout, context=context)
+
+
+def send_head(
+    wire: WireClient,
+    method: str,
+    bucket: str | None,
+    key: str | None,
+    *,
+    query: Query = (),
+    headers: Mapping[str, str] | None = None,
+    drop: Iterable[str] = (),
+    timeout: float = SHORT_READ_TIMEOUT,
+) -> WireReply | None:
+    """Sign a request (UNSIGNED-PAYLOAD), send only its head minus `drop`, read the answer.
+
+    No body byte is ever sent. Returns None when the target has not answered within
+    `timeout` seconds (it is waiting for a body), which the caller turns into a FAIL.
+    """
+    prepared = wire.prepare(
+        method, bucket, key, query=query, headers=headers, payload_hash="UNSIGNED-PAYLOAD"
+    )
+    dropped = {name.lower() for name in drop}
+    sent = {k: v for k, v in prepared.headers.items() if k.lower() not in dropped}
+    parts = urlsplit(prepared.url)
+    conn = _connection(wire, prepared.url, timeout)
+    try:
+        conn.putrequest(
+            method,
+            parts.path + (f"?{parts.query}" if parts.query else ""),
+            skip_host=True,
+            skip_accept_encoding=True,
+        )
+        for name, value in sent.items():
+            conn.putheader(name, value)
+        if "host" not in {name.lower() for name in sent}:
+            conn.putheader("Host", parts.netloc)
+        conn.endheaders()
+        response = conn.getresponse()
+        body = response.read()
+    except TimeoutError:
+        collector.add(
+            Exchange.build(method, prepared.url, None, sent, {}, f"no answer in {timeout} s")
+        )
+        return None
+    finally:
+        conn.close()
+    answer = dict(response.getheaders())
+    collector.add(Exchange.build(method, prepared.url, response.status, sent, answer, body))
+    return WireReply(method, prepared.url, response.status, answer, body)

@@ -1,0 +1,66 @@
+"""PutObject's stored metadata: custom and HTTP metadata, the MD5 ETag, Last-Modified."""
+
+from __future__ import annotations
+
+import datetime as dt
+import email.utils
+import hashlib
+
+import pytest
+
+HTTP_METADATA = {
+    "Content-Type": "application/x-conformance",
+    "Content-Encoding": "identity",
+    "Content-Disposition": 'attachment; filename="c.bin"',
+    "Cache-Control": "max-age=60, private",
+}
+
+
+@pytest.mark.rule("storage.put-object.custom-metadata")
+@pytest.mark.parametrize("method", ["GET", "HEAD"])
+def test_custom_metadata_returned(s3, bucket, names, method):
+    """x-vendor-meta-* headers come back, names lower-cased, values unchanged."""
+    key = names.key()
+    sent = {s3.wire.vendor("meta-colour"): "blue", s3.wire.vendor("meta-Two-Words"): "a b"}
+    s3.wire.put_object(bucket, key, b"x", headers=sent).assert_ok()
+    reply = s3.wire.request(method, bucket, key).assert_ok()
+    assert reply.header(s3.wire.vendor("meta-colour")) == "blue", dict(reply.headers)
+    assert reply.header(s3.wire.vendor("meta-two-words")) == "a b", dict(reply.headers)
+
+
+@pytest.mark.rule("storage.put-object.http-metadata")
+@pytest.mark.parametrize("method", ["GET", "HEAD"])
+def test_http_metadata_round_trips(s3, bucket, names, method):
+    """Content-Type, -Encoding, -Disposition and Cache-Control are returned as written."""
+    key = names.key()
+    s3.wire.put_object(bucket, key, b"x", headers=HTTP_METADATA).assert_ok()
+    reply = s3.wire.request(method, bucket, key).assert_ok()
+    for name, value in HTTP_METADATA.items():
+        assert reply.header(name) == value, f"{name}: {reply.header(name)!r}, sent {value!r}"
+
+
+@pytest.mark.rule("storage.put-object.etag-md5")
+@pytest.mark.parametrize("size", [0, 1, 100_000], ids=["empty", "one-byte", "100k"])
+def test_etag_is_quoted_md5(s3, bucket, names, size):
+    """PutObject, HeadObject and GetObject all give the quoted hex MD5 of the body."""
+    key = names.key()
+    body = bytes(i % 251 for i in range(size))
+    expected = f'"{hashlib.md5(body).hexdigest()}"'
+    put = s3.wire.put_object(bucket, key, body).assert_ok()
+    assert put.header("etag") == expected, f"PutObject ETag {put.header('etag')!r}"
+    for method in ("HEAD", "GET"):
+        value = s3.wire.request(method, bucket, key).assert_ok().header("etag")
+        assert value == expected, f"{method} ETag {value!r}, expected {expected!r}"
+
+
+@pytest.mark.rule("storage.put-object.last-modified")
+def test_last_modified_is_the_write_time(s3, bucket, names):
+    """HeadObject's Last-Modified is an HTTP date within minutes of the write."""
+    key = names.key()
+    s3.wire.put_object(bucket, key, b"x").assert_ok()
+    reply = s3.wire.request("HEAD", bucket, key).assert_ok()
+    value = reply.header("last-modified")
+    assert value, f"HeadObject: no Last-Modified ({dict(reply.headers)})"
+    when = email.utils.parsedate_to_datetime(value)
+    now = dt.datetime.now(dt.UTC)
+    assert abs((now - when).total_seconds()) < 600, f"Last-Modified {value!r} is not now"

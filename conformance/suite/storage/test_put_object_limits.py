@@ -1,0 +1,33 @@
+"""PutObject without a Content-Length, and a declared Content-Length over the single-upload
+limit: both refused from the request head alone (no body is ever sent)."""
+
+from __future__ import annotations
+
+import pytest
+
+from conformance.clients.s3_raw import send_head
+
+
+@pytest.mark.rule("storage.put-object.missing-content-length")
+@pytest.mark.parametrize("method", ["PUT", "POST"])
+def test_missing_content_length_is_411(s3, bucket, names, as_of, method):
+    """A PutObject head with neither Content-Length nor chunked encoding: 411."""
+    if method == "POST" and as_of.isoformat() < "2022-04-14":
+        pytest.skip("N/A: PutObject by POST is not in force before 2022-04-14")
+    key = names.key()
+    reply = send_head(s3.wire, method, bucket, key, drop=["content-length"])
+    assert reply is not None, "no answer in time: the target waited for a body"
+    reply.assert_error(411, "MissingContentLength")
+    assert s3.wire.request("HEAD", bucket, key).status == 404, "an object was stored"
+
+
+@pytest.mark.rule("storage.put-object.size-limit")
+@pytest.mark.parametrize("extra", [1, 1 << 30], ids=["over-by-one", "over-by-1gib"])
+def test_declared_length_over_limit_is_refused(s3, bucket, names, expected, extra):
+    """A single upload declaring more than the limit is refused (400) before any body."""
+    length = expected.max_put_object_bytes + extra
+    key = names.key()
+    reply = send_head(s3.wire, "PUT", bucket, key, headers={"Content-Length": str(length)})
+    assert reply is not None, f"declared {length} bytes: no refusal, the target waited"
+    reply.assert_error(400, "EntityTooLarge")
+    assert s3.wire.request("HEAD", bucket, key).status == 404, "an object was stored"
