@@ -39,12 +39,13 @@ async def put_bucket_lifecycle(ctx: ServerContext, call: Call) -> Response:
 
 
 async def get_bucket_lifecycle(ctx: ServerContext, call: Call) -> Response:
+    placeholder = placeholders.OPERATIONS[("GET", "lifecycle")]
     if not ctx.profile.lifecycles:
-        return await placeholders.OPERATIONS[("GET", "lifecycle")](ctx, call)
+        return await placeholder(ctx, call)
     bucket = require_bucket(ctx, call)
     rules = ctx.store.get_bucket_config(call.account, bucket.name, config.KIND)
-    if not rules:
-        raise S3Error("NoSuchLifecycleConfiguration", BucketName=bucket.name)
+    if not rules:  # no rules: the answer of a newly created basic bucket (decisions.md)
+        return await placeholder(ctx, call)
     return Response(config.render(rules), media_type=XML_CONTENT_TYPE)
 
 
