@@ -66,6 +66,21 @@ class Store:
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.executescript(SCHEMA)
         self.db.commit()
+        self._remove_unreferenced_blobs()
+
+    def _remove_unreferenced_blobs(self) -> None:
+        """A kill between a blob's rename and its metadata commit leaves a file no row names.
+
+        It was never acknowledged (the reply follows the commit), so at startup, before any
+        request, such files are garbage: remove them rather than leak disk for ever.
+        """
+        tables = {row[0] for row in self.db.execute("SELECT name FROM sqlite_master")}
+        referenced = {row[0] for row in self.db.execute("SELECT blob FROM objects")}
+        if "parts" in tables:
+            referenced |= {row[0] for row in self.db.execute("SELECT blob FROM parts")}
+        for path in self.blobs.root.rglob("*"):
+            if path.is_file() and path.name not in referenced:
+                path.unlink(missing_ok=True)
 
     def close(self) -> None:
         self.db.close()
