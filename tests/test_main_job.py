@@ -82,3 +82,24 @@ def test_run_as_of_2022_05_01_refuses_129_keys(tmp_path: Path) -> None:
     assert any(e["status"] == 200 for e in by_case["at-limit"]), by_case["at-limit"]
     refused = [e for e in by_case["over-by-one"] if e["status"] == 400]
     assert refused and "MalformedXML" in refused[-1]["body_excerpt"], by_case["over-by-one"]
+
+
+@pytest.mark.slow
+def test_run_as_of_2023_01_29_serves_rinkeby(tmp_path: Path) -> None:
+    """The eve of the retirement: rinkeby served (PASS), its retirement not yet in force (N/A)."""
+    proc, run_dir = conformance_run(tmp_path, "--as-of", "2023-01-29")
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    rules = statuses(json.loads((run_dir / "results.json").read_text("utf-8")))
+    assert rules["gateway.network.rinkeby-served"] == "PASS", rules
+    assert rules["gateway.network.rinkeby-retired"] == "N/A", rules
+
+
+def test_today_retires_rinkeby_in_the_same_catalog() -> None:
+    """The two rinkeby rules meet at 2023-01-30, so exactly one is in force on any date."""
+    from conformance.plugin.catalog import load_catalog
+
+    catalog = load_catalog()
+    served = catalog.get("gateway.network.rinkeby-served")
+    retired = catalog.get("gateway.network.rinkeby-retired")
+    assert served.until == retired.since
+    assert retired.replaces == served.id
