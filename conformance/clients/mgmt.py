@@ -6,21 +6,19 @@ replies reuse the rules API's envelope-aware `Reply` (status, code and pointer i
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 from urllib.parse import quote
 
 import requests
 
-from conformance.clients.evidence import Exchange, collector
-from conformance.clients.rules_api import Reply
+from conformance.clients.rules_api import DEFAULT_TIMEOUT, EnvelopeClient, Reply
 
 __all__ = ["MgmtClient", "Reply", "preflight"]
 
-DEFAULT_TIMEOUT = 15.0
 
-
-class MgmtClient:
+class MgmtClient(EnvelopeClient):
     """One account's R2 management endpoints, with the target's credentials."""
 
     def __init__(
@@ -31,13 +29,8 @@ class MgmtClient:
         account_id: str,
         timeout: float = DEFAULT_TIMEOUT,
     ) -> None:
-        self.base_url = base_url.rstrip("/")
-        self.email = email
-        self.api_key = api_key
+        super().__init__(base_url, email, api_key, timeout)
         self.account_id = account_id
-        self.timeout = timeout
-        self.session = requests.Session()
-        self.session.trust_env = False  # no proxies from the environment: loopback stays local
 
     @classmethod
     def from_surface(cls, surface: Mapping[str, Any]) -> MgmtClient:
@@ -57,28 +50,8 @@ class MgmtClient:
         params: Mapping[str, str | int] | None = None,
     ) -> Reply:
         """Send one request (path below base_url); every exchange is recorded as evidence."""
-        url = self.base_url + path
-        headers = {"X-Auth-Email": self.email, "X-Auth-Key": self.api_key}
-        if body is not None:
-            headers["Content-Type"] = "application/json"
-        try:
-            resp = self.session.request(
-                method,
-                url,
-                json=body,
-                params=dict(params or {}),
-                headers=headers,
-                timeout=self.timeout,
-                allow_redirects=False,
-            )
-        except requests.RequestException as exc:
-            collector.add(Exchange.build(method, url, None, headers, None, str(exc)))
-            raise
-        sent = resp.request.url or url
-        collector.add(
-            Exchange.build(method, sent, resp.status_code, headers, resp.headers, resp.content)
-        )
-        return Reply(method, sent, resp.status_code, dict(resp.headers), resp.text)
+        data = json.dumps(body).encode() if body is not None else None
+        return self.send(method, path, data=data, params=params)
 
     def r2(self, suffix: str, account_id: str | None = None) -> str:
         return f"/accounts/{account_id or self.account_id}/r2{suffix}"

@@ -111,7 +111,61 @@ def error_pointer(error: Mapping[str, Any]) -> str | None:
     return pointer if isinstance(pointer, str) else None
 
 
-class RulesApiClient:
+class EnvelopeClient:
+    """Authenticated JSON calls to the management API (rules API and R2 endpoints alike).
+
+    One place sends, times out and records evidence, so both clients see the wire the same way.
+    """
+
+    def __init__(
+        self, base_url: str, email: str, api_key: str, timeout: float = DEFAULT_TIMEOUT
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.email = email
+        self.api_key = api_key
+        self.timeout = timeout
+        self.session = requests.Session()
+        self.session.trust_env = False  # no proxies from the environment: loopback stays local
+
+    @property
+    def credentials(self) -> dict[str, str]:
+        return {"X-Auth-Email": self.email, "X-Auth-Key": self.api_key}
+
+    def send(
+        self,
+        method: str,
+        path: str,
+        *,
+        data: bytes | None = None,
+        params: Mapping[str, str | int] | None = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> Reply:
+        """One exchange below base_url; `headers` replaces the credentials when given."""
+        url = self.base_url + path
+        sent_headers = dict(self.credentials if headers is None else headers)
+        if data is not None:
+            sent_headers["Content-Type"] = "application/json"
+        try:
+            resp = self.session.request(
+                method,
+                url,
+                data=data,
+                params=dict(params or {}),
+                headers=sent_headers,
+                timeout=self.timeout,
+                allow_redirects=False,
+            )
+        except requests.RequestException as exc:
+            collector.add(Exchange.build(method, url, None, sent_headers, None, str(exc)))
+            raise
+        sent = resp.request.url or url
+        collector.add(
+            Exchange.build(method, sent, resp.status_code, sent_headers, resp.headers, resp.content)
+        )
+        return Reply(method, sent, resp.status_code, dict(resp.headers), resp.text)
+
+
+class RulesApiClient(EnvelopeClient):
     """Zone rulesets and log push jobs of one zone, with the target's credentials."""
 
     def __init__(
@@ -122,13 +176,8 @@ class RulesApiClient:
         zone_id: str,
         timeout: float = DEFAULT_TIMEOUT,
     ) -> None:
-        self.base_url = base_url.rstrip("/")
-        self.email = email
-        self.api_key = api_key
+        super().__init__(base_url, email, api_key, timeout)
         self.zone_id = zone_id
-        self.timeout = timeout
-        self.session = requests.Session()
-        self.session.trust_env = False  # no proxies from the environment: loopback stays local
 
     @classmethod
     def from_surface(cls, surface: Mapping[str, Any]) -> RulesApiClient:
@@ -138,10 +187,6 @@ class RulesApiClient:
             api_key=str(surface["api_key"]),
             zone_id=str(surface["zone_id"]),
         )
-
-    @property
-    def credentials(self) -> dict[str, str]:
-        return {"X-Auth-Email": self.email, "X-Auth-Key": self.api_key}
 
     def request(
         self,
@@ -153,29 +198,8 @@ class RulesApiClient:
         auth_headers: Mapping[str, str] | None = None,
     ) -> Reply:
         """Send one request; `auth_headers` replaces the credentials (to test auth errors)."""
-        url = self.base_url + path
-        headers = dict(self.credentials if auth_headers is None else auth_headers)
-        data = raw
-        if body is not None:
-            data = json.dumps(body).encode()
-        if data is not None:
-            headers["Content-Type"] = "application/json"
-        try:
-            resp = self.session.request(
-                method,
-                url,
-                data=data,
-                headers=headers,
-                timeout=self.timeout,
-                allow_redirects=False,
-            )
-        except requests.RequestException as exc:
-            collector.add(Exchange.build(method, url, None, headers, None, str(exc)))
-            raise
-        collector.add(
-            Exchange.build(method, url, resp.status_code, headers, resp.headers, resp.content)
-        )
-        return Reply(method, url, resp.status_code, dict(resp.headers), resp.text)
+        data = json.dumps(body).encode() if body is not None else raw
+        return self.send(method, path, data=data, headers=auth_headers)
 
     def zone(self, suffix: str) -> str:
         return f"/zones/{self.zone_id}{suffix}"
