@@ -6,14 +6,11 @@ The reference's embedded chains prefund eth-tester's default accounts; the first
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from helpers.reference_process import launch_reference, stop_process
 
 web3 = pytest.importorskip("web3")
 from eth_account import Account  # noqa: E402
@@ -26,28 +23,10 @@ RECIPIENT = "0x2B5AD5c4795c026514f8317c7a215E218DcCD6cF"
 @pytest.fixture(scope="module")
 def sepolia(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     tmp = tmp_path_factory.mktemp("web3")
-    ready = tmp / "ready.json"
-    cmd = [
-        sys.executable,
-        "-m",
-        "reference_impl",
-        "--port",
-        "0",
-        "--ready-file",
-        str(ready),
-        "--data-dir",
-        str(tmp / "data"),
-        "--quiet",
-    ]
-    proc = subprocess.Popen(cmd, cwd=ROOT)
-    deadline = time.monotonic() + 30
-    while not ready.exists():
-        assert proc.poll() is None and time.monotonic() < deadline, "reference did not start"
-        time.sleep(0.02)
-    url = json.loads(ready.read_text("utf-8"))["surfaces"]["gateway"]["url"]
+    proc, ready = launch_reference(tmp / "data")
+    url = ready["surfaces"]["gateway"]["url"]
     yield f"{url}/v1/sepolia"
-    proc.terminate()
-    proc.wait(10)
+    stop_process(proc)
 
 
 def test_web3_reads_and_sends(sepolia: str) -> None:

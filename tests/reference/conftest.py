@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import json
 import subprocess
-import sys
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -14,6 +12,7 @@ from typing import Any
 import boto3
 import pytest
 from botocore.config import Config
+from helpers.reference_process import launch_reference, stop_process
 
 STARTUP_TIMEOUT = 30.0
 
@@ -30,41 +29,13 @@ class Reference:
         return surface
 
     def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        stop_process(self.process)
 
 
 def start_reference(data_dir: Path, *extra: str) -> Reference:
     """Start `python -m reference_impl` on ephemeral ports and wait for its ready file."""
-    ready_file = data_dir.parent / f"{data_dir.name}-ready-{time.monotonic_ns()}.json"
-    cmd = [
-        sys.executable,
-        "-m",
-        "reference_impl",
-        "--port",
-        "0",
-        "--ready-file",
-        str(ready_file),
-        "--data-dir",
-        str(data_dir),
-        "--quiet",
-        *extra,
-    ]
-    process = subprocess.Popen(cmd)
-    deadline = time.monotonic() + STARTUP_TIMEOUT
-    while not ready_file.exists():
-        if process.poll() is not None:
-            raise RuntimeError(f"reference exited with {process.returncode} before ready")
-        if time.monotonic() > deadline:
-            process.kill()
-            raise RuntimeError("reference did not become ready in time")
-        time.sleep(0.05)
-    return Reference(process, json.loads(ready_file.read_text()), data_dir)
+    process, ready = launch_reference(data_dir, *extra)
+    return Reference(process, ready, data_dir)
 
 
 def boto_client(surface: dict[str, Any], **overrides: Any) -> Any:

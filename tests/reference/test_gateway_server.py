@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -12,6 +11,7 @@ from typing import Any
 
 import pytest
 import requests
+from helpers.reference_process import launch_reference, stop_process
 
 ROOT = Path(__file__).resolve().parents[2]
 VECTORS = json.loads((ROOT / "fixtures/jsonrpc/envelope-vectors.json").read_text("utf-8"))
@@ -20,36 +20,13 @@ JSON = {"Content-Type": "application/json"}
 
 def launch(tmp: Path, *extra: str) -> tuple[subprocess.Popen[bytes], dict[str, Any], float]:
     """Starts `python -m reference_impl` and returns it, its ready document and the startup time."""
-    ready = tmp / "ready.json"
-    cmd = [
-        sys.executable,
-        "-m",
-        "reference_impl",
-        "--port",
-        "0",
-        "--ready-file",
-        str(ready),
-        "--data-dir",
-        str(tmp / "data"),
-        "--quiet",
-        *extra,
-    ]
     started = time.monotonic()
-    proc = subprocess.Popen(cmd, cwd=ROOT)
-    while not ready.exists():
-        if proc.poll() is not None or time.monotonic() - started > 30:
-            proc.kill()
-            raise RuntimeError(f"reference did not start: {cmd}")
-        time.sleep(0.02)
-    return proc, json.loads(ready.read_text("utf-8")), time.monotonic() - started
+    proc, ready = launch_reference(tmp / "data", *extra)
+    return proc, ready, time.monotonic() - started
 
 
 def stop(proc: subprocess.Popen[bytes]) -> None:
-    proc.terminate()
-    try:
-        proc.wait(10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
+    stop_process(proc)
 
 
 @pytest.fixture(scope="module")

@@ -7,18 +7,16 @@ other project tests do not.
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
-import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import boto3
 from botocore.config import Config
+from helpers.reference_process import launch_reference
 from hypothesis import HealthCheck, settings
 
 from conformance.clients.s3_wire import WireClient
@@ -94,31 +92,8 @@ class RefProcess:
 
 def start(data_dir: Path, *extra: str) -> RefProcess:
     """`python -m reference_impl` on ephemeral loopback ports; waits for its ready file."""
-    ready_file = data_dir.parent / f"{data_dir.name}-ready-{time.monotonic_ns()}.json"
-    cmd = [
-        sys.executable,
-        "-m",
-        "reference_impl",
-        "--port",
-        "0",
-        "--ready-file",
-        str(ready_file),
-        "--data-dir",
-        str(data_dir),
-        "--quiet",
-        *extra,
-    ]
-    process = subprocess.Popen(cmd)
-    deadline = time.monotonic() + STARTUP_TIMEOUT
-    while not ready_file.exists():
-        if process.poll() is not None:
-            raise RuntimeError(f"reference exited with {process.returncode} before ready")
-        if time.monotonic() > deadline:
-            process.kill()
-            process.wait()
-            raise RuntimeError("reference did not become ready in time")
-        time.sleep(0.05)
-    return RefProcess(process, json.loads(ready_file.read_text()), data_dir)
+    process, ready = launch_reference(data_dir, *extra)
+    return RefProcess(process, ready, data_dir)
 
 
 def files_outside(root: Path, allowed: Path) -> list[Path]:

@@ -1,0 +1,48 @@
+"""Start and stop `python -m reference_impl` for project tests (ephemeral loopback ports).
+
+One launcher for every project test that needs a live reference: the ready file is the only
+interface, exactly as for the suite's own launcher.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+STARTUP_TIMEOUT = 30.0
+
+
+def launch_reference(
+    data_dir: Path, *extra: str, timeout: float = STARTUP_TIMEOUT
+) -> tuple[subprocess.Popen[bytes], dict[str, Any]]:
+    """The running process and its ready document; raises when it exits or hangs first."""
+    ready_file = data_dir.parent / f"{data_dir.name}-ready-{time.monotonic_ns()}.json"
+    cmd = [sys.executable, "-m", "reference_impl", "--port", "0", "--ready-file",
+           str(ready_file), "--data-dir", str(data_dir), "--quiet", *extra]  # fmt: skip
+    process = subprocess.Popen(cmd)
+    deadline = time.monotonic() + timeout
+    while not ready_file.exists():
+        if process.poll() is not None:
+            raise RuntimeError(f"reference exited with {process.returncode} before ready")
+        if time.monotonic() > deadline:
+            process.kill()
+            process.wait()
+            raise RuntimeError("reference did not become ready in time")
+        time.sleep(0.02)
+    return process, json.loads(ready_file.read_text("utf-8"))
+
+
+def stop_process(process: subprocess.Popen[bytes], grace: float = 10) -> None:
+    """SIGTERM, then SIGKILL after `grace` seconds."""
+    if process.poll() is not None:
+        return
+    process.terminate()
+    try:
+        process.wait(timeout=grace)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
