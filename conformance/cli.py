@@ -59,6 +59,14 @@ def _add_run(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="also diff against an earlier results.json; a regression fails the run",
     )
     p.add_argument("--spec-base", metavar="URL", help="base URL of the spec files (links)")
+    p.add_argument("--compat-date", metavar="DATE", help="bindings compatibility date")
+    p.add_argument(
+        "--compat-flag",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="bindings compatibility flag (repeatable)",
+    )
     p.add_argument(
         "--case-timeout",
         type=int,
@@ -182,7 +190,7 @@ def run_options(ns: argparse.Namespace, pytest_args: list[str]) -> RunOptions:
         reference_profile=ns.reference_profile, workers=str(ns.workers),
         pytest_args=pytest_args, baseline=ns.baseline,
         spec_base=ns.spec_base or default_spec_base(), expectations=ns.expectations,
-        case_timeout=ns.case_timeout,
+        case_timeout=ns.case_timeout, compat_date=ns.compat_date, compat_flags=ns.compat_flag,
     )  # fmt: skip
 
 

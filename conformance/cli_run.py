@@ -44,6 +44,8 @@ class RunOptions:
     spec_base: str | None = None
     expectations: str | None = None
     case_timeout: int = 300
+    compat_date: str | None = None
+    compat_flags: list[str] = field(default_factory=list)
 
 
 def safe_name(text: str) -> str:
@@ -86,6 +88,10 @@ def build_pytest_argv(
         argv += ["--reference-profile", pair]
     if opts.expectations:
         argv += ["--expectations", opts.expectations]
+    if opts.compat_date:
+        argv += ["--compat-date", opts.compat_date]
+    for flag in opts.compat_flags:
+        argv += ["--compat-flag", flag]
     return argv + list(opts.pytest_args)
 
 

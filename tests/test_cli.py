@@ -48,6 +48,16 @@ def test_run_builds_the_pytest_argv(tmp_path: Path) -> None:
     ]  # fmt: skip
 
 
+def test_run_passes_bindings_compatibility() -> None:
+    """--compat-date and --compat-flag reach the plugin unchanged."""
+    opts = parse_run(
+        ["run", "--compat-date", "2022-07-01", "--compat-flag", "r2_list_honor_include"]
+    )
+    argv = build_pytest_argv(opts, Path("d"), "x")
+    assert argv[argv.index("--compat-date") + 1] == "2022-07-01"
+    assert argv[argv.index("--compat-flag") + 1] == "r2_list_honor_include"
+
+
 def test_run_defaults() -> None:
     """Without options: the reference, today's rules, -n auto, ./reports."""
     opts = parse_run(["run"])
