@@ -69,3 +69,26 @@ def rule_status(document: dict[str, Any], rule_id: str) -> str:
         if rule["id"] == rule_id:
             return str(rule["status"])
     raise KeyError(f"{rule_id!r} not in results")
+
+
+def deviation_label(rules: Sequence[str], profile: dict[str, str], as_of: str | None = None) -> str:
+    """Test id of a break-check: first rule, the overrides and the date."""
+    overrides = ",".join(f"{k}={v}" for k, v in profile.items())
+    return f"{rules[0]}[{overrides}{'@' + as_of if as_of else ''}]"
+
+
+def assert_rules_fail(
+    tmp_path: Path, rules: list[str], profile: dict[str, str], as_of: str | None = None
+) -> None:
+    """Against a reference made to deviate by `profile`, every rule of `rules` is FAIL."""
+    document = run_suite(tmp_path, rules=rules, as_of=as_of, reference_profile=profile)
+    statuses = {rule: rule_status(document, rule) for rule in rules}
+    assert set(statuses.values()) == {"FAIL"}, f"{statuses}\n{document['_output']}"
+
+
+def assert_rules_hold(tmp_path: Path, rules: list[str]) -> None:
+    """Baseline of a break-check: against the plain reference the rules PASS (or are N/A)."""
+    document = run_suite(tmp_path, rules=rules)
+    statuses = {rule: rule_status(document, rule) for rule in rules}
+    wrong = {rule: s for rule, s in statuses.items() if s not in {"PASS", "N/A"}}
+    assert not wrong, f"{wrong}\n{document['_output']}"

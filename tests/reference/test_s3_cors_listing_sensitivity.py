@@ -8,10 +8,9 @@ rule FAIL. The baseline runs the same rules against the unmodified reference and
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
-from helpers.suite_runner import rule_status, run_suite
+from helpers.suite_runner import assert_rules_fail, assert_rules_hold, deviation_label
 
 pytestmark = pytest.mark.slow
 
@@ -72,26 +71,16 @@ CASES: list[tuple[list[str], dict[str, str]]] = [
 ]  # fmt: skip
 
 
-def _label(case: tuple[list[str], dict[str, str]]) -> str:
-    rules, profile = case
-    return f"{rules[0]}[{','.join(f'{k}={v}' for k, v in profile.items())}]"
-
-
-@pytest.mark.parametrize("case", CASES, ids=[_label(c) for c in CASES])
+@pytest.mark.parametrize("case", CASES, ids=[deviation_label(*c) for c in CASES])
 def test_suite_fails_rules_the_reference_breaks(
     tmp_path: Path, case: tuple[list[str], dict[str, str]]
 ) -> None:
     """Every listed rule comes out FAIL against a reference that breaks it."""
     rules, profile = case
-    document = run_suite(tmp_path, rules=rules, reference_profile=profile)
-    statuses = {rule: rule_status(document, rule) for rule in rules}
-    assert set(statuses.values()) == {"FAIL"}, f"{statuses}\n{document['_output']}"
+    assert_rules_fail(tmp_path, rules, profile)
 
 
 def test_rules_pass_against_the_reference(tmp_path: Path) -> None:
     """Baseline: the same rules PASS against the unmodified reference today."""
     rules = sorted({rule for case in CASES for rule in case[0]})
-    document: dict[str, Any] = run_suite(tmp_path, rules=rules)
-    statuses = {rule: rule_status(document, rule) for rule in rules}
-    wrong = {rule: s for rule, s in statuses.items() if s not in {"PASS", "N/A"}}
-    assert not wrong, f"{wrong}\n{document['_output']}"
+    assert_rules_hold(tmp_path, rules)
