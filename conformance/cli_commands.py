@@ -75,7 +75,8 @@ def list_targets(targets_file: str | None) -> int:
     return 0
 
 
-def _load_all(paths: list[Path]) -> list[dict[str, Any]] | None:
+def load_all(paths: list[Path]) -> list[dict[str, Any]] | None:
+    """Every results file, or None after printing why one cannot be read."""
     docs = []
     for path in paths:
         try:
@@ -91,7 +92,7 @@ def report(paths: list[Path], out: Path | None, labels: list[str], spec_base: st
     from conformance.report.load import schema_problems
     from conformance.report.render import render_matrix, render_report, write_html
 
-    docs = _load_all(paths)
+    docs = load_all(paths)
     if docs is None:
         return 2
     if labels and len(labels) != len(docs):
@@ -114,7 +115,7 @@ def diff(old: Path, new: Path, fmt: str) -> int:
     """Print the run-to-run diff; exit 1 on a regression, 0 otherwise, 2 on unreadable input."""
     from conformance.report.diff import diff_results, format_markdown, format_text
 
-    docs = _load_all([old, new])
+    docs = load_all([old, new])
     if docs is None:
         return 2
     change = diff_results(docs[0], docs[1])

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from conformance.report.load import ResultsError, load_results
+from conformance.cli_commands import load_all
 
 
 def _write_json(path: Path, document: dict[str, Any]) -> None:
@@ -18,23 +18,12 @@ def _write_json(path: Path, document: dict[str, Any]) -> None:
     os.replace(tmp, path)
 
 
-def _load(paths: list[Path]) -> list[dict[str, Any]] | None:
-    docs = []
-    for path in paths:
-        try:
-            docs.append(load_results(path))
-        except ResultsError as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return None
-    return docs
-
-
 def merge(paths: list[Path], out: Path, matrix: bool, run_id: str | None) -> int:
     """Merge shards of one run into OUT; with --matrix, each (target, date) into OUT/."""
     from conformance import results
     from conformance.report import merge as m
 
-    docs = _load(paths)
+    docs = load_all(paths)
     if docs is None:
         return 2
     names = [str(p) for p in paths]
@@ -73,7 +62,7 @@ def expectations_update(results_path: Path, out: Path | None) -> int:
     """Write expectations/<target>.yaml from a run: failing rules in, fixed rules out."""
     from conformance import expectations as core
 
-    docs = _load([results_path])
+    docs = load_all([results_path])
     if docs is None:
         return 2
     doc = docs[0]
