@@ -28,6 +28,14 @@ def require_bucket(ctx: ServerContext, call: Call) -> Bucket:
     return bucket  # type: ignore[no-any-return]
 
 
+def delete_bucket_setting(ctx: ServerContext, call: Call, kind: str, operation: str) -> Response:
+    """Delete one stored bucket configuration (CORS, encryption, lifecycle) and audit it: 204."""
+    bucket = require_bucket(ctx, call)
+    ctx.store.delete_bucket_config(call.account, bucket.name, kind)
+    audit.record_s3(ctx, call, operation)
+    return Response(status_code=204)
+
+
 async def list_buckets(ctx: ServerContext, call: Call) -> Response:
     buckets = [
         {"name": b.name, "created": iso8601(b.created)}

@@ -16,7 +16,7 @@ from starlette.responses import Response
 
 from reference_impl.context import ServerContext
 from reference_impl.mgmt import audit
-from reference_impl.s3.buckets import require_bucket
+from reference_impl.s3.buckets import delete_bucket_setting, require_bucket
 from reference_impl.s3.call import Call
 from reference_impl.s3.errors import S3Error
 from reference_impl.s3.xmlio import parse_body, xml_response
@@ -134,10 +134,7 @@ async def get_bucket_cors(ctx: ServerContext, call: Call) -> Response:
 
 
 async def delete_bucket_cors(ctx: ServerContext, call: Call) -> Response:
-    bucket = require_bucket(ctx, call)
-    ctx.store.delete_bucket_config(call.account, bucket.name, KIND)
-    audit.record_s3(ctx, call, "DeleteBucketCors")
-    return Response(status_code=204)
+    return delete_bucket_setting(ctx, call, KIND, "DeleteBucketCors")
 
 
 Operation = Callable[[ServerContext, Call], Awaitable[Response]]

@@ -12,7 +12,7 @@ from starlette.responses import Response
 
 from reference_impl.context import ServerContext
 from reference_impl.mgmt import audit
-from reference_impl.s3.buckets import require_bucket
+from reference_impl.s3.buckets import delete_bucket_setting, require_bucket
 from reference_impl.s3.call import Call
 from reference_impl.s3.errors import S3Error
 from reference_impl.s3.xmlio import parse_body, xml_response
@@ -62,10 +62,7 @@ async def get_bucket_encryption(ctx: ServerContext, call: Call) -> Response:
 
 async def delete_bucket_encryption(ctx: ServerContext, call: Call) -> Response:
     _offered(ctx)
-    bucket = require_bucket(ctx, call)
-    ctx.store.delete_bucket_config(call.account, bucket.name, KIND)
-    audit.record_s3(ctx, call, "DeleteBucketEncryption")
-    return Response(status_code=204)
+    return delete_bucket_setting(ctx, call, KIND, "DeleteBucketEncryption")
 
 
 Operation = Callable[[ServerContext, Call], Awaitable[Response]]

@@ -15,7 +15,7 @@ from reference_impl.context import ServerContext
 from reference_impl.lifecycle import applier, config
 from reference_impl.mgmt import audit
 from reference_impl.s3 import placeholders
-from reference_impl.s3.buckets import require_bucket
+from reference_impl.s3.buckets import delete_bucket_setting, require_bucket
 from reference_impl.s3.call import Call
 from reference_impl.s3.errors import S3Error
 from reference_impl.s3.xmlio import XML_CONTENT_TYPE
@@ -51,10 +51,7 @@ async def get_bucket_lifecycle(ctx: ServerContext, call: Call) -> Response:
 
 async def delete_bucket_lifecycle(ctx: ServerContext, call: Call) -> Response:
     _offered(ctx)
-    bucket = require_bucket(ctx, call)
-    ctx.store.delete_bucket_config(call.account, bucket.name, config.KIND)
-    audit.record_s3(ctx, call, "DeleteBucketLifecycleConfiguration")
-    return Response(status_code=204)
+    return delete_bucket_setting(ctx, call, config.KIND, "DeleteBucketLifecycleConfiguration")
 
 
 Operation = Callable[[ServerContext, Call], Awaitable[Response]]
