@@ -54,7 +54,7 @@ async def upload_part(
         or not 1 <= number <= MAX_PART_NUMBER
     ):
         raise type_error("uploadPart", f"partNumber must be from 1 to {MAX_PART_NUMBER}")
-    blob = await bucket.ctx.store.write_blob(_once(value))
+    blob = await bucket.ctx.store.write_blob(_once(value), inline=False)
     part = uploads_of(bucket.ctx.store).put_part(upload.upload_id, number, blob)
     return {"partNumber": part.number, "etag": part.etag}
 

@@ -41,7 +41,7 @@ def computed(ctx: ServerContext, blob: BlobInfo, algorithm: str) -> str:
         digest = bytes.fromhex(blob.sha1_hex)
     else:  # not hashed while streaming (only what a request needs is): read the blob back
         accumulator = new_checksum(algorithm)  # the same CRCs the aws-chunked decoder uses
-        for chunk in ctx.store.blobs.read(blob.name, 0, None):
+        for chunk in ctx.store.read_blob(blob):
             accumulator.update(chunk)
         digest = accumulator.digest()
     return base64.b64encode(digest).decode()

@@ -51,7 +51,7 @@ def infer(ctx: ServerContext, key: str, blob: BlobInfo) -> str:
     if not ctx.profile.put_object_infer_content_type:
         return DEFAULT
     head = b""
-    for chunk in ctx.store.blobs.read(blob.name, 0, min(SNIFF_BYTES, blob.size)):
+    for chunk in ctx.store.read_blob(blob, 0, min(SNIFF_BYTES, blob.size)):
         head += chunk
     guessed = sniff(head) or mimetypes.guess_type(key, strict=False)[0]
     return guessed or DEFAULT

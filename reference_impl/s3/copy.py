@@ -58,7 +58,12 @@ def require_source(ctx: ServerContext, call: Call) -> ObjectRecord:
 
 
 async def _copy_blob(
-    ctx: ServerContext, record: ObjectRecord, start: int = 0, length: int | None = None
+    ctx: ServerContext,
+    record: ObjectRecord,
+    start: int = 0,
+    length: int | None = None,
+    *,
+    inline: bool = True,
 ) -> BlobInfo:
     chunks: Iterator[bytes] = ctx.store.read_object(record, start, length)
 
@@ -66,7 +71,7 @@ async def _copy_blob(
         for chunk in chunks:
             yield chunk
 
-    info: BlobInfo = await ctx.store.write_blob(stream())
+    info: BlobInfo = await ctx.store.write_blob(stream(), inline=inline)
     return info
 
 
@@ -123,7 +128,7 @@ async def upload_part_copy(ctx: ServerContext, call: Call) -> Response:
         if first > last or last >= source.size:
             raise S3Error("InvalidRange")
         start, length = first, last - first + 1
-    blob = await _copy_blob(ctx, source, start, length)
+    blob = await _copy_blob(ctx, source, start, length, inline=False)  # a part: a file
     part = record_part(ctx, upload, number, blob)
     return xml_response(
         "copy_object_result.xml.j2",

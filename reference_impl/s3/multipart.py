@@ -106,7 +106,7 @@ async def upload_part(ctx: ServerContext, call: Call) -> Response:
             raise S3Error("EntityTooSmall")
         check_part_size(ctx, upload, number, int(declared))
     try:
-        blob = await ctx.store.write_blob(call.body_stream(), call.payload_sha256)
+        blob = await ctx.store.write_blob(call.body_stream(), call.payload_sha256, inline=False)
     except PayloadHashMismatch:
         raise S3Error("XAmzContentSHA256Mismatch") from None
     except ClientDisconnect:

@@ -1,14 +1,16 @@
 """Blob files: streamed to a temp path, hashed while streaming, fsynced and renamed into place.
 
-Nothing is held whole in memory: uploads arrive as an async iterator of chunks and reads are
-served as an iterator of bounded chunks.
+Nothing large is held whole in memory: uploads arrive as an async iterator of chunks and reads
+are served as an iterator of bounded chunks. A body of at most `inline_max` bytes (asked for by
+callers that publish it as an object) is not written as a file: it comes back in
+`BlobInfo.inline` and the engine stores it in the same SQLite transaction as its metadata.
 """
 
 from __future__ import annotations
 
 import uuid
 from collections.abc import AsyncIterator, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
@@ -34,6 +36,8 @@ class BlobInfo:
     # otherwise: hashing every PUT with three digests cost more than receiving it.
     sha256_hex: str | None = None
     sha1_hex: str | None = None
+    # the body itself when it was kept inline (no file named `name` exists then)
+    inline: bytes | None = field(default=None, repr=False, compare=False)
 
 
 class BlobStore:
@@ -53,6 +57,7 @@ class BlobStore:
         chunks: AsyncIterator[bytes],
         expected_sha256: str | None = None,
         max_size: int | None = None,
+        inline_max: int = 0,
     ) -> BlobInfo:
         """Stream chunks to disk; raise PayloadHashMismatch before anything becomes visible."""
         name = uuid.uuid4().hex
@@ -69,10 +74,21 @@ class BlobStore:
                 sha256=expected_sha256 is not None,
                 max_size=max_size,
                 accept=accept,
+                keep_inline=inline_max,
             )
         except fastio.SizeExceeded:
             raise BodyTooLarge() from None
-        return BlobInfo(name, written.size, written.md5_hex, written.sha256_hex)
+        return BlobInfo(
+            name, written.size, written.md5_hex, written.sha256_hex, inline=written.data
+        )
+
+    def read_info(
+        self, info: BlobInfo, start: int = 0, length: int | None = None
+    ) -> Iterator[bytes]:
+        """Read a written (not yet published) blob, inline or file."""
+        if info.inline is not None:
+            return inline_chunks(info.inline, start, length)
+        return self.read(info.name, start, length)
 
     def read(self, name: str, start: int = 0, length: int | None = None) -> Iterator[bytes]:
         """Open now (a later delete cannot break the reply), then yield bounded chunks."""
@@ -95,3 +111,9 @@ def _chunks(handle: BinaryIO, length: int | None) -> Iterator[bytes]:
             if remaining is not None:
                 remaining -= len(chunk)
             yield chunk
+
+
+def inline_chunks(data: bytes, start: int, length: int | None) -> Iterator[bytes]:
+    end = len(data) if length is None else min(len(data), start + length)
+    if start < end:
+        yield data[start:end]

@@ -1,7 +1,10 @@
-"""The storage engine: SQLite (WAL) for metadata, blob files for bodies.
+"""The storage engine: SQLite (WAL) for metadata and small bodies, blob files for the rest.
 
 Buckets live in a namespace per account. Handlers call these methods from the event loop;
-each is one short SQLite transaction, bodies never pass through SQLite.
+each is one short SQLite transaction. A body of at most `INLINE_MAX` bytes is stored in its
+object's row (docs/decisions.md, "small objects inline"): one WAL append instead of a file
+create, fsync, rename and later unlink, and the body and its metadata commit atomically.
+Larger bodies stream to blob files and never pass through SQLite.
 """
 
 from __future__ import annotations
@@ -14,7 +17,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from reference_impl.storage.blobs import BlobInfo, BlobStore
+from reference_impl.storage.blobs import BlobInfo, BlobStore, inline_chunks
+
+INLINE_MAX = 64 * 1024  # bodies up to this size live in their object's row
+_OBJECT_COLUMNS = "key, blob, size, etag, content_type, modified, md5, sha256, sha1, meta"
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS buckets (
@@ -24,7 +30,7 @@ CREATE TABLE IF NOT EXISTS objects (
     account TEXT NOT NULL, bucket TEXT NOT NULL, key TEXT NOT NULL,
     blob TEXT NOT NULL, size INTEGER NOT NULL, etag TEXT NOT NULL,
     md5 TEXT, sha256 TEXT, sha1 TEXT, content_type TEXT NOT NULL, meta TEXT NOT NULL,
-    modified REAL NOT NULL,
+    modified REAL NOT NULL, data BLOB,
     PRIMARY KEY (account, bucket, key));
 CREATE TABLE IF NOT EXISTS bucket_configs (
     account TEXT NOT NULL, bucket TEXT NOT NULL, kind TEXT NOT NULL, body TEXT NOT NULL,
@@ -52,6 +58,9 @@ class ObjectRecord:
     sha256: str | None = None
     sha1: str | None = None
     meta: dict[str, Any] = field(default_factory=dict)  # user metadata and HTTP metadata
+    # an inline body: loaded by get_object; listings only know that it is inline
+    data: bytes | None = field(default=None, repr=False, compare=False)
+    inline: bool = False
 
 
 class Store:
@@ -65,6 +74,9 @@ class Store:
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.executescript(SCHEMA)
+        columns = {row[1] for row in self.db.execute("PRAGMA table_info(objects)")}
+        if "data" not in columns:  # a data dir written before bodies could be inline
+            self.db.execute("ALTER TABLE objects ADD COLUMN data BLOB")
         self.db.commit()
         self._remove_unreferenced_blobs()
 
@@ -146,9 +158,20 @@ class Store:
 
     # objects
     async def write_blob(
-        self, chunks: AsyncIterator[bytes], expected_sha256: str | None = None
+        self,
+        chunks: AsyncIterator[bytes],
+        expected_sha256: str | None = None,
+        *,
+        inline: bool = True,
     ) -> BlobInfo:
-        return await self.blobs.write(chunks, expected_sha256)
+        """Stream a body; `inline=False` for bodies that are not published by put_object (parts)."""
+        return await self.blobs.write(chunks, expected_sha256, inline_max=INLINE_MAX * inline)
+
+    def read_blob(
+        self, blob: BlobInfo, start: int = 0, length: int | None = None
+    ) -> Iterator[bytes]:
+        """A written blob's bytes before it is published (checksums, content sniffing)."""
+        return self.blobs.read_info(blob, start, length)
 
     def put_object(
         self,
@@ -172,14 +195,18 @@ class Store:
             sha256=blob.sha256_hex,
             sha1=blob.sha1_hex,
             meta=meta,
+            data=blob.inline,
+            inline=blob.inline is not None,
         )
         with self.db:
             old = self.db.execute(
-                "SELECT blob FROM objects WHERE account=? AND bucket=? AND key=?",
+                "SELECT blob, data IS NULL FROM objects WHERE account=? AND bucket=? AND key=?",
                 (account, bucket, key),
             ).fetchone()
             self.db.execute(
-                "INSERT OR REPLACE INTO objects VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                "INSERT OR REPLACE INTO objects (account, bucket, key, blob, size, etag, md5, "
+                "sha256, sha1, content_type, meta, modified, data) "
+                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (
                     account,
                     bucket,
@@ -193,16 +220,16 @@ class Store:
                     content_type,
                     json.dumps(meta),
                     record.modified,
+                    blob.inline,
                 ),
             )
-        if old and old[0] != record.blob:
+        if old and old[1] and old[0] != record.blob:  # the replaced body was a file
             self.blobs.remove(old[0])
         return record
 
     def get_object(self, account: str, bucket: str, key: str) -> ObjectRecord | None:
         row = self.db.execute(
-            "SELECT key, blob, size, etag, content_type, modified, md5, sha256, sha1, meta "
-            "FROM objects WHERE account=? AND bucket=? AND key=?",
+            f"SELECT {_OBJECT_COLUMNS}, data FROM objects WHERE account=? AND bucket=? AND key=?",
             (account, bucket, key),
         ).fetchone()
         return _record(row) if row else None
@@ -210,12 +237,16 @@ class Store:
     def read_object(
         self, record: ObjectRecord, start: int = 0, length: int | None = None
     ) -> Iterator[bytes]:
+        if record.data is not None:
+            return inline_chunks(record.data, start, length)
+        if record.inline:
+            raise RuntimeError("a listed record has no body: read it through get_object")
         return self.blobs.read(record.blob, start, length)
 
     def delete_object(self, account: str, bucket: str, key: str) -> bool:
         with self.db:
             old = self.db.execute(
-                "SELECT blob FROM objects WHERE account=? AND bucket=? AND key=?",
+                "SELECT blob, data IS NULL FROM objects WHERE account=? AND bucket=? AND key=?",
                 (account, bucket, key),
             ).fetchone()
             if old is None:
@@ -224,7 +255,8 @@ class Store:
                 "DELETE FROM objects WHERE account=? AND bucket=? AND key=?",
                 (account, bucket, key),
             )
-        self.blobs.remove(old[0])
+        if old[1]:
+            self.blobs.remove(old[0])
         return True
 
     def iter_keys(
@@ -240,7 +272,7 @@ class Store:
         cursor = after
         while True:
             sql = (
-                "SELECT key, blob, size, etag, content_type, modified, md5, sha256, sha1, meta "
+                f"SELECT {_OBJECT_COLUMNS}, NULL, data IS NOT NULL "
                 "FROM objects WHERE account=? AND bucket=? AND substr(key, 1, ?) = ?"
             )
             args: list[Any] = [account, bucket, len(prefix), prefix]
@@ -261,5 +293,9 @@ class Store:
 
 
 def _record(row: tuple[Any, ...]) -> ObjectRecord:
-    key, blob, size, etag, ctype, modified, md5, sha256, sha1, meta = row
-    return ObjectRecord(key, blob, size, etag, ctype, modified, md5, sha256, sha1, json.loads(meta))
+    """A row of _OBJECT_COLUMNS, then the inline body (or NULL), then whether it is inline."""
+    key, blob, size, etag, ctype, modified, md5, sha256, sha1, meta, data, *listed = row
+    inline = bool(listed[0]) if listed else data is not None
+    return ObjectRecord(
+        key, blob, size, etag, ctype, modified, md5, sha256, sha1, json.loads(meta), data, inline
+    )

@@ -11,7 +11,8 @@ pages are pushed out early (an fdatasync in the background every `WRITEBACK` byt
 that the final fsync has little left to do and writeback overlaps receiving.
 
 A body smaller than one batch (the common small object) is hashed on the loop (microseconds)
-and written, fsynced and closed in a single thread hop.
+and written, fsynced and closed in a single thread hop; one no larger than `keep_inline` is not
+written at all but handed back, for the caller to store in its metadata transaction.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ class Written:
     size: int
     md5_hex: str
     sha256_hex: str | None  # None unless asked for (a signed payload hash to check)
+    data: bytes | None = None  # the whole body, when it was kept inline instead of written
 
 
 def _submit(func: Callable[..., Any], *args: Any) -> Future[Any]:
@@ -75,9 +77,9 @@ class _Hasher:
         if self.sha256 is not None:
             self.sha256.update(data)
 
-    def result(self, size: int) -> Written:
+    def result(self, size: int, data: bytes | None = None) -> Written:
         sha = self.sha256.hexdigest() if self.sha256 is not None else None
-        return Written(size, self.md5.hexdigest(), sha)
+        return Written(size, self.md5.hexdigest(), sha, data)
 
 
 def _write_small(tmp_path: Path, data: bytes | bytearray) -> None:
@@ -104,10 +106,12 @@ async def write_blob(
     sha256: bool,
     max_size: int | None,
     accept: Callable[[Written], None],
+    keep_inline: int = 0,
 ) -> Written:
     """Stream `chunks` to tmp_path, fsync, let `accept` veto (raise), then rename to final.
 
-    The temp file is removed on any failure, so nothing partial ever becomes visible.
+    The temp file is removed on any failure, so nothing partial ever becomes visible. A body
+    of at most `keep_inline` bytes is returned in `Written.data` and no file is written.
     """
     hasher = _Hasher(sha256)
     buf = bytearray()
@@ -138,6 +142,11 @@ async def write_blob(
                     flushing.result()
                 flushing = _submit(os.fdatasync, fd)
                 unflushed = 0
+        if fd is None and 0 < keep_inline and size <= keep_inline:  # for the caller to store
+            hasher.update(buf)
+            written = hasher.result(size, bytes(buf))
+            accept(written)
+            return written
         if fd is None:  # the whole body fits one batch
             hasher.update(buf)
             written = hasher.result(size)

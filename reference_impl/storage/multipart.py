@@ -89,6 +89,8 @@ class UploadStore:
 
     def put_part(self, upload_id: str, number: int, blob: BlobInfo) -> Part:
         """Record a written part, replacing (and removing) an earlier one of the same number."""
+        if blob.inline is not None:  # parts are read back as files when the upload completes
+            raise ValueError("a part must be written with write_blob(..., inline=False)")
         part = Part(number, blob.name, blob.size, blob.md5_hex, time.time())
         with self.db:
             old = self.db.execute(

@@ -17,9 +17,9 @@ def test_unreferenced_blob_is_removed_and_published_one_kept(tmp_path: Path) -> 
     """Reopening the store removes an orphan blob and keeps every published object's blob."""
     store = Store(tmp_path)
     store.create_bucket("acct", "b", "auto")
-    kept = asyncio.run(store.write_blob(_body(b"published")))
+    kept = asyncio.run(store.write_blob(_body(b"published"), inline=False))
     store.put_object("acct", "b", "k", kept, "text/plain", {})
-    orphan = asyncio.run(store.write_blob(_body(b"never committed")))
+    orphan = asyncio.run(store.write_blob(_body(b"never committed"), inline=False))
     store.close()
     assert store.blobs.path(orphan.name).is_file()
 
