@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from reference_impl.storage import fastio
+from reference_impl.storage.direct import open_reader
 
 READ_CHUNK = 256 * 1024
 
@@ -92,7 +93,11 @@ class BlobStore:
 
     def read(self, name: str, start: int = 0, length: int | None = None) -> Iterator[bytes]:
         """Open now (a later delete cannot break the reply), then yield bounded chunks."""
-        handle = open(self.path(name), "rb")  # noqa: SIM115 - closed by the generator
+        path = self.path(name)
+        direct = open_reader(path, start, length)
+        if direct is not None:
+            return direct
+        handle = open(path, "rb")  # noqa: SIM115 - closed by the generator
         handle.seek(start)
         return _chunks(handle, length)
 

@@ -6,9 +6,10 @@ Here the loop only gathers pieces; every `BATCH` bytes go to a worker thread tha
 (hashlib releases the GIL for large buffers) and writes, while the loop receives the next
 batch. One batch is in flight per upload, so memory stays at about two batches.
 
-Durability is unchanged: the caller's 200 still waits for an fsync of the whole file. Dirty
-pages are pushed out early (an fdatasync in the background every `WRITEBACK` bytes) only so
-that the final fsync has little left to do and writeback overlaps receiving.
+Batches are written with O_DIRECT where the filesystem allows it (storage/direct.py): no
+page-cache copy. Durability is unchanged: the caller's 200 still waits for an fsync of the
+whole file. With buffered writes, dirty pages are pushed out early (an fdatasync in the
+background every `WRITEBACK` bytes) so that the final fsync has little left to do.
 
 A body smaller than one batch (the common small object) is hashed on the loop (microseconds)
 and written, fsynced and closed in a single thread hop; one no larger than `keep_inline` is not
@@ -25,6 +26,8 @@ from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from reference_impl.storage.direct import BlobFile
 
 BATCH = 1 << 20
 WRITEBACK = 64 << 20
@@ -55,10 +58,10 @@ async def _wait(job: Future[Any]) -> Any:
     return await asyncio.wrap_future(job)
 
 
-def _close_after(fd: int, jobs: list[Future[Any]]) -> None:
+def _close_after(file: BlobFile, jobs: list[Future[Any]]) -> None:
     """Close only once no job still uses the fd (a cancelled await does not stop a thread)."""
     wait(jobs)
-    os.close(fd)
+    file.close()
 
 
 def _write_all(fd: int, data: bytes | bytearray) -> None:
@@ -116,7 +119,7 @@ async def write_blob(
     hasher = _Hasher(sha256)
     buf = bytearray()
     size = 0
-    fd: int | None = None
+    file: BlobFile | None = None
     pending: Future[Any] | None = None
     flushing: Future[Any] | None = None
     unflushed = 0
@@ -130,24 +133,26 @@ async def write_blob(
             buf += chunk
             if len(buf) < BATCH:
                 continue
-            if fd is None:
-                fd = os.open(tmp_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+            if file is None:
+                file = BlobFile(tmp_path)
             if pending is not None:
                 await _wait(pending)
-            data, buf = buf, bytearray()
-            pending = _submit(_consume, hasher, fd, data)
+            cut = file.writable(len(buf))  # O_DIRECT: whole blocks now, the rest later
+            data, buf = buf, buf[cut:]
+            del data[cut:]
+            pending = _submit(_consume, hasher, file, data)
             unflushed += len(data)
-            if unflushed >= WRITEBACK and (flushing is None or flushing.done()):
+            if not file.direct and unflushed >= WRITEBACK and (flushing is None or flushing.done()):
                 if flushing is not None:
                     flushing.result()
-                flushing = _submit(os.fdatasync, fd)
+                flushing = _submit(os.fdatasync, file.fd)
                 unflushed = 0
-        if fd is None and 0 < keep_inline and size <= keep_inline:  # for the caller to store
+        if file is None and keep_inline > 0 and size <= keep_inline:  # for the caller to store
             hasher.update(buf)
             written = hasher.result(size, bytes(buf))
             accept(written)
             return written
-        if fd is None:  # the whole body fits one batch
+        if file is None:  # the whole body fits one batch
             hasher.update(buf)
             written = hasher.result(size)
             accept(written)
@@ -155,11 +160,11 @@ async def write_blob(
         else:
             if pending is not None:
                 await _wait(pending)
-            pending = _submit(_consume, hasher, fd, buf)
+            pending = _submit(_consume, hasher, file, buf)
             await _wait(pending)
             if flushing is not None:
                 await _wait(flushing)
-            pending = _submit(os.fsync, fd)
+            pending = _submit(os.fsync, file.fd)
             await _wait(pending)
             written = hasher.result(size)
             accept(written)
@@ -169,17 +174,17 @@ async def write_blob(
         tmp_path.unlink(missing_ok=True)
         raise
     finally:
-        if fd is not None:
+        if file is not None:
             busy = [job for job in (pending, flushing) if job is not None and not job.done()]
             if busy:
-                _submit(_close_after, fd, busy)
+                _submit(_close_after, file, busy)
             else:
-                os.close(fd)
+                file.close()
 
 
-def _consume(hasher: _Hasher, fd: int, data: bytearray) -> None:
+def _consume(hasher: _Hasher, file: BlobFile, data: bytearray) -> None:
     """Hash here while another thread writes: both release the GIL, so they overlap."""
-    writing = _WRITE_POOL.submit(_write_all, fd, data)
+    writing = _WRITE_POOL.submit(file.write, data)
     try:
         hasher.update(data)
     finally:
