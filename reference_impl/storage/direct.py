@@ -34,7 +34,7 @@ def _write_all(fd: int, data: memoryview) -> None:
 class BlobFile:
     """One temp file being written by one upload (one write job in flight at a time)."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: str) -> None:
         flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC
         self.direct = bool(_O_DIRECT)
         try:

@@ -19,12 +19,12 @@ written at all but handed back, for the caller to store in its metadata transact
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import os
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from reference_impl.storage.direct import BlobFile
@@ -85,7 +85,7 @@ class _Hasher:
         return Written(size, self.md5.hexdigest(), sha, data)
 
 
-def _write_small(tmp_path: Path, data: bytes | bytearray) -> None:
+def _write_small(tmp_path: str, data: bytes | bytearray) -> None:
     """Create, write and fsync a small blob: one thread hop for the whole file."""
     fd = os.open(tmp_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
     try:
@@ -95,16 +95,16 @@ def _write_small(tmp_path: Path, data: bytes | bytearray) -> None:
         os.close(fd)
 
 
-def _publish(tmp_path: Path, final: Path) -> None:
+def _publish(tmp_path: str, final: str) -> None:
     """On the loop, after the awaited fsync: a cancelled upload never publishes."""
-    final.parent.mkdir(exist_ok=True)
+    os.makedirs(os.path.dirname(final), exist_ok=True)
     os.replace(tmp_path, final)
 
 
 async def write_blob(
     chunks: AsyncIterator[bytes],
-    tmp_path: Path,
-    final: Path,
+    tmp_path: str,
+    final: str,
     *,
     sha256: bool,
     max_size: int | None,
@@ -171,7 +171,8 @@ async def write_blob(
         _publish(tmp_path, final)
         return written
     except BaseException:
-        tmp_path.unlink(missing_ok=True)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp_path)
         raise
     finally:
         if file is not None:
