@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 PEERS_DIR = ROOT / "fixtures" / "peers"
@@ -38,6 +39,7 @@ class Running:
     pid: int
     cold_start_s: float | None = None
     stop: Callable[[], None] = field(default=lambda: None, repr=False)
+    surfaces: dict[str, Any] = field(default_factory=dict, repr=False)  # reference: ready doc
 
 
 def clean_env() -> dict[str, str]:
@@ -61,7 +63,8 @@ def start_reference(python: str = sys.executable, timeout: float = 30.0) -> Runn
             raise RuntimeError("reference not ready in time")
         time.sleep(0.005)
     cold = time.perf_counter() - t0
-    s3 = json.loads(ready.read_text())["surfaces"]["s3"]
+    surfaces = json.loads(ready.read_text())["surfaces"]
+    s3 = surfaces["s3"]
 
     def stop() -> None:
         proc.send_signal(signal.SIGTERM)
@@ -80,6 +83,7 @@ def start_reference(python: str = sys.executable, timeout: float = 30.0) -> Runn
         pid=proc.pid,
         cold_start_s=cold,
         stop=stop,
+        surfaces=surfaces,
     )
 
 
