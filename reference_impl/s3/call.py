@@ -7,11 +7,13 @@ import hashlib
 import ipaddress
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from functools import lru_cache
 from urllib.parse import unquote
 
 from starlette.requests import Request
 
 from reference_impl.context import ServerContext
+from reference_impl.identity import Identity
 from reference_impl.s3 import sigv4
 from reference_impl.s3.chunked import EMPTY_SHA256, AwsChunkedDecoder, StreamingAuth, is_streaming
 from reference_impl.s3.errors import S3Error
@@ -45,13 +47,22 @@ class Call:
     payload_sha256: str | None = None  # the signed body hash, None when unsigned
     streaming: StreamingAuth | None = None  # an aws-chunked body (STREAMING-* content hash)
     decoder: AwsChunkedDecoder | None = None  # set by body_stream() for an aws-chunked body
+    # header name -> first value, built on first use: handlers ask for several headers and
+    # Starlette's Headers.get scans and decodes the whole list each time
+    _headers: dict[str, str] | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def method(self) -> str:
         return self.request.method
 
     def header(self, name: str, default: str | None = None) -> str | None:
-        return self.request.headers.get(name, default)
+        """As `request.headers.get(name, default)`: the first value, names case-insensitive."""
+        headers = self._headers
+        if headers is None:
+            scope_headers = self.request.scope["headers"]
+            raw = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope_headers]
+            headers = self._headers = dict(reversed(raw))  # the first of repeated names wins
+        return headers.get(name.lower(), default)
 
     def body_stream(self) -> AsyncIterator[bytes]:
         """The body's bytes as they arrive; an aws-chunked body decoded (and checked) on the way.
@@ -107,7 +118,12 @@ def check_content_md5(header: str | None, digest: bytes) -> None:
 
 
 def keys_of(ctx: ServerContext) -> dict[str, sigv4.Key]:
-    ident = ctx.identity
+    """The signing keys by access key id (shared between requests: do not change it)."""
+    return _keys(ctx.identity)
+
+
+@lru_cache(maxsize=8)  # one identity per server: built once, not per request
+def _keys(ident: Identity) -> dict[str, sigv4.Key]:
     return {
         ident.access_key_id: sigv4.Key(
             ident.access_key_id, ident.secret_access_key, ident.account_id
@@ -127,11 +143,11 @@ def resolve(ctx: ServerContext, request: Request) -> Call:
     profile = ctx.profile
     if profile.verify_signatures:
         regions = profile.s3_signing_regions
-        policy = sigv4.AuthPolicy(
-            regions=None if regions is None else frozenset(regions),
-            max_skew_seconds=int(profile.s3_max_clock_skew_seconds),
-            presigned_urls=bool(profile.s3_presigned_urls),
-            check_expiry=not broken(ctx, "presign-no-expiry"),
+        policy = _policy(
+            None if regions is None else frozenset(regions),
+            int(profile.s3_max_clock_skew_seconds),
+            bool(profile.s3_presigned_urls),
+            not broken(ctx, "presign-no-expiry"),
         )
         headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in request.scope["headers"]]
         verified = sigv4.verify(
@@ -157,11 +173,13 @@ def resolve(ctx: ServerContext, request: Request) -> Call:
     if host_account is not None and host_account != account:
         raise S3Error("AccessDenied", "The credentials do not grant access to this account")
     path = unquote(raw_path)
-    query = {
-        unquote(k): unquote(v)
-        for k, _, v in (item.partition("=") for item in raw_query.split("&") if item)
-        if unquote(k) not in SIGNING_QUERY_KEYS
-    }
+    query = {}
+    for item in raw_query.split("&"):
+        if item:
+            name, _, value = item.partition("=")
+            name = sigv4.unquoted(name)
+            if name not in SIGNING_QUERY_KEYS:
+                query[name] = sigv4.unquoted(value)
     if host_bucket is not None:
         bucket: str | None = host_bucket
         key: str | None = path[1:] or None
@@ -177,6 +195,13 @@ def resolve(ctx: ServerContext, request: Request) -> Call:
     ):
         raise S3Error("NotImplemented", "Signed, unchunked payloads are not supported")
     return Call(request, account, bucket, key, query, payload, streaming)
+
+
+@lru_cache(maxsize=16)  # the same few profile values on every request
+def _policy(
+    regions: frozenset[str] | None, skew: int, presigned: bool, check_expiry: bool
+) -> sigv4.AuthPolicy:
+    return sigv4.AuthPolicy(regions, skew, presigned, check_expiry)
 
 
 def _unverified_streaming(request: Request) -> StreamingAuth | None:
@@ -199,13 +224,17 @@ def _unverified_account(request: Request, keys: dict[str, sigv4.Key], default: s
 
 def _parse_host(host: str, keys: dict[str, sigv4.Key]) -> tuple[str | None, str | None]:
     """`{bucket}.{account}.{storage_host}` or `{account}.{storage_host}`; else path-style."""
+    return _host_parts(host, frozenset(key.account for key in keys.values()))
+
+
+@lru_cache(maxsize=256)  # clients send the same few Host values; parsing an IP is not free
+def _host_parts(host: str, accounts: frozenset[str]) -> tuple[str | None, str | None]:
     name = host.rsplit(":", 1)[0] if not host.startswith("[") else host
     try:
         ipaddress.ip_address(name.strip("[]"))
         return None, None
     except ValueError:
         pass
-    accounts = {key.account for key in keys.values()}
     labels = name.lower().split(".")
     for index, label in enumerate(labels):
         if label in accounts:

@@ -160,7 +160,7 @@ class AwsChunkedDecoder:
         if extra is not None:
             parts.append(extra)
         parts.append(payload_hash)
-        return hmac.new(key, "\n".join(parts).encode(), hashlib.sha256).hexdigest()
+        return hmac.digest(key, "\n".join(parts).encode(), "sha256").hex()  # C one-shot
 
     async def decode(self, source: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
         reader = _Reader(source)

@@ -4,26 +4,33 @@ from __future__ import annotations
 
 import base64
 import binascii
+import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from urllib.parse import quote
 
+from markupsafe import Markup
 from starlette.responses import Response
 
 from reference_impl.context import ServerContext
 from reference_impl.s3.buckets import require_bucket
 from reference_impl.s3.call import Call
 from reference_impl.s3.errors import S3Error
-from reference_impl.s3.xmlio import iso8601, xml_response
+from reference_impl.s3.xml_text import xml_escape
+from reference_impl.s3.xmlio import fragment, iso8601, xml_response
 
 COMMON = {"prefix", "delimiter", "max-keys", "encoding-type", "x-id", "x-purpose", "per_page"}
 V2_PARAMS = COMMON | {"list-type", "start-after", "continuation-token", "fetch-owner"}
 V1_PARAMS = COMMON | {"marker"}
 TOKEN_MAGIC = "v1:"
+BATCH_MAX = 500  # rows per storage query, at most
+_URL_SAFE = re.compile(r"[A-Za-z0-9_.~/-]*")  # what quote(text, safe="/") leaves as it is
 
 
 @dataclass
 class Page:
-    contents: list[dict[str, object]] = field(default_factory=list)
+    # key, modified, etag and size of each object listed
+    contents: list[tuple[str, float, str, int]] = field(default_factory=list)
     prefixes: list[str] = field(default_factory=list)
     truncated: bool = False
     last: str | None = None  # last key or common prefix returned
@@ -36,34 +43,33 @@ def collect(
     delimiter: str | None,
     after: str | None,
     max_keys: int,
-    owner: bool,
 ) -> Page:
     """Walk keys in order, folding common prefixes, until the page is full (one look-ahead)."""
     assert call.bucket is not None
     page = Page()
     start_at: str | None = None
+    shown = 0  # len(page.contents) + len(page.prefixes)
     while True:
         restarted = False
-        for record in ctx.store.iter_keys(call.account, call.bucket, prefix, after, start_at):
+        # only as many rows as the page can still take, plus the look-ahead: every row
+        # fetched is decoded; the metadata JSON, which a listing never shows, is not
+        batch = min(max_keys - shown + 1, BATCH_MAX)
+        records = ctx.store.iter_keys(
+            call.account, call.bucket, prefix, after, start_at, batch, with_meta=False
+        )
+        for record in records:
             entry_prefix = None
             if delimiter:
                 cut = record.key.find(delimiter, len(prefix))
                 if cut >= 0:
                     entry_prefix = record.key[: cut + len(delimiter)]
-            if len(page.contents) + len(page.prefixes) >= max_keys:
+            if shown >= max_keys:
                 page.truncated = True
                 return page
             if entry_prefix is None:
-                page.contents.append(
-                    {
-                        "key": record.key,
-                        "modified": iso8601(record.modified),
-                        "etag": record.etag,
-                        "size": record.size,
-                        "owner": call.account if owner else None,
-                    }
-                )
+                page.contents.append((record.key, record.modified, record.etag, record.size))
                 page.last = record.key
+                shown += 1
                 continue
             if entry_prefix == after and not ctx.profile.deviate_list_repeat_common_prefix:
                 # token points inside this prefix: it was already returned
@@ -71,6 +77,7 @@ def collect(
             else:
                 page.prefixes.append(entry_prefix)
                 page.last = entry_prefix
+                shown += 1
             # skip the rest of the prefix: restart at its successor
             start_at = entry_prefix[:-1] + chr(ord(entry_prefix[-1]) + 1)
             after = None
@@ -103,12 +110,43 @@ class _Encoder:
         self.encoding = call.query.get("encoding-type")
         if self.encoding not in (None, "url"):
             raise S3Error("InvalidArgument", "Invalid Encoding Method specified in Request")
+        # a name encoded, then escaped for XML text (URL-encoding leaves nothing to escape)
+        self.xml: Callable[[str], str] = _url_encode if self.encoding else xml_escape
 
     def __call__(self, text: str) -> str:
-        return quote(text, safe="/") if self.encoding else text
+        return _url_encode(text) if self.encoding else text
 
     def opt(self, text: str | None) -> str | None:
         return None if text is None else self(text)
+
+
+def _url_encode(text: str) -> str:
+    return text if _URL_SAFE.fullmatch(text) else quote(text, safe="/")
+
+
+def entries(page: Page, enc: _Encoder, owner: str | None) -> Markup:
+    """The page's <Contents> and <CommonPrefixes>, escaped as the envelope template would.
+
+    `owner`: the <Owner> of every object, None for none.
+    """
+    contents = fragment("list_objects_contents.xml").format
+    name_xml = enc.xml
+    owner_xml = ""
+    if owner is not None:
+        owner_xml = fragment("list_objects_owner.xml").format(owner=xml_escape(owner))
+    parts = [
+        contents(
+            key=name_xml(key),
+            modified=iso8601(modified),
+            etag=xml_escape(etag),
+            size=size,
+            owner=owner_xml,
+        )
+        for key, modified, etag, size in page.contents
+    ]
+    prefix_xml = fragment("list_objects_prefix.xml").format
+    parts.extend(prefix_xml(prefix=name_xml(p)) for p in page.prefixes)
+    return Markup("".join(parts))
 
 
 def encode_token(position: str) -> str:
@@ -142,7 +180,7 @@ async def list_objects_v2(ctx: ServerContext, call: Call) -> Response:
     after = decode_token(token) if token is not None else start_after
     max_keys = _max_keys(call, ctx)
     owner = call.query.get("fetch-owner") == "true"
-    page = collect(ctx, call, prefix, delimiter, after, max_keys, owner)
+    page = collect(ctx, call, prefix, delimiter, after, max_keys)
     truncated = page.truncated or (
         ctx.profile.deviate_cursor_when_full
         and max_keys > 0
@@ -151,8 +189,6 @@ async def list_objects_v2(ctx: ServerContext, call: Call) -> Response:
     key_count = len(page.contents)
     if not ctx.profile.deviate_key_count_keys_only:
         key_count += len(page.prefixes)
-    for item in page.contents:
-        item["key"] = enc(str(item["key"]))
     return xml_response(
         "list_objects_v2.xml.j2",
         bucket=bucket.name,
@@ -165,8 +201,7 @@ async def list_objects_v2(ctx: ServerContext, call: Call) -> Response:
         start_after=enc.opt(start_after),
         continuation_token=None if ctx.profile.deviate_list_no_token_echo else token,
         next_token=encode_token(page.last) if truncated and page.last else None,
-        contents=page.contents,
-        prefixes=[enc(p) for p in page.prefixes],
+        entries=entries(page, enc, call.account if owner and call.account else None),
     )
 
 
@@ -179,9 +214,7 @@ async def list_objects_v1(ctx: ServerContext, call: Call) -> Response:
     delimiter = call.query.get("delimiter") or None
     marker = call.query.get("marker", "")
     max_keys = _max_keys(call, ctx)
-    page = collect(ctx, call, prefix, delimiter, marker or None, max_keys, True)
-    for item in page.contents:
-        item["key"] = enc(str(item["key"]))
+    page = collect(ctx, call, prefix, delimiter, marker or None, max_keys)
     marked = page.truncated or ctx.profile.deviate_v1_next_marker_always
     next_marker = page.last if marked and delimiter else None
     return xml_response(
@@ -194,6 +227,5 @@ async def list_objects_v1(ctx: ServerContext, call: Call) -> Response:
         encoding_type=enc.encoding,
         marker=enc(marker),
         next_marker=enc.opt(next_marker),
-        contents=page.contents,
-        prefixes=[enc(p) for p in page.prefixes],
+        entries=entries(page, enc, call.account),
     )

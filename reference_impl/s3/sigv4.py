@@ -28,6 +28,10 @@ _AUTH_RE = re.compile(
     r"^AWS4-HMAC-SHA256\s+Credential=([^,\s]+),\s*SignedHeaders=([^,\s]+),\s*Signature=([0-9a-fA-F]+)\s*$"
 )
 _SHA256_RE = re.compile(r"^[0-9a-fA-F]{64}$")
+# texts that quote(unquote(text), safe=...) gives back unchanged: no `%`, only safe characters
+_CANONICAL_COMPONENT = re.compile(r"[A-Za-z0-9_.~-]*")
+_CANONICAL_PATH = re.compile(r"[A-Za-z0-9_.~/-]*")
+_CACHED_MAX_LEN = 256  # longer query components are canonicalised each time, not kept
 
 
 @dataclass(frozen=True)
@@ -69,7 +73,7 @@ def verify(
     for name, value in headers:
         header_map.setdefault(name.lower(), []).append(value)
     pairs = _split_query(raw_query)
-    query_names = {unquote(k) for k, _ in pairs}
+    query_names = {unquoted(k) for k, _ in pairs}
     auth = header_map.get("authorization", [""])[0]
     if auth:
         return _verify_header(method, raw_path, pairs, header_map, auth, keys, policy, now)
@@ -153,7 +157,7 @@ def _verify_presigned(
 ) -> Verified:
     if not policy.presigned_urls:
         raise S3Error("NotImplemented", "Presigned URLs are not supported")
-    params = {unquote(k): unquote(v) for k, v in pairs}
+    params = {unquoted(k): unquoted(v) for k, v in pairs}
     bad = "AuthorizationQueryParametersError"
     if params.get("X-Amz-Algorithm") != ALGORITHM:
         raise S3Error(bad, "X-Amz-Algorithm only supports AWS4-HMAC-SHA256")
@@ -168,7 +172,7 @@ def _verify_presigned(
             raise S3Error(bad, f"Query-string authentication requires {required}")
     key, scope, date_stamp, region = _credential(params["X-Amz-Credential"], keys, policy, bad)
     try:
-        moment = dt.datetime.strptime(params["X-Amz-Date"], AMZ_DATE).replace(tzinfo=dt.UTC)
+        moment = _amz_date(params["X-Amz-Date"])
         expires = int(params["X-Amz-Expires"])
     except ValueError:
         raise S3Error(bad, "X-Amz-Date or X-Amz-Expires is malformed") from None
@@ -181,7 +185,9 @@ def _verify_presigned(
     if params["X-Amz-Date"][:8] != date_stamp:
         raise S3Error("SignatureDoesNotMatch", "Credential date does not match X-Amz-Date")
     content_sha = params.get("X-Amz-Content-Sha256") or UNSIGNED
-    unsigned_pairs = [(k, v) for k, v in pairs if unquote(k) != "X-Amz-Signature"]
+    unsigned_pairs = [
+        (k, v) for k, v in pairs if k != "X-Amz-Signature" and unquoted(k) != "X-Amz-Signature"
+    ]
     _check(
         method,
         raw_path,
@@ -218,7 +224,7 @@ def _credential(
 def _parse_amz_date(amz_date: str, headers: dict[str, list[str]]) -> dt.datetime:
     if amz_date:
         try:
-            return dt.datetime.strptime(amz_date, AMZ_DATE).replace(tzinfo=dt.UTC)
+            return _amz_date(amz_date)
         except ValueError:
             raise S3Error("AccessDenied", "X-Amz-Date is malformed") from None
     from email.utils import parsedate_to_datetime
@@ -260,7 +266,7 @@ def _check(
         string_to_sign = "\n".join(
             [ALGORITHM, timestamp, scope, hashlib.sha256(canonical.encode()).hexdigest()]
         )
-        expected = hmac.new(signing_key, string_to_sign.encode(), hashlib.sha256).hexdigest()
+        expected = hmac.digest(signing_key, string_to_sign.encode(), "sha256").hex()
         if hmac.compare_digest(expected, signature.lower()):
             return
     raise S3Error("SignatureDoesNotMatch")
@@ -268,12 +274,12 @@ def _check(
 
 def _candidates(raw_path: str, pairs: list[tuple[str, str]]) -> Iterator[tuple[str, str]]:
     """The (uri, query) forms to try, lazily: the first matches for well-behaved clients."""
-    uri_norm = quote(unquote(raw_path), safe="/~") or "/"
+    if _CANONICAL_PATH.fullmatch(raw_path):
+        uri_norm = raw_path or "/"
+    else:
+        uri_norm = quote(unquote(raw_path), safe="/~") or "/"
     query_norm = "&".join(
-        f"{k}={v}"
-        for k, v in sorted(
-            (quote(unquote(k), safe="-_.~"), quote(unquote(v), safe="-_.~")) for k, v in pairs
-        )
+        f"{k}={v}" for k, v in sorted((_canonical(k), _canonical(v)) for k, v in pairs)
     )
     yield uri_norm, query_norm
     query_raw = "&".join(f"{k}={v}" for k, v in sorted(pairs))
@@ -288,6 +294,56 @@ def _candidates(raw_path: str, pairs: list[tuple[str, str]]) -> Iterator[tuple[s
             yield candidate
 
 
+def unquoted(text: str) -> str:
+    """`unquote(text)`; query names and values repeat (credentials), so short ones are kept."""
+    if "%" not in text:
+        return text
+    if len(text) > _CACHED_MAX_LEN:
+        return unquote(text)
+    return _unquote_cached(text)
+
+
+_unquote_cached = lru_cache(maxsize=1024)(unquote)
+
+
+def _canonical(component: str) -> str:
+    """`component` decoded and re-encoded as SigV4 wants (RFC 3986 unreserved kept)."""
+    if _CANONICAL_COMPONENT.fullmatch(component):
+        return component  # the common case: names, dates, numbers
+    if len(component) > _CACHED_MAX_LEN:
+        return _recode(component)
+    return _recode_cached(component)
+
+
+def _recode(component: str) -> str:
+    return quote(unquote(component), safe="-_.~")
+
+
+# credentials, signed-header lists and prefixes repeat from request to request
+_recode_cached = lru_cache(maxsize=1024)(_recode)
+
+
+@lru_cache(maxsize=64)  # a presigned URL carries the same date on every use
+def _amz_date(text: str) -> dt.datetime:
+    """`20240501T120000Z` as an aware datetime; ValueError exactly when strptime raises one."""
+    if len(text) == 16 and text[8] == "T" and text[15] == "Z":
+        digits = text[:8] + text[9:15]
+        if digits.isascii() and digits.isdigit():
+            try:
+                return dt.datetime(
+                    int(text[:4]),
+                    int(text[4:6]),
+                    int(text[6:8]),
+                    int(text[9:11]),
+                    int(text[11:13]),
+                    int(text[13:15]),
+                    tzinfo=dt.UTC,
+                )
+            except ValueError:
+                pass  # strptime may still read it another way (one-digit fields): ask it
+    return dt.datetime.strptime(text, AMZ_DATE).replace(tzinfo=dt.UTC)
+
+
 def _split_query(raw_query: str) -> list[tuple[str, str]]:
     pairs = []
     for item in raw_query.split("&"):
@@ -299,7 +355,7 @@ def _split_query(raw_query: str) -> list[tuple[str, str]]:
 
 @lru_cache(maxsize=64)  # four HMACs per request otherwise; the key changes once a day
 def _signing_key(secret: str, date_stamp: str, region: str) -> bytes:
-    k = hmac.new(("AWS4" + secret).encode(), date_stamp.encode(), hashlib.sha256).digest()
+    k = hmac.digest(("AWS4" + secret).encode(), date_stamp.encode(), "sha256")
     for part in (region, "s3", "aws4_request"):
-        k = hmac.new(k, part.encode(), hashlib.sha256).digest()
+        k = hmac.digest(k, part.encode(), "sha256")
     return k

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from markupsafe import escape
+
 # XML 1.0 Char: #x9 | #xA | #xD | [#x20-#xD7FF] | [#xE000-#xFFFD] | [#x10000-#x10FFFF]
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
@@ -20,3 +22,15 @@ def _encode(match: re.Match[str]) -> str:
 def xml_safe(text: str) -> str:
     """`text` with each character XML 1.0 cannot carry replaced by its UTF-8 %XX form."""
     return _NOT_XML.sub(_encode, text)
+
+
+_MARKUP = re.compile("[&<>'\"]")
+
+
+def xml_escape(text: str) -> str:
+    """`text` escaped exactly as Jinja's autoescape (markupsafe) does; unchanged if nothing to.
+
+    For values rendered per entry outside a template: most have nothing to escape, and
+    markupsafe builds a Markup object for each.
+    """
+    return text if _MARKUP.search(text) is None else str(escape(text))

@@ -267,6 +267,7 @@ class Store:
         after: str | None,
         start_at: str | None = None,
         batch: int = 500,
+        with_meta: bool = True,  # False: `meta` left empty (listings: decoding it cost most)
     ) -> Iterator[ObjectRecord]:
         """Objects with the prefix, keys after `after` (and from `start_at`), UTF-8 byte order."""
         cursor = after
@@ -286,16 +287,17 @@ class Store:
             args.append(batch)
             rows = self.db.execute(sql, args).fetchall()
             for row in rows:
-                yield _record(row)
+                yield _record(row, with_meta)
             if len(rows) < batch:
                 return
             cursor = rows[-1][0]
 
 
-def _record(row: tuple[Any, ...]) -> ObjectRecord:
+def _record(row: tuple[Any, ...], with_meta: bool = True) -> ObjectRecord:
     """A row of _OBJECT_COLUMNS, then the inline body (or NULL), then whether it is inline."""
     key, blob, size, etag, ctype, modified, md5, sha256, sha1, meta, data, *listed = row
     inline = bool(listed[0]) if listed else data is not None
+    decoded = json.loads(meta) if with_meta else {}
     return ObjectRecord(
-        key, blob, size, etag, ctype, modified, md5, sha256, sha1, json.loads(meta), data, inline
+        key, blob, size, etag, ctype, modified, md5, sha256, sha1, decoded, data, inline
     )
