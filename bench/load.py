@@ -74,7 +74,9 @@ def s3_client(target: Running) -> Any:
     )
 
 
-def new_bucket(client: Any) -> str:
+def new_bucket(client: Any, target: Running | None = None) -> str:
+    if target is not None and target.bucket:  # a peer whose buckets are fixed by its config
+        return target.bucket
     name = f"ec-bench-{uuid.uuid4().hex[:8]}"
     client.create_bucket(Bucket=name)
     return name
@@ -164,7 +166,7 @@ def small_objects(
 ) -> list[Phase]:
     """PUT, GET, HEAD and LIST of small objects at each concurrency."""
     client = s3_client(target)
-    bucket = new_bucket(client)
+    bucket = new_bucket(client, target)
     names = [f"small/{i:05d}" for i in range(keys)]
     body = b"b" * size
     urls = {op: presign(client, op, bucket, names) for op in ("put", "get", "head", "list")}
@@ -211,7 +213,7 @@ async def _stream(put_url: str, get_url: str, size: int, chunk: int) -> list[Str
 def streaming(target: Running, size: int, chunk: int = 1 << 20) -> list[Stream]:
     """One PUT of `size` bytes streamed from a generator, then one GET streamed to nowhere."""
     client = s3_client(target)
-    bucket = new_bucket(client)
+    bucket = new_bucket(client, target)
     key = "big/object"
     put_url, get_url = (presign(client, op, bucket, [key])[0] for op in ("put", "get"))
     return asyncio.run(_stream(put_url, get_url, size, chunk))

@@ -40,7 +40,8 @@ def render(results: list[dict[str, Any]], meta: dict[str, Any]) -> str:
         "",
         head,
     ]
-    phases = [(p["op"], p["concurrency"]) for p in (results[0]["small"] if results else [])]
+    measured = next((r["small"] for r in results if r.get("small")), [])  # first that ran
+    phases = [(p["op"], p["concurrency"]) for p in measured]
 
     def phase(r: dict[str, Any], op: str, conc: int) -> dict[str, Any] | None:
         return next(

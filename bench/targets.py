@@ -22,11 +22,35 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 PEERS_DIR = ROOT / "fixtures" / "peers"
 PEERS_STATE = Path(os.environ.get("EC_PEERS_STATE", "/tmp/edge-conformance-peers"))
-PEERS = ("moto", "seaweedfs", "s3rver", "radosgw")
+PEERS = ("moto", "seaweedfs", "s3rver", "radosgw", "miniflare")
 # Peers speak AWS regions; the reference's own region is `auto`.
 PEER_REGION = "us-east-1"
 # Variables that make clients try TLS settings against plain-http loopback endpoints.
 CA_VARS = ("AWS_CA_BUNDLE",)
+
+
+@dataclass(frozen=True)
+class PeerSpec:
+    """A peer that does not follow the fixtures/peers/<name>/start.sh convention."""
+
+    start: str  # script, relative to PEERS_DIR
+    stop: str
+    state: str  # its directory under PEERS_STATE
+    env_prefix: str  # <prefix>_ACCESS_KEY_ID / <prefix>_SECRET_ACCESS_KEY in its env file
+    bucket_env: str | None = None  # env-file variable naming a pre-configured bucket
+
+
+PEER_SPECS = {
+    # miniflare's S3 endpoint for local R2 buckets: buckets are fixed by its configuration
+    # (CreateBucket answers 501), so the load uses the one start-s3.sh configured.
+    "miniflare": PeerSpec(
+        "miniflare/start-s3.sh",
+        "miniflare/stop-s3.sh",
+        "miniflare-s3",
+        "MINIFLARE_S3",
+        bucket_env="MINIFLARE_S3_BUCKET",
+    ),
+}
 
 
 @dataclass
@@ -40,6 +64,7 @@ class Running:
     cold_start_s: float | None = None
     stop: Callable[[], None] = field(default=lambda: None, repr=False)
     surfaces: dict[str, Any] = field(default_factory=dict, repr=False)  # reference: ready doc
+    bucket: str | None = None  # a fixed bucket to use instead of creating one
 
 
 def clean_env() -> dict[str, str]:
@@ -97,16 +122,21 @@ def _read_env_file(path: Path) -> dict[str, str]:
 
 
 def start_peer(name: str) -> Running:
-    """Run fixtures/peers/<name>/start.sh and read the env file it leaves behind."""
-    script = PEERS_DIR / name / "start.sh"
+    """Run fixtures/peers/<name>/start.sh (or its PEER_SPECS script) and read the env file it
+    leaves behind."""
+    spec = PEER_SPECS.get(name) or PeerSpec(
+        f"{name}/start.sh", f"{name}/stop.sh", name, name.upper()
+    )
     t0 = time.perf_counter()
-    subprocess.run([str(script)], check=True, env=clean_env(), stdout=subprocess.DEVNULL)
+    subprocess.run(
+        [str(PEERS_DIR / spec.start)], check=True, env=clean_env(), stdout=subprocess.DEVNULL
+    )
     cold = time.perf_counter() - t0
-    env = _read_env_file(PEERS_STATE / name / "env")
-    prefix = name.upper()
+    env = _read_env_file(PEERS_STATE / spec.state / "env")
+    prefix = spec.env_prefix
 
     def stop() -> None:
-        subprocess.run([str(PEERS_DIR / name / "stop.sh")], check=False, env=clean_env())
+        subprocess.run([str(PEERS_DIR / spec.stop)], check=False, env=clean_env())
 
     return Running(
         name=name,
@@ -117,6 +147,7 @@ def start_peer(name: str) -> Running:
         pid=int(env["EC_PEER_PID"]),
         cold_start_s=cold,
         stop=stop,
+        bucket=env[spec.bucket_env] if spec.bucket_env else None,
     )
 
 
@@ -124,5 +155,6 @@ def start(name: str) -> Running:
     if name == "reference":
         return start_reference()
     if name not in PEERS:
-        raise ValueError(f"unknown target {name!r}; known: reference, {', '.join(PEERS)}")
+        known = f"reference, {', '.join(PEERS)}"
+        raise ValueError(f"unknown target {name!r}; known: {known}")
     return start_peer(name)
