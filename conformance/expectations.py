@@ -20,6 +20,8 @@ from typing import Any
 
 import yaml
 
+from conformance import yaml_data
+
 EXPECTABLE = ("FAIL", "ERROR")
 KEYS = frozenset({"status", "link", "reason"})
 # rule statuses of a run that mean "still failing" (kept or added) and "fixed" (dropped)
@@ -82,7 +84,7 @@ def parse(data: Any, source: str) -> dict[str, Expectation]:
 
 def load(path: Path) -> dict[str, Expectation]:
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = yaml_data.load(path.read_text(encoding="utf-8"))
     except OSError as exc:
         raise ExpectationsError(f"{path}: cannot read ({exc.strerror})") from exc
     except yaml.YAMLError as exc:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
-import yaml
+from reference_impl import yaml_data
 
 
 class ProfileError(ValueError):
@@ -41,7 +41,7 @@ def load_field_specs() -> dict[str, FieldSpec]:
     for entry in sorted(folder.iterdir(), key=lambda e: e.name):
         if not entry.name.endswith(".yaml"):
             continue
-        data = yaml.safe_load(entry.read_text(encoding="utf-8")) or {}
+        data = yaml_data.load(entry.read_text(encoding="utf-8")) or {}
         for name, body in data.items():
             if name in specs:
                 raise ProfileError(f"profile field {name!r} defined twice ({entry.name})")

@@ -131,7 +131,12 @@ async def serve(
         ctx.urls[name] = f"http://{host}:{sock.getsockname()[1]}"
         app = import_module(module_name).build_app(ctx)
         config = uvicorn.Config(
-            app, log_level="warning", access_log=False, lifespan="on", timeout_keep_alive=30
+            app,
+            log_level="warning",
+            access_log=False,
+            lifespan="on",
+            timeout_keep_alive=30,
+            ws="none",  # no surface speaks WebSocket; "auto" imports a library for nothing
         )
         servers.append((_QuietServer(config), sock))
     certificate = ensure_certificate(ctx.data_dir / "tls") if tls else None
@@ -145,6 +150,7 @@ async def serve(
             access_log=False,
             lifespan="on",
             timeout_keep_alive=30,
+            ws="none",
             ssl_certfile=str(certificate.cert),
             ssl_keyfile=str(certificate.key),
         )

@@ -21,6 +21,8 @@ from typing import Any
 import jsonschema
 import yaml
 
+from conformance import yaml_data
+
 PACKAGE = "conformance.catalog"
 RULES_DIR = "rules"
 LIMITS_FILE = "limits.yaml"
@@ -180,7 +182,7 @@ def _date(text: str | None, where: str) -> dt.date | None:
 
 def _read_yaml(entry: Traversable, name: str) -> Any:
     try:
-        return yaml.safe_load(entry.read_text(encoding="utf-8"))
+        return yaml_data.load(entry.read_text(encoding="utf-8"))
     except yaml.YAMLError as exc:
         raise CatalogError(f"{name}: not valid YAML: {exc}") from None
 

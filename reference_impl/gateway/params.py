@@ -12,8 +12,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-import yaml
-
+from reference_impl import yaml_data
 from reference_impl.gateway.errors import invalid_params
 
 BLOCK_TAGS = ("latest", "earliest", "pending", "safe", "finalized")
@@ -35,7 +34,7 @@ _CALL_IGNORED = {"chainId", "type", "accessList"}
 @cache
 def method_specs() -> dict[str, dict[str, Any]]:
     text = (resources.files("reference_impl.gateway") / "methods.yaml").read_text("utf-8")
-    specs: dict[str, dict[str, Any]] = yaml.safe_load(text)
+    specs: dict[str, dict[str, Any]] = yaml_data.load(text)
     return specs
 
 

@@ -12,8 +12,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-import yaml
-
+from reference_impl import yaml_data
 from reference_impl.context import ServerContext
 from reference_impl.gateway import params as p
 from reference_impl.gateway.chain import EmbeddedChain
@@ -26,7 +25,7 @@ from reference_impl.gateway.upstream import EmbeddedUpstream, HttpUpstream, Upst
 @cache
 def load_config() -> dict[str, Any]:
     text = (resources.files("reference_impl.gateway") / "config.yaml").read_text("utf-8")
-    config: dict[str, Any] = yaml.safe_load(text)
+    config: dict[str, Any] = yaml_data.load(text)
     return config
 
 

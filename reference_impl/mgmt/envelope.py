@@ -11,9 +11,9 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-import yaml
 from starlette.responses import JSONResponse
 
+from reference_impl import yaml_data
 from reference_impl.profile import Profile
 
 
@@ -27,7 +27,7 @@ class ErrorDef:
 @cache
 def error_table() -> dict[str, ErrorDef]:
     text = (resources.files("reference_impl.mgmt") / "errors.yaml").read_text(encoding="utf-8")
-    return {key: ErrorDef(**body) for key, body in yaml.safe_load(text).items()}
+    return {key: ErrorDef(**body) for key, body in yaml_data.load(text).items()}
 
 
 @dataclass

@@ -12,8 +12,7 @@ from importlib import resources
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
-import yaml
-
+from reference_impl import yaml_data
 from reference_impl.mgmt.envelope import ApiError
 from reference_impl.profile import Profile
 
@@ -34,7 +33,7 @@ class Vocabulary:
 @cache
 def vocabulary() -> Vocabulary:
     text = (resources.files("reference_impl.mgmt") / "logpush.yaml").read_text(encoding="utf-8")
-    raw = yaml.safe_load(text)
+    raw = yaml_data.load(text)
     sets = {k: frozenset(v) for k, v in raw.items() if isinstance(v, list)}
     return Vocabulary(
         destination_schemes=sets["destination_schemes"],

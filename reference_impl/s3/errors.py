@@ -6,13 +6,13 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-import yaml
+from reference_impl import yaml_data
 
 
 @cache
 def error_table() -> dict[str, dict[str, Any]]:
     text = (resources.files("reference_impl.s3") / "errors.yaml").read_text(encoding="utf-8")
-    table: dict[str, dict[str, Any]] = yaml.safe_load(text)
+    table: dict[str, dict[str, Any]] = yaml_data.load(text)
     return table
 
 
