@@ -22,6 +22,7 @@ from reference_impl.s3.content_type import infer as content_type_of
 from reference_impl.s3.errors import S3Error
 from reference_impl.s3.ranges import parse_range
 from reference_impl.storage.blobs import READ_CHUNK, PayloadHashMismatch
+from reference_impl.storage.direct import DirectReader
 from reference_impl.storage.engine import ObjectRecord
 
 MAX_KEY_BYTES = 1024
@@ -191,6 +192,13 @@ async def get_object(ctx: ServerContext, call: Call) -> Response:
         return WholeBody(b"".join(chunks), status_code=status, headers=headers)
 
     async def stream() -> AsyncIterator[bytes]:
+        if isinstance(chunks, DirectReader):  # a large blob read from disk: await each piece
+            try:
+                async for piece in chunks:
+                    yield piece
+            finally:
+                chunks.close()
+            return
         for chunk in chunks:
             yield chunk
 

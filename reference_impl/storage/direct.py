@@ -11,11 +11,11 @@ the caller still fsyncs before the rename.
 
 from __future__ import annotations
 
+import asyncio
 import errno
 import fcntl
 import mmap
 import os
-from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from pathlib import Path
 
@@ -88,7 +88,7 @@ class BlobFile:
             self._bounce.close()
 
 
-def open_reader(path: Path, start: int, length: int | None) -> Iterator[bytes] | None:
+def open_reader(path: Path, start: int, length: int | None) -> DirectReader | None:
     """A reader of a large range with O_DIRECT, or None when small or refused (use buffered).
 
     Blobs are written around the page cache, so a read of one is usually cold: buffered
@@ -107,36 +107,71 @@ def open_reader(path: Path, start: int, length: int | None) -> Iterator[bytes] |
     if end - start < DIRECT_READ_MIN:
         os.close(fd)
         return None
-    return _direct_chunks(fd, start, end)
+    return DirectReader(fd, start, end)
 
 
-def _direct_chunks(fd: int, start: int, end: int) -> Iterator[bytes]:
-    """Yield copies of the bounce buffer while the next piece is already being read.
+class DirectReader:
+    """The pieces of one range, each read ahead on a pool thread; iterate it sync or async.
 
-    The read ahead runs on a pool thread (preadv releases the GIL), so the disk works while
-    the event loop sends the previous piece.
+    preadv releases the GIL, so the disk works while the event loop sends the previous piece.
+    Async iteration awaits the read (the loop serves other requests meanwhile); plain
+    iteration blocks, for callers that copy or hash a blob off the request path.
     """
-    bounce = mmap.mmap(-1, PIECE)
-    offset = start - start % ALIGN  # reads start on a block; the head is cut off below
-    skip = start - offset
-    ahead: Future[int] | None = _READ_POOL.submit(_pread, fd, bounce, offset)
-    try:
-        while ahead is not None:
-            got = ahead.result()
-            ahead = None
-            usable = min(got, end - offset)
-            piece = bounce[skip:usable] if usable > skip else b""
-            next_offset = offset + got
-            if got == PIECE and next_offset < end:
-                ahead = _READ_POOL.submit(_pread, fd, bounce, next_offset)
+
+    def __init__(self, fd: int, start: int, end: int) -> None:
+        self._fd, self._end = fd, end
+        self._bounce = mmap.mmap(-1, PIECE)
+        self._offset = start - start % ALIGN  # reads start on a block; the head is cut off
+        self._skip = start - self._offset
+        self._ahead: Future[int] | None = _READ_POOL.submit(_pread, fd, self._bounce, self._offset)
+        self._closed = False
+
+    def _take(self, got: int) -> bytes:
+        """Copy out the piece just read, then start reading the next into the same buffer."""
+        usable = min(got, self._end - self._offset)
+        piece = self._bounce[self._skip : usable] if usable > self._skip else b""
+        following = self._offset + got
+        self._ahead = None
+        if got == PIECE and following < self._end:
+            self._ahead = _READ_POOL.submit(_pread, self._fd, self._bounce, following)
+        self._offset, self._skip = following, 0
+        return piece
+
+    def __iter__(self) -> DirectReader:
+        return self
+
+    def __next__(self) -> bytes:
+        while self._ahead is not None:
+            piece = self._take(self._ahead.result())
             if piece:
-                yield piece
-            offset, skip = next_offset, 0
-    finally:
-        if ahead is not None:
-            wait([ahead])
-        bounce.close()
-        os.close(fd)
+                return piece
+        self.close()
+        raise StopIteration
+
+    def __aiter__(self) -> DirectReader:
+        return self
+
+    async def __anext__(self) -> bytes:
+        while self._ahead is not None:
+            piece = self._take(await asyncio.wrap_future(self._ahead))
+            if piece:
+                return piece
+        self.close()
+        raise StopAsyncIteration
+
+    def close(self) -> None:
+        """Idempotent; waits for a read still running, since it writes into the buffer."""
+        if self._closed:
+            return
+        self._closed = True
+        if self._ahead is not None:
+            wait([self._ahead])
+        self._bounce.close()
+        os.close(self._fd)
+
+    def __del__(self) -> None:  # an abandoned reader must not leak its descriptor
+        if not getattr(self, "_closed", True):  # False only once __init__ completed
+            self.close()
 
 
 def _pread(fd: int, bounce: mmap.mmap, offset: int) -> int:

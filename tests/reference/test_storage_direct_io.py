@@ -82,3 +82,31 @@ def test_filesystem_without_o_direct_falls_back(
     blob = asyncio.run(store.write_blob(_chunks(data, 1 << 20)))
     assert b"".join(store.blobs.read(blob.name)) == data
     assert b"".join(store.blobs.read(blob.name, 7, 100)) == data[7:107]
+
+
+def test_async_iteration_awaits_each_piece_and_closes(stored: tuple[Store, str, bytes]) -> None:
+    """GET streams a large blob by awaiting reads, so the event loop is free meanwhile."""
+    store, name, data = stored
+    path = store.blobs.path(name)
+    if not direct.direct_supported(path.parent):
+        pytest.skip("this filesystem refuses O_DIRECT")
+
+    async def read_all(start: int, length: int) -> bytes:
+        reader = direct.open_reader(path, start, length)
+        assert reader is not None
+        return b"".join([piece async for piece in reader])
+
+    assert asyncio.run(read_all(5, SIZE - 5)) == data[5:]
+
+    async def read_one_piece() -> tuple[bytes, int, int]:
+        before = len(os.listdir("/proc/self/fd"))
+        reader = direct.open_reader(path, 0, None)
+        assert reader is not None
+        first = await reader.__anext__()
+        reader.close()
+        reader.close()  # idempotent
+        return first, before, len(os.listdir("/proc/self/fd"))
+
+    first, before, after = asyncio.run(read_one_piece())
+    assert first == data[: len(first)] and len(first) == direct.PIECE
+    assert after == before, "the reader's descriptor is still open after close()"
