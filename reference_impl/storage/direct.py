@@ -16,11 +16,15 @@ import errno
 import fcntl
 import mmap
 import os
+from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from pathlib import Path
 
 ALIGN = 4096  # a multiple of every logical block size O_DIRECT may ask for
 PIECE = 1 << 20  # the aligned bounce buffer: one write() (or read) at a time per stream
+# 1 MiB reads in flight per large GET: 1 GiB GET 585-796 MB/s with 1, 790-1,372 with 2,
+# 1,124-1,465 with 4 (three runs each, docs/benchmarks.md); 4 MiB of buffers per stream
+READ_AHEAD = 4
 DIRECT_READ_MIN = 8 << 20  # smaller reads go through the page cache (and may hit it)
 _O_DIRECT = getattr(os, "O_DIRECT", 0)
 _READ_POOL = ThreadPoolExecutor(max_workers=16, thread_name_prefix="blob-read")
@@ -111,38 +115,49 @@ def open_reader(path: Path, start: int, length: int | None) -> DirectReader | No
 
 
 class DirectReader:
-    """The pieces of one range, each read ahead on a pool thread; iterate it sync or async.
+    """The pieces of one range, read ahead on pool threads; iterate it sync or async.
 
-    preadv releases the GIL, so the disk works while the event loop sends the previous piece.
-    Async iteration awaits the read (the loop serves other requests meanwhile); plain
+    preadv releases the GIL, so the disk works while the event loop sends earlier pieces;
+    `READ_AHEAD` reads stay in flight (a deeper queue evens out the VM disk's latency).
+    Async iteration awaits each read (the loop serves other requests meanwhile); plain
     iteration blocks, for callers that copy or hash a blob off the request path.
     """
 
     def __init__(self, fd: int, start: int, end: int) -> None:
         self._fd, self._end = fd, end
-        self._bounce = mmap.mmap(-1, PIECE)
-        self._offset = start - start % ALIGN  # reads start on a block; the head is cut off
-        self._skip = start - self._offset
-        self._ahead: Future[int] | None = _READ_POOL.submit(_pread, fd, self._bounce, self._offset)
+        self._next = start - start % ALIGN  # reads start on a block; the head is cut off
+        self._skip = start - self._next
+        self._buffers = [mmap.mmap(-1, PIECE) for _ in range(READ_AHEAD)]
+        self._free = list(self._buffers)
+        self._inflight: deque[tuple[Future[int], mmap.mmap, int]] = deque()
         self._closed = False
+        self._fill()
 
-    def _take(self, got: int) -> bytes:
-        """Copy out the piece just read, then start reading the next into the same buffer."""
-        usable = min(got, self._end - self._offset)
-        piece = self._bounce[self._skip : usable] if usable > self._skip else b""
-        following = self._offset + got
-        self._ahead = None
-        if got == PIECE and following < self._end:
-            self._ahead = _READ_POOL.submit(_pread, self._fd, self._bounce, following)
-        self._offset, self._skip = following, 0
+    def _fill(self) -> None:
+        while self._free and self._next < self._end:
+            buffer = self._free.pop()
+            job = _READ_POOL.submit(_pread, self._fd, buffer, self._next)
+            self._inflight.append((job, buffer, self._next))
+            self._next += PIECE
+
+    def _take(self, got: int, buffer: mmap.mmap, offset: int) -> bytes:
+        """Copy out a piece, then reuse its buffer for the next read."""
+        usable = min(got, self._end - offset)
+        piece = buffer[self._skip : usable] if usable > self._skip else b""
+        self._skip = 0
+        self._free.append(buffer)
+        if got < PIECE:  # end of file: issue nothing further
+            self._next = self._end
+        self._fill()
         return piece
 
     def __iter__(self) -> DirectReader:
         return self
 
     def __next__(self) -> bytes:
-        while self._ahead is not None:
-            piece = self._take(self._ahead.result())
+        while self._inflight:
+            job, buffer, offset = self._inflight.popleft()
+            piece = self._take(job.result(), buffer, offset)
             if piece:
                 return piece
         self.close()
@@ -152,21 +167,23 @@ class DirectReader:
         return self
 
     async def __anext__(self) -> bytes:
-        while self._ahead is not None:
-            piece = self._take(await asyncio.wrap_future(self._ahead))
+        while self._inflight:
+            job, buffer, offset = self._inflight.popleft()
+            piece = self._take(await asyncio.wrap_future(job), buffer, offset)
             if piece:
                 return piece
         self.close()
         raise StopAsyncIteration
 
     def close(self) -> None:
-        """Idempotent; waits for a read still running, since it writes into the buffer."""
+        """Idempotent; waits for reads still running, since they write into the buffers."""
         if self._closed:
             return
         self._closed = True
-        if self._ahead is not None:
-            wait([self._ahead])
-        self._bounce.close()
+        wait([job for job, _, _ in self._inflight])
+        self._inflight.clear()
+        for buffer in self._buffers:
+            buffer.close()
         os.close(self._fd)
 
     def __del__(self) -> None:  # an abandoned reader must not leak its descriptor
