@@ -72,12 +72,14 @@ def clean_env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k not in CA_VARS}
 
 
-def start_reference(python: str = sys.executable, timeout: float = 30.0) -> Running:
+def start_reference(
+    python: str = sys.executable, timeout: float = 30.0, durable: bool = False
+) -> Running:
     """Spawn `python -m reference_impl` and time spawn -> ready file (the cold start)."""
     work = Path(tempfile.mkdtemp(prefix="ec-bench-ref-"))
     ready = work / "ready.json"
     cmd = [python, "-m", "reference_impl", "--port", "0", "--ready-file", str(ready)]
-    cmd += ["--data-dir", str(work / "data"), "--quiet"]
+    cmd += ["--data-dir", str(work / "data"), "--quiet"] + (["--durable"] if durable else [])
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, cwd=ROOT, env=clean_env(), stdout=subprocess.DEVNULL)
     while not ready.exists():
@@ -100,7 +102,7 @@ def start_reference(python: str = sys.executable, timeout: float = 30.0) -> Runn
             proc.wait()
 
     return Running(
-        name="reference",
+        name="reference-durable" if durable else "reference",
         endpoint=s3["endpoint"],
         access_key=s3["access_key_id"],
         secret_key=s3["secret_access_key"],
@@ -154,7 +156,9 @@ def start_peer(name: str) -> Running:
 def start(name: str) -> Running:
     if name == "reference":
         return start_reference()
+    if name == "reference-durable":  # replies wait for a shared WAL fsync (`--durable`)
+        return start_reference(durable=True)
     if name not in PEERS:
-        known = f"reference, {', '.join(PEERS)}"
+        known = f"reference, reference-durable, {', '.join(PEERS)}"
         raise ValueError(f"unknown target {name!r}; known: {known}")
     return start_peer(name)

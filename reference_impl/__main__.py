@@ -47,6 +47,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="KEY=VALUE",
         help="override one behaviour profile field (repeatable)",
     )
+    parser.add_argument(
+        "--durable",
+        action="store_true",
+        help="send a reply only once the changes it reports survive a power loss (one shared "
+        "WAL fsync per batch of replies); without it, acknowledged changes survive a crash of "
+        "the process (docs/decisions.md)",
+    )
     parser.add_argument("--quiet", action="store_true", help="do not print the surfaces")
     parser.add_argument(
         "--no-tls",
@@ -76,6 +83,7 @@ def main(argv: list[str] | None = None) -> int:
         profile=profile,
         identity=default_identity(),
         behaviour_date=args.behaviour_date,
+        durable_replies=args.durable,
     )
     ctx.store = Store(data_dir / "storage")
     announce = None if args.quiet else _announce

@@ -18,6 +18,8 @@ class ServerContext:
     identity: Identity
     behaviour_date: dt.date
     store: Any = None  # reference_impl.storage.engine.Store, opened by the server
+    # replies wait for an fsync of what they report (`--durable`, reference_impl/durable_replies.py)
+    durable_replies: bool = False
     # public URL of every listener once bound, e.g. {"s3": "http://127.0.0.1:4010"}
     urls: dict[str, str] = field(default_factory=dict)
     # per-surface state that one surface exposes to another (e.g. log records for delivery)

@@ -17,6 +17,7 @@ from typing import Any
 import uvicorn
 
 from reference_impl.context import ServerContext
+from reference_impl.durable_replies import DurableReplies
 from reference_impl.public.h2 import SURFACE as PUBLIC_TLS
 from reference_impl.public.h2 import PublicTlsServer
 from reference_impl.tls import ensure_certificate
@@ -63,6 +64,7 @@ def ready_document(ctx: ServerContext) -> dict[str, Any]:
         "behaviour_date": ctx.behaviour_date.isoformat(),
         "profile_overrides": ctx.profile.overrides,
         "data_dir": str(ctx.data_dir),
+        "durable_replies": ctx.durable_replies,
         "surfaces": {
             "s3": {
                 "endpoint": ctx.urls["s3"],
@@ -111,6 +113,12 @@ def ready_document(ctx: ServerContext) -> dict[str, Any]:
     return doc
 
 
+def surface_app(module_name: str, ctx: ServerContext) -> Any:
+    """A surface's ASGI app; with `--durable`, replies wait until what they report is on disk."""
+    app = import_module(module_name).build_app(ctx)
+    return DurableReplies(app, ctx) if ctx.durable_replies else app
+
+
 def _write_atomically(path: Path, text: str) -> None:
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(text, encoding="utf-8")
@@ -129,7 +137,7 @@ async def serve(
     for offset, (name, module_name) in enumerate(SURFACES.items()):
         sock = _bind(host, base_port + offset if base_port else 0)
         ctx.urls[name] = f"http://{host}:{sock.getsockname()[1]}"
-        app = import_module(module_name).build_app(ctx)
+        app = surface_app(module_name, ctx)
         config = uvicorn.Config(
             app,
             log_level="warning",
@@ -145,7 +153,7 @@ async def serve(
         ctx.urls[TLS_SURFACE] = f"https://{host}:{sock.getsockname()[1]}"
         ctx.shared[TLS_CERT_KEY] = str(certificate.cert)
         config = uvicorn.Config(
-            import_module(SURFACES["s3"]).build_app(ctx),
+            surface_app(SURFACES["s3"], ctx),
             log_level="warning",
             access_log=False,
             lifespan="on",
@@ -157,7 +165,7 @@ async def serve(
         servers.append((_QuietServer(config), sock))
         sock = _bind(host, base_port + len(SURFACES) + 1 if base_port else 0)
         ctx.urls[PUBLIC_TLS] = f"https://{host}:{sock.getsockname()[1]}"
-        public_app = import_module(SURFACES["public"]).build_app(ctx)
+        public_app = surface_app(SURFACES["public"], ctx)
         servers.append((PublicTlsServer(ctx, public_app, certificate), sock))
 
     loop = asyncio.get_running_loop()

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from reference_impl.storage.blobs import BlobInfo, BlobStore, inline_chunks
+from reference_impl.storage.durability import WalSyncer
 
 INLINE_MAX = 64 * 1024  # bodies up to this size live in their object's row
 _OBJECT_COLUMNS = "key, blob, size, etag, content_type, modified, md5, sha256, sha1, meta"
@@ -79,6 +80,7 @@ class Store:
             self.db.execute("ALTER TABLE objects ADD COLUMN data BLOB")
         self.db.commit()
         self._remove_unreferenced_blobs()
+        self.syncer = WalSyncer(self.db, root / "meta.sqlite3-wal")
 
     def _remove_unreferenced_blobs(self) -> None:
         """A kill between a blob's rename and its metadata commit leaves a file no row names.
@@ -95,7 +97,12 @@ class Store:
                 path.unlink(missing_ok=True)
 
     def close(self) -> None:
+        self.syncer.close()
         self.db.close()
+
+    async def durable(self) -> None:
+        """Return once every change committed so far survives a power loss (group commit)."""
+        await self.syncer.barrier()
 
     # buckets
     def create_bucket(self, account: str, name: str, location: str) -> bool:

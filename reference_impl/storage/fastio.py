@@ -95,10 +95,28 @@ def _write_small(tmp_path: str, data: bytes | bytearray) -> None:
         os.close(fd)
 
 
-def _publish(tmp_path: str, final: str) -> None:
-    """On the loop, after the awaited fsync: a cancelled upload never publishes."""
-    os.makedirs(os.path.dirname(final), exist_ok=True)
+def _publish(tmp_path: str, final: str) -> list[str]:
+    """On the loop, after the awaited fsync: a cancelled upload never publishes.
+
+    Returns the directories whose entries changed, to be fsynced (`_sync_directories`) so that
+    the rename survives a power loss as the file's bytes do.
+    """
+    directory = os.path.dirname(final)
+    changed = [directory]
+    if not os.path.isdir(directory):
+        os.makedirs(directory, exist_ok=True)
+        changed.append(os.path.dirname(directory))  # the parent gained an entry as well
     os.replace(tmp_path, final)
+    return changed
+
+
+def _sync_directories(directories: list[str]) -> None:
+    for directory in directories:
+        fd = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
 
 
 async def write_blob(
@@ -168,7 +186,8 @@ async def write_blob(
             await _wait(pending)
             written = hasher.result(size)
             accept(written)
-        _publish(tmp_path, final)
+        changed = _publish(tmp_path, final)
+        await _wait(_submit(_sync_directories, changed))
         return written
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
