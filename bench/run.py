@@ -27,6 +27,8 @@ from bench import load, report
 from bench.rss import PeakRss
 from bench.targets import ROOT, clean_env, start
 
+SETTLE_S = 2.0  # after the sync between targets
+
 
 def measure(name: str, args: argparse.Namespace) -> dict[str, Any]:
     """All figures for one target; an `error` entry instead of raising, so one peer's failure
@@ -98,6 +100,10 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.pop("AWS_CA_BUNDLE", None)  # plain-http loopback endpoints
     results = []
     for name in [t.strip() for t in args.targets.split(",") if t.strip()]:
+        # the previous target's buffered 1 GiB would otherwise be written back (and its data
+        # dir freed) while this one is measured: flush first, so no target pays for another
+        os.sync()
+        time.sleep(SETTLE_S)
         print(f"bench: {name} ...", file=sys.stderr, flush=True)
         results.append(measure(name, args))
     meta = {
