@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from conformance.report.load import Results, status_slug
+from conformance.report.scope import Scope, run_scope
 from conformance.report.spec_links import spec_href, spec_text
 from conformance.report.view import AreaView, build_areas
 
@@ -16,6 +17,7 @@ class Column:
     run: dict[str, Any]
     certified: bool
     areas: list[AreaView]
+    scope: Scope
 
 
 @dataclass
@@ -66,6 +68,7 @@ def build_matrix(
             d.get("run") or {},
             bool((d.get("summary") or {}).get("certified")),
             build_areas(d.get("summary") or {}),
+            run_scope(d),
         )
         for label, d in zip(labels, docs, strict=True)
     ]

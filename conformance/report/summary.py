@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from conformance.report.load import Results
+from conformance.report.scope import run_scope
 from conformance.report.view import LEVELS, area_sort_key, pct
 
 COUNT_KEYS = ("pass", "fail", "error", "xfail", "xpass", "na", "untested")
@@ -61,5 +62,5 @@ def summary_lines(doc: Results) -> list[str]:
     verdict = (
         "CERTIFIED at MUST level" if summary.get("certified") else ("NOT CERTIFIED at MUST level")
     )
-    lines.append(f"verdict: {verdict}")
+    lines.append(f"verdict: {verdict}, for {run_scope(doc).phrase()}")
     return lines

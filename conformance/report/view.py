@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from conformance.report.load import Results, status_slug
+from conformance.report.scope import Scope, run_scope
 from conformance.report.spec_links import decision_href, spec_href, spec_text
 from conformance.report.timeline import Timeline, build_timeline
 
@@ -85,6 +86,7 @@ class ReportView:
     rules: list[RuleView]
     timeline: Timeline | None
     status_counts: dict[str, int]
+    scope: Scope
     blocking: list[RuleView] = field(default_factory=list)  # MUST, in force, tested, not PASS
     untested_must: int = 0  # MUST rules in force that no test names: they block too
     warnings: list[str] = field(default_factory=list)
@@ -192,6 +194,7 @@ def build_view(
         rules=rules,
         timeline=build_timeline(doc.get("rules", []), str((doc.get("run") or {}).get("as_of"))),
         status_counts={k: v for k, v in counts.items() if v},
+        scope=run_scope(doc),
         blocking=blocking,
         untested_must=sum(1 for rv in must if rv.status == "UNTESTED"),
         warnings=list(warnings or []),
