@@ -1,0 +1,127 @@
+"""Ordered upload stages: order kept, no pool starvation, failures surface and leave nothing."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import os
+import threading
+import time
+from collections.abc import AsyncIterator
+from concurrent.futures import ThreadPoolExecutor, wait
+from pathlib import Path
+
+import pytest
+
+from reference_impl.storage import direct, fastio
+from reference_impl.storage.stages import SerialStage
+
+
+def test_jobs_run_in_submission_order_one_at_a_time() -> None:
+    """Jobs of one stage never overlap and run in the order they were submitted."""
+    pool = ThreadPoolExecutor(max_workers=8)
+    stage = SerialStage(pool)
+    seen: list[int] = []
+    active = threading.Semaphore(1)
+
+    def job(i: int) -> int:
+        assert active.acquire(blocking=False), "two jobs of one stage ran at once"
+        try:
+            time.sleep(0.0005 if i % 7 == 0 else 0)
+            seen.append(i)
+            return i
+        finally:
+            active.release()
+
+    futures = [stage.submit(job, i) for i in range(300)]
+    wait(futures, timeout=30)
+    assert [f.result() for f in futures] == list(range(300))
+    assert seen == list(range(300))
+    pool.shutdown()
+
+
+def test_many_stages_share_a_small_pool_without_starving() -> None:
+    """More stages than pool threads all finish: a stage never blocks a thread waiting its turn."""
+    pool = ThreadPoolExecutor(max_workers=2)
+    stages = [SerialStage(pool) for _ in range(20)]
+    futures = [stage.submit(time.sleep, 0.001) for _ in range(10) for stage in stages]
+    done, not_done = wait(futures, timeout=30)
+    assert not not_done and len(done) == 200
+    pool.shutdown()
+
+
+def test_failure_goes_to_its_future_and_later_jobs_still_run() -> None:
+    """An exception is the failed job's result; the stage goes on with the next job."""
+    pool = ThreadPoolExecutor(max_workers=2)
+    stage = SerialStage(pool)
+
+    def boom() -> None:
+        raise OSError(28, "No space left on device")
+
+    failed, after = stage.submit(boom), stage.submit(lambda: "ran")
+    with pytest.raises(OSError, match="No space"):
+        failed.result(timeout=10)
+    assert after.result(timeout=10) == "ran"
+    pool.shutdown()
+
+
+async def _chunks(total: int, piece: int = 300_007) -> AsyncIterator[bytes]:
+    block = hashlib.sha256(b"stages").digest() * (piece // 32 + 1)
+    sent = 0
+    while sent < total:
+        size = min(piece, total - sent)
+        yield block[:size]
+        sent += size
+
+
+def test_large_blob_digest_matches_the_bytes(tmp_path: Path) -> None:
+    """Many batches through both stages: the file and its MD5 are those of the body sent."""
+    size = 9 * fastio.BATCH + 4321  # more batches than DEPTH, unaligned tail
+
+    async def upload() -> fastio.Written:
+        return await fastio.write_blob(
+            _chunks(size),
+            str(tmp_path / "tmp"),
+            str(tmp_path / "blobs" / "final"),
+            sha256=True,
+            max_size=None,
+            accept=lambda written: None,
+        )
+
+    written = asyncio.run(upload())
+    body = (tmp_path / "blobs" / "final").read_bytes()
+    assert len(body) == size == written.size
+    assert written.md5_hex == hashlib.md5(body).hexdigest()
+    assert written.sha256_hex == hashlib.sha256(body).hexdigest()
+
+
+def test_write_failure_mid_stream_raises_and_leaves_no_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A write that fails on the third batch fails the upload; no temp or final file stays."""
+    real_write = direct.BlobFile.write
+    calls = {"n": 0}
+
+    def failing_write(self: direct.BlobFile, data: bytes | bytearray) -> None:
+        calls["n"] += 1
+        if calls["n"] == 3:
+            raise OSError(28, "No space left on device")
+        real_write(self, data)
+
+    monkeypatch.setattr(direct.BlobFile, "write", failing_write)
+
+    async def upload() -> None:
+        await fastio.write_blob(
+            _chunks(8 * fastio.BATCH),
+            str(tmp_path / "tmp"),
+            str(tmp_path / "blobs" / "final"),
+            sha256=False,
+            max_size=None,
+            accept=lambda written: None,
+        )
+
+    with pytest.raises(OSError, match="No space"):
+        asyncio.run(upload())
+    time.sleep(0.2)  # jobs still queued behind the failure finish, then the file is closed
+    assert not os.path.exists(tmp_path / "tmp")
+    assert not os.path.exists(tmp_path / "blobs" / "final")
