@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from reference_impl.storage.blobs import BlobInfo, BlobStore, inline_chunks
+from reference_impl.storage.checkpointer import BACKSTOP_PAGES, Checkpointer
 from reference_impl.storage.durability import WalSyncer
 
 INLINE_MAX = 64 * 1024  # bodies up to this size live in their object's row
@@ -74,6 +75,8 @@ class Store:
         self.db = sqlite3.connect(root / "meta.sqlite3", check_same_thread=False)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
+        # storage/checkpointer.py checkpoints; this only bounds the WAL under endless writes
+        self.db.execute(f"PRAGMA wal_autocheckpoint={BACKSTOP_PAGES}")
         self.db.executescript(SCHEMA)
         columns = {row[1] for row in self.db.execute("PRAGMA table_info(objects)")}
         if "data" not in columns:  # a data dir written before bodies could be inline
@@ -81,6 +84,7 @@ class Store:
         self.db.commit()
         self._remove_unreferenced_blobs()
         self.syncer = WalSyncer(self.db, root / "meta.sqlite3-wal")
+        self.checkpointer = Checkpointer(root / "meta.sqlite3")
 
     def _remove_unreferenced_blobs(self) -> None:
         """A kill between a blob's rename and its metadata commit leaves a file no row names.
@@ -97,6 +101,7 @@ class Store:
                 path.unlink(missing_ok=True)
 
     def close(self) -> None:
+        self.checkpointer.close()
         self.syncer.close()
         self.db.close()
 
