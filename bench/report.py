@@ -86,6 +86,7 @@ def render(results: list[dict[str, Any]], meta: dict[str, Any]) -> str:
     lines.append(
         _row("start to ready (s)", vals, ref.get("cold_start_s") if ref else None, "{:.2f}")
     )
+    lines += _ceilings(meta.get("ceilings", []), meta["big_bytes"])
     failures = [f"- {r['name']}: {r['error']}" for r in results if r.get("error")]
     if failures:
         lines += ["", "## Failures", "", *failures]
@@ -101,3 +102,25 @@ def render(results: list[dict[str, Any]], meta: dict[str, Any]) -> str:
             f"| -n {s['workers']} | {s['seconds']:.1f} | {s['exit']} |" for s in meta["suite"]
         ]
     return "\n".join(lines) + "\n"
+
+
+def _ceilings(measured: list[dict[str, Any]], big_bytes: int) -> list[str]:
+    """The machine's MD5 and durable-disk speeds (bench/machine.py), before / after the run."""
+    if not measured:
+        return []
+
+    def each(key: str, fmt: str) -> str:
+        return " / ".join(fmt.format(m[key]) for m in measured)
+
+    mode = "with O_DIRECT" if all(m["disk_direct"] for m in measured) else "buffered"
+    when = " / ".join(["before", "after"][: len(measured)])
+    md5, durable = each("md5_mb_per_s", "{:,.0f}"), each("disk_durable_mb_per_s", "{:,.0f}")
+    writes, fsync = each("disk_write_mb_per_s", "{:,.0f}"), each("disk_fsync_s", "{:.2f}")
+    return [
+        "",
+        f"Ceilings of this machine for a durable streamed PUT ({when} the targets, "
+        f"`bench/machine.py`): MD5 on one core {md5} MB/s; {big_bytes / MIB:.0f} MiB written "
+        f"{mode} in 1 MiB pieces then fsynced {durable} MB/s (writes {writes} MB/s, fsync "
+        f"{fsync} s). "
+        "No server can store and hash the body faster than the lower of the two.",
+    ]

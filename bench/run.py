@@ -23,7 +23,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench import load, report
+from bench import load, machine, report
 from bench.rss import PeakRss
 from bench.targets import ROOT, clean_env, start
 
@@ -99,6 +99,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     os.environ.pop("AWS_CA_BUNDLE", None)  # plain-http loopback endpoints
     results = []
+    # the machine's ceilings for a durable streamed PUT, before and after the targets (the
+    # disk's speed drifts from minute to minute on these VMs): bench/machine.py
+    ceilings = [machine.ceilings(args.big_mib << 20)] if args.big_mib else []
     for name in [t.strip() for t in args.targets.split(",") if t.strip()]:
         # the previous target's buffered 1 GiB would otherwise be written back (and its data
         # dir freed) while this one is measured: flush first, so no target pays for another
@@ -106,7 +109,10 @@ def main(argv: list[str] | None = None) -> int:
         time.sleep(SETTLE_S)
         print(f"bench: {name} ...", file=sys.stderr, flush=True)
         results.append(measure(name, args))
+    if args.big_mib:
+        ceilings.append(machine.ceilings(args.big_mib << 20))
     meta = {
+        "ceilings": ceilings,
         "command": "python bench/run.py " + " ".join(sys.argv[1:] if argv is None else argv),
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "machine": f"{os.cpu_count()} cores, {platform.python_implementation()} "
