@@ -84,6 +84,7 @@ def ensure_entrypoint(rules_api: RulesApiClient) -> str:
     """Id of the zone's log custom fields ruleset, created (per the setup order) if missing."""
     found = rules_api.find_zone_ruleset()
     if found is not None:
+        assert found.get("id"), f"the listed entry point has no id: {found}"
         return str(found["id"])
     body = {
         "name": "edge-conformance",
@@ -92,6 +93,7 @@ def ensure_entrypoint(rules_api: RulesApiClient) -> str:
         "phase": LOG_PHASE,
     }
     created = rules_api.create_ruleset(body).assert_envelope_ok()
+    assert isinstance(created, dict) and created.get("id"), f"created without an id: {created}"
     return str(created["id"])
 
 
@@ -101,6 +103,7 @@ def entrypoint_guard(rules_api: RulesApiClient) -> Iterator[None]:
     before = rules_api.find_zone_ruleset()
     saved: list[dict[str, Any]] = []
     if before is not None:
+        assert before.get("id"), f"the listed entry point has no id: {before}"
         full = rules_api.get_ruleset(str(before["id"])).assert_envelope_ok()
         saved = [
             {k: rule[k] for k in RULE_REQUEST_KEYS if k in rule} for rule in full.get("rules", [])
@@ -109,7 +112,7 @@ def entrypoint_guard(rules_api: RulesApiClient) -> Iterator[None]:
         yield
     finally:
         now = rules_api.find_zone_ruleset()
-        if before is None and now is not None:
+        if before is None and now is not None and now.get("id"):
             rules_api.delete_ruleset(str(now["id"]))
         elif before is not None:
             rules_api.update_ruleset(str(before["id"]), {"rules": saved})
