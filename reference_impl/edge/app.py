@@ -109,9 +109,13 @@ class Edge:
             client_ip=request.client.host if request.client else "",
         )
         profile = self.ctx.profile
-        limit = None if profile.deviate_no_custom_data_limit else CUSTOM_DATA_LIMIT
+        limit = profile.deviate_custom_data_limit or CUSTOM_DATA_LIMIT
+        if profile.deviate_no_custom_data_limit:
+            limit = None
         every = bool(profile.deviate_log_every_instance)
         record.update(custom_field_objects(config, original, response_headers, limit, every))
+        for name in profile.deviate_drop_record_fields or ():
+            record.pop(name, None)
         self.delivery.add(zone_id, record)
 
 

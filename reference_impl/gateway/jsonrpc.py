@@ -24,6 +24,7 @@ class Envelope:
     error_code: int | None = None
     answer_notifications: bool = False
     empty_batch_array: bool = False
+    batch_first_only: bool = False
 
     def _base(self, req_id: Any) -> dict[str, Any]:
         return {"jsonrpc": self.version or "2.0", "id": None if self.drop_id else req_id}
@@ -90,5 +91,6 @@ async def handle(doc: Any, dispatch: Dispatch, env: Envelope, max_batch: int) ->
     if len(doc) > max_batch:
         message = f"invalid request: batch of {len(doc)} exceeds {max_batch} requests"
         return env.error(None, RpcError(INVALID_REQUEST, message))
-    replies = [reply for item in doc if (reply := await handle_one(item, dispatch, env))]
+    items = doc[:1] if env.batch_first_only else doc
+    replies = [reply for item in items if (reply := await handle_one(item, dispatch, env))]
     return replies or None

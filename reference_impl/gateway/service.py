@@ -59,6 +59,7 @@ class Gateway:
             error_code=prof.deviate_error_code,
             answer_notifications=bool(prof.deviate_answer_notifications),
             empty_batch_array=bool(prof.deviate_empty_batch_array),
+            batch_first_only=bool(prof.deviate_batch_first_only),
         )
         self.formatter = Formatter(padded=bool(prof.deviate_padded_quantities))
         self._upstreams: dict[str, Upstream] = {}

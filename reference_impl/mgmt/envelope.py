@@ -61,14 +61,19 @@ def ok(profile: Profile, result: Any, status: int = 200) -> JSONResponse:
     if profile.deviate_bare_result:
         return JSONResponse(result, status_code=status)
     body = {"result": result, "success": True, "errors": [], "messages": []}
+    body.update(profile.deviate_success_envelope or {})
     return JSONResponse(body, status_code=status)
 
 
 def fail(profile: Profile, error: ApiError) -> JSONResponse:
+    shown = error.as_error(with_pointer=not profile.deviate_error_without_pointer)
+    for name in profile.deviate_drop_fields or ():
+        if name.startswith("error."):
+            shown.pop(name.removeprefix("error."), None)
     body = {
         "result": None,
         "success": False,
-        "errors": [error.as_error(with_pointer=not profile.deviate_error_without_pointer)],
+        "errors": [shown],
         "messages": [],
     }
     return JSONResponse(body, status_code=error.definition.status)

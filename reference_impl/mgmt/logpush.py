@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 
 import anyio
 
-from reference_impl.mgmt.common import require_object
+from reference_impl.mgmt.common import drop_fields, require_object
 from reference_impl.mgmt.envelope import ApiError
 from reference_impl.mgmt.logpush_checks import (
     check_dataset,
@@ -191,4 +191,4 @@ class Jobs:
         shown = copy.deepcopy(job)
         if self.profile.deviate_job_string_ids:
             shown["id"] = str(shown["id"])
-        return shown
+        return drop_fields(self.profile, "job", shown)

@@ -25,7 +25,7 @@ def normalise_rules(profile: Profile, phase: str, rules: Any) -> list[dict[str, 
         raise ApiError("rule_invalid", "rules must be an array", "/rules")
     out = [_rule(profile, phase, index, rule) for index, rule in enumerate(rules)]
     if phase == LOG_PHASE and not profile.deviate_ignore_field_limit:
-        _check_field_count(out)
+        _check_field_count(out, profile.deviate_custom_fields_max or MAX_CUSTOM_FIELDS)
     return out
 
 
@@ -100,16 +100,16 @@ def _field_name(profile: Profile, array: str, at: str, item: Any) -> str:
     return name
 
 
-def _check_field_count(rules: list[dict[str, Any]]) -> None:
+def _check_field_count(rules: list[dict[str, Any]], limit: int) -> None:
     seen = 0
     for index, rule in enumerate(rules):
         params = rule.get("action_parameters") or {}
         for key in FIELD_ARRAYS:
             for j, _ in enumerate(params.get(key) or []):
                 seen += 1
-                if seen > MAX_CUSTOM_FIELDS:
+                if seen > limit:
                     raise ApiError(
                         "fields_limit",
-                        f"at most {MAX_CUSTOM_FIELDS} custom fields in total",
+                        f"at most {limit} custom fields in total",
                         f"/rules/{index}/action_parameters/{key}/{j}",
                     )

@@ -10,7 +10,13 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from reference_impl.mgmt.common import new_id, now_iso, optional_str, require_object
+from reference_impl.mgmt.common import (
+    drop_fields,
+    new_id,
+    now_iso,
+    optional_str,
+    require_object,
+)
 from reference_impl.mgmt.envelope import ApiError
 from reference_impl.mgmt.rule_validation import normalise_rules
 from reference_impl.mgmt.state import MgmtState
@@ -41,7 +47,8 @@ class Rulesets:
 
     def list_all(self, zone_id: str) -> list[dict[str, Any]]:
         items = self.state.rulesets(zone_id).values()
-        return [{k: r[k] for k in LIST_FIELDS} for r in items]
+        listed = [{k: r[k] for k in LIST_FIELDS} for r in items]
+        return [drop_fields(self.profile, "ruleset", item) for item in listed]
 
     def get(self, zone_id: str, ruleset_id: str) -> dict[str, Any]:
         ruleset = self.state.rulesets(zone_id).get(ruleset_id)
@@ -158,12 +165,11 @@ class Rulesets:
             }
             if "action_parameters" in rule:
                 stamped["action_parameters"] = rule["action_parameters"]
-            if self.profile.deviate_omit_rule_fields:
-                for key in ("ref", "enabled", "version"):
-                    stamped.pop(key)
             out.append(stamped)
         return out
 
-    @staticmethod
-    def _shown(ruleset: dict[str, Any]) -> dict[str, Any]:
-        return copy.deepcopy(ruleset)
+    def _shown(self, ruleset: dict[str, Any]) -> dict[str, Any]:
+        shown = drop_fields(self.profile, "ruleset", copy.deepcopy(ruleset))
+        for rule in shown.get("rules", []):
+            drop_fields(self.profile, "rule", rule)
+        return shown
