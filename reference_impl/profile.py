@@ -85,6 +85,9 @@ class Profile:
         self._values = values
         self.behaviour_date = behaviour_date
         self.overrides = dict(overrides or {})
+        # plain instance attributes too: handlers read several fields per request, and a
+        # found attribute skips the __getattr__ call (field names never shadow a method)
+        self.__dict__.update(values)
 
     def __getattr__(self, name: str) -> Any:
         try:

@@ -34,7 +34,7 @@ SIGNING_QUERY_KEYS = {
 def broken(ctx: ServerContext, name: str) -> bool:
     """True when the profile's `deviate_breaks` names this rule break (sensitivity tests)."""
     breaks = ctx.profile.deviate_breaks
-    return bool(breaks) and name in breaks
+    return breaks is not None and name in breaks
 
 
 @dataclass
