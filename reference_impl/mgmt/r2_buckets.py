@@ -18,6 +18,7 @@ from starlette.responses import JSONResponse, Response
 
 from reference_impl.context import ServerContext
 from reference_impl.mgmt import audit
+from reference_impl.mgmt.common import drop_fields
 from reference_impl.mgmt.envelope import ApiError, ok
 from reference_impl.s3.buckets import valid_bucket_name
 
@@ -62,13 +63,14 @@ class R2Buckets:
     def describe(self, account: str, bucket: Any) -> dict[str, Any]:
         created = dt.datetime.fromtimestamp(bucket.created, dt.UTC)
         jurisdiction = self.ctx.store.get_bucket_config(account, bucket.name, JURISDICTION_KIND)
-        return {
+        described = {
             "name": bucket.name,
             "creation_date": created.strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
             "location": self.profile.deviate_mgmt_location or "auto",
             "jurisdiction": jurisdiction or "default",
             "storage_class": "Standard",
         }
+        return drop_fields(self.profile, "bucket", described)
 
     async def list(self, p: dict[str, str], body: Any) -> Any:
         account = self.account(p)
@@ -83,7 +85,9 @@ class R2Buckets:
             item = self.describe(account, bucket)
             haystack = item["name"]
             if self.profile.deviate_name_contains_jurisdiction:
-                haystack += "\n" + item["jurisdiction"]
+                haystack += "\n" + item.get("jurisdiction", "")
+            if self.profile.deviate_name_contains_ignored:
+                haystack = needle
             if needle in haystack and (after is None or item["name"] > after):
                 found.append(item)
         if self.profile.deviate_per_page_ignored:
@@ -124,7 +128,8 @@ class R2Buckets:
             return bucket
         if not self.ctx.store.bucket_is_empty(account, bucket.name):
             raise ApiError("bucket_not_empty", bucket.name)
-        self.ctx.store.delete_bucket(account, bucket.name)
+        if not self.profile.deviate_bucket_delete_keeps:
+            self.ctx.store.delete_bucket(account, bucket.name)
         audit.record(self.ctx, account, bucket.name, "DeleteBucket", None, self._actor())
         return {}
 

@@ -31,6 +31,8 @@ class Sippy:
     async def get(self, p: dict[str, str], body: Any) -> Any:
         account, name = self._bucket(p)
         stored = self.ctx.store.get_bucket_config(account, name, source.SIPPY_KIND)
+        if self.profile.deviate_sippy_get_unset:
+            stored = None
         return config.render(self.profile, stored, account, name)
 
     async def put(self, p: dict[str, str], body: Any) -> Any:

@@ -14,7 +14,7 @@ import binascii
 from starlette.responses import Response
 
 from reference_impl.context import ServerContext
-from reference_impl.s3.call import Call
+from reference_impl.s3.call import Call, broken
 from reference_impl.s3.errors import S3Error
 from reference_impl.s3.xmlio import iso8601, xml_response
 
@@ -51,6 +51,8 @@ def _page_size(raw: str | None) -> int:
 async def list_buckets(ctx: ServerContext, call: Call) -> Response:
     paged = bool(ctx.profile.list_buckets_ext_params)
     names = ctx.store.list_buckets(call.account)
+    if broken(ctx, "list-buckets-hides-newest") and names:
+        names = [b for b in names if b.created < max(n.created for n in names)]
     if not paged:
         rows = [{"name": b.name, "created": iso8601(b.created)} for b in names]
         return xml_response("list_buckets.xml.j2", buckets=rows, owner=call.account)

@@ -10,7 +10,7 @@ from reference_impl.context import ServerContext
 from reference_impl.mgmt import audit
 from reference_impl.s3.call import Call, broken
 from reference_impl.s3.errors import S3Error
-from reference_impl.s3.xmlio import iso8601, parse_body, xml_response
+from reference_impl.s3.xmlio import parse_body, xml_response
 from reference_impl.storage.engine import Bucket
 
 BUCKET_NAME = re.compile(r"^[a-z0-9][a-z0-9-]{1,61}[a-z0-9]$")
@@ -24,6 +24,8 @@ def require_bucket(ctx: ServerContext, call: Call) -> Bucket:
     assert call.bucket is not None
     bucket = ctx.store.get_bucket(call.account, call.bucket)
     if bucket is None:
+        if broken(ctx, "missing-bucket-403"):
+            raise S3Error("AccessDenied")
         raise S3Error("NoSuchBucket", BucketName=call.bucket)
     return bucket  # type: ignore[no-any-return]
 
@@ -31,17 +33,10 @@ def require_bucket(ctx: ServerContext, call: Call) -> Bucket:
 def delete_bucket_setting(ctx: ServerContext, call: Call, kind: str, operation: str) -> Response:
     """Delete one stored bucket configuration (CORS, encryption, lifecycle) and audit it: 204."""
     bucket = require_bucket(ctx, call)
-    ctx.store.delete_bucket_config(call.account, bucket.name, kind)
+    if not broken(ctx, f"{kind}-delete-keeps"):
+        ctx.store.delete_bucket_config(call.account, bucket.name, kind)
     audit.record_s3(ctx, call, operation)
     return Response(status_code=204)
-
-
-async def list_buckets(ctx: ServerContext, call: Call) -> Response:
-    buckets = [
-        {"name": b.name, "created": iso8601(b.created)}
-        for b in ctx.store.list_buckets(call.account)
-    ]
-    return xml_response("list_buckets.xml.j2", buckets=buckets, owner=call.account)
 
 
 async def create_bucket(ctx: ServerContext, call: Call) -> Response:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from reference_impl.context import ServerContext
 from reference_impl.s3 import conditions
 from reference_impl.s3.buckets import require_bucket, valid_bucket_name
-from reference_impl.s3.call import Call
+from reference_impl.s3.call import Call, broken
 from reference_impl.s3.errors import S3Error
 
 CREATE_BUCKET_HEADER = "cf-create-bucket-if-missing"
@@ -37,6 +37,8 @@ def check_write_conditions(ctx: ServerContext, call: Call) -> None:
     wanted = conditions.from_headers(call.header)
     if not wanted.present:
         return
+    if broken(ctx, "put-met-conditions-412"):
+        raise S3Error("PreconditionFailed", Condition="any")
     current = ctx.store.get_object(call.account, call.bucket, call.key)
     conditions.check_write(wanted, current, bool(ctx.profile.conditional_etag_lists))
 

@@ -15,7 +15,7 @@ from starlette.responses import Response
 from reference_impl.context import ServerContext
 from reference_impl.s3 import conditions
 from reference_impl.s3.buckets import require_bucket
-from reference_impl.s3.call import Call
+from reference_impl.s3.call import Call, broken
 from reference_impl.s3.errors import S3Error
 from reference_impl.s3.multipart import part_number, record_part, require_upload
 from reference_impl.s3.objects import _metadata, check_key
@@ -46,9 +46,13 @@ def require_source(ctx: ServerContext, call: Call) -> ObjectRecord:
     """The source object: NoSuchBucket / NoSuchKey when missing; 412 on unmet source conditions."""
     bucket, key = parse_source(ctx, call.header(SOURCE_HEADER) or "")
     if ctx.store.get_bucket(call.account, bucket) is None:
+        if broken(ctx, "copy-missing-source-bucket-403"):
+            raise S3Error("AccessDenied")
         raise S3Error("NoSuchBucket", BucketName=bucket)
     record: ObjectRecord | None = ctx.store.get_object(call.account, bucket, key)
     if record is None:
+        if broken(ctx, "copy-missing-source-key-403"):
+            raise S3Error("AccessDenied")
         raise S3Error("NoSuchKey", Key=key)
     if "-" in record.etag and not ctx.profile.copy_multipart_sources:
         raise S3Error("NotImplemented", "Copying multipart objects is not supported")
@@ -78,10 +82,16 @@ async def _copy_blob(
 async def copy_object(ctx: ServerContext, call: Call) -> Response:
     assert call.bucket is not None and call.key is not None
     check_key(call.key)
+    if broken(ctx, "copy-missing-destination-403") and not ctx.store.get_bucket(
+        call.account, call.bucket
+    ):
+        raise S3Error("AccessDenied")
     require_bucket(ctx, call)
     source = require_source(ctx, call)
     if ctx.profile.copy_destination_conditions:
         wanted = conditions.from_headers(call.header, DESTINATION_PREFIX)
+        if wanted.present and broken(ctx, "copy-met-conditions-412"):
+            raise S3Error("PreconditionFailed", Condition="destination")
         if wanted.present:
             current = ctx.store.get_object(call.account, call.bucket, call.key)
             lists = bool(ctx.profile.conditional_etag_lists)

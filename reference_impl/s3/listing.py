@@ -6,7 +6,8 @@ import base64
 import binascii
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import Any
 from urllib.parse import quote
 
 from markupsafe import Markup
@@ -163,9 +164,26 @@ def decode_token(token: str) -> str:
     return text[len(TOKEN_MAGIC) :]
 
 
+def _deviated(call: Call, ctx: ServerContext) -> Call:
+    """The call without the query parameters `deviate_list_ignore_params` names (break-checks)."""
+    ignored = ctx.profile.deviate_list_ignore_params
+    if not ignored:
+        return call
+    return replace(call, query={k: v for k, v in call.query.items() if k not in ignored})
+
+
+def _listing(ctx: ServerContext, template: str, **values: Any) -> Response:
+    response = xml_response(template, **values)
+    for name in ctx.profile.deviate_list_unrendered or ():  # break-checks: elements left out
+        body = re.sub(rf"<{name}>[^<]*</{name}>", "", bytes(response.body).decode(), count=1)
+        response = Response(body, media_type=response.media_type)
+    return response
+
+
 async def list_objects_v2(ctx: ServerContext, call: Call) -> Response:
     if not ctx.profile.deviate_list_ignore_unsupported:
         _unsupported(call, V2_PARAMS)
+    call = _deviated(call, ctx)
     bucket = require_bucket(ctx, call)
     enc = _Encoder(call)
     prefix = call.query.get("prefix", "")
@@ -189,7 +207,8 @@ async def list_objects_v2(ctx: ServerContext, call: Call) -> Response:
     key_count = len(page.contents)
     if not ctx.profile.deviate_key_count_keys_only:
         key_count += len(page.prefixes)
-    return xml_response(
+    return _listing(
+        ctx,
         "list_objects_v2.xml.j2",
         bucket=bucket.name,
         prefix=enc(prefix),
@@ -208,6 +227,7 @@ async def list_objects_v2(ctx: ServerContext, call: Call) -> Response:
 async def list_objects_v1(ctx: ServerContext, call: Call) -> Response:
     if not ctx.profile.deviate_list_ignore_unsupported:
         _unsupported(call, V1_PARAMS)
+    call = _deviated(call, ctx)
     bucket = require_bucket(ctx, call)
     enc = _Encoder(call)
     prefix = call.query.get("prefix", "")
@@ -217,7 +237,8 @@ async def list_objects_v1(ctx: ServerContext, call: Call) -> Response:
     page = collect(ctx, call, prefix, delimiter, marker or None, max_keys)
     marked = page.truncated or ctx.profile.deviate_v1_next_marker_always
     next_marker = page.last if marked and delimiter else None
-    return xml_response(
+    return _listing(
+        ctx,
         "list_objects_v1.xml.j2",
         bucket=bucket.name,
         prefix=enc(prefix),

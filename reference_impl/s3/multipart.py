@@ -12,7 +12,7 @@ from starlette.responses import Response
 
 from reference_impl.context import ServerContext
 from reference_impl.s3.buckets import require_bucket
-from reference_impl.s3.call import Call, check_content_md5
+from reference_impl.s3.call import Call, broken, check_content_md5
 from reference_impl.s3.conditions_put import prepare_write
 from reference_impl.s3.errors import S3Error
 from reference_impl.s3.objects import DEFAULT_CONTENT_TYPE, _metadata, check_key
@@ -146,6 +146,8 @@ async def abort_multipart_upload(ctx: ServerContext, call: Call) -> Response:
     if found is None:
         if ctx.profile.deviate_abort_repeat_error:
             raise S3Error("NoSuchUpload", UploadId=upload_id)
+        return Response(status_code=204)
+    if broken(ctx, "abort-keeps"):
         return Response(status_code=204)
     uploads(ctx).delete(found.upload_id)
     return Response(status_code=204)

@@ -14,7 +14,7 @@ from starlette.responses import Response
 
 from reference_impl.context import ServerContext
 from reference_impl.s3 import conditions
-from reference_impl.s3.call import Call
+from reference_impl.s3.call import Call, broken
 from reference_impl.s3.errors import S3Error
 from reference_impl.s3.multipart import COMPLETING, require_upload, uploads
 from reference_impl.s3.xmlio import parse_body, xml_response
@@ -85,6 +85,8 @@ def _check_conditions(ctx: ServerContext, call: Call, upload: Upload) -> None:
         return
     current = ctx.store.get_object(upload.account, upload.bucket, upload.key)
     try:
+        if broken(ctx, "complete-met-conditions-412"):
+            raise S3Error("PreconditionFailed", Condition="any")
         conditions.check_write(wanted, current, bool(ctx.profile.conditional_etag_lists))
     except S3Error:
         if not ctx.profile.deviate_failed_completion_keeps_upload:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from email.utils import formatdate
 from functools import lru_cache
 from typing import Any
@@ -50,7 +51,8 @@ def _metadata(ctx: ServerContext, call: Call) -> dict[str, Any]:
         for name, value in call.request.headers.items()
         if name.lower().startswith(META_PREFIX)
     }
-    if sum(len(k) + len(v) for k, v in user.items()) > MAX_METADATA_BYTES:
+    limit = MAX_METADATA_BYTES * (2 if broken(ctx, "metadata-limit-doubled") else 1)
+    if sum(len(k) + len(v) for k, v in user.items()) > limit:
         raise S3Error("MetadataTooLarge")
     if ctx.profile.deviate_drop_user_metadata:
         user = {}
@@ -103,7 +105,8 @@ async def store_body(ctx: ServerContext, call: Call, meta: dict[str, Any]) -> Ob
     except ClientDisconnect:
         raise S3Error("IncompleteBody") from None
     try:
-        check_content_md5(call.header("content-md5"), bytes.fromhex(blob.md5_hex))
+        if not broken(ctx, "content-md5-ignored"):
+            check_content_md5(call.header("content-md5"), bytes.fromhex(blob.md5_hex))
     except S3Error:
         ctx.store.blobs.remove(blob.name)
         raise
@@ -112,6 +115,8 @@ async def store_body(ctx: ServerContext, call: Call, meta: dict[str, Any]) -> Ob
     elif claims := checksums.declared(ctx, call.request.headers):  # x-amz-checksum-* headers
         meta.setdefault("checksums", {}).update(checksums.verify(ctx, blob, claims))
     content_type = call.header("content-type") or content_type_of(ctx, call.key, blob)
+    if broken(ctx, "content-type-always-inferred"):
+        content_type = content_type_of(ctx, call.key, blob)
     record: ObjectRecord = ctx.store.put_object(
         call.account, call.bucket, call.key, blob, content_type, meta
     )
@@ -158,6 +163,8 @@ async def get_object(ctx: ServerContext, call: Call) -> Response:
     if broken(ctx, "no-last-modified"):
         del headers["Last-Modified"]
     wanted = conditions.from_headers(call.header)
+    if broken(ctx, "if-match-ignored"):
+        wanted = replace(wanted, if_match=None)
     lists = bool(ctx.profile.conditional_etag_lists)
     if conditions.check_read(wanted, record, lists) == conditions.NOT_MODIFIED:
         kept = {k: v for k, v in headers.items() if k in ("ETag", "Last-Modified")}

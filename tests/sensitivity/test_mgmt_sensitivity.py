@@ -58,6 +58,12 @@ RUNS: list[dict[str, Any]] = [
         ],
     },
     {
+        "id": "sippy-get-unset",
+        "profile": {"deviate_sippy_get_unset": "true"},
+        "moto": True,
+        "rules": ["storage.migration.get-config"],
+    },
+    {
         "id": "earlier-shape-lifecycle-forgotten",
         "as_of": "2023-06-16",
         "profile": {"deviate_sippy_shape": "v2", "deviate_lifecycle_forgotten": "true"},
