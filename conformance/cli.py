@@ -4,6 +4,7 @@ merge results of many machines, keep a target's expected failures."""
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -195,6 +196,15 @@ def run_options(ns: argparse.Namespace, pytest_args: list[str]) -> RunOptions:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        return _main(argv)
+    except BrokenPipeError:
+        # `conformance rules --format json | head`: the reader left; not an error of ours
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+
+
+def _main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args[:1] == ["rules"]:
         from conformance.rules_cmd import run_rules  # written alongside; heavy catalog import

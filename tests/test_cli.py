@@ -255,3 +255,21 @@ def test_serve_launches_the_reference(monkeypatch: pytest.MonkeyPatch, tmp_path:
             "a=1",
         ]
     ]
+
+
+def test_closed_pipe_is_not_a_crash() -> None:
+    """`conformance rules --format json | head -c 100` ends quietly when the reader leaves."""
+    import subprocess
+
+    script = "import sys; from conformance.cli import main; sys.exit(main())"
+    proc = subprocess.Popen(
+        [sys.executable, "-c", script, "rules", "--format", "json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    assert proc.stdout.read(100).startswith(b"{")
+    proc.stdout.close()  # the reader leaves after 100 bytes
+    stderr = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) == 0, stderr
+    assert "Traceback" not in stderr, stderr
