@@ -39,6 +39,17 @@ def _tester(chain_id: int) -> Any:
     return EthereumTester(backend=NetworkBackend())
 
 
+def _seed(tester: Any) -> None:
+    """Mine one transfer between two prefunded accounts (never the dev account, whose nonce
+    clients expect at 0), so that the latest block of a new chain carries a transaction, as on
+    a live network, and the boolean of eth_getBlockByNumber has something to select."""
+    accounts = tester.get_accounts()
+    transfer = {"from": accounts[1], "to": accounts[2], "gas": 21000, "value": 1}
+    tester.send_transaction(
+        {**transfer, "max_fee_per_gas": 10 * PRIORITY_FEE, "max_priority_fee_per_gas": PRIORITY_FEE}
+    )
+
+
 class EmbeddedChain:
     """One network's test chain; `request` is synchronous and thread-safe."""
 
@@ -73,6 +84,7 @@ class EmbeddedChain:
         with self._lock:
             if self._et is None:
                 self._et = _tester(self.chain_id)
+                _seed(self._et)
             return self._handlers[method](*args)
 
     # -- helpers -----------------------------------------------------------------------------

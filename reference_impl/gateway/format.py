@@ -1,7 +1,8 @@
 """Renders eth-tester's Python objects in the execution API's JSON shapes.
 
-Quantities are minimal hex, data is even-length hex, logsBloom is 256 bytes. `padded` exists
-only for the `deviate_padded_quantities` profile field.
+Quantities are minimal hex, data is even-length hex, logsBloom is 256 bytes. `padded` and
+`hashes_only` exist only for the `deviate_padded_quantities` and
+`deviate_transaction_hashes_only` profile fields.
 """
 
 from __future__ import annotations
@@ -13,8 +14,9 @@ BLOOM_BYTES = 256
 
 
 class Formatter:
-    def __init__(self, padded: bool = False) -> None:
+    def __init__(self, padded: bool = False, hashes_only: bool = False) -> None:
         self.padded = padded
+        self.hashes_only = hashes_only
 
     def qty(self, value: int) -> str:
         text = hex(int(value))
@@ -54,7 +56,10 @@ class Formatter:
         out["miner"] = self.hexdata(blk["coinbase"])
         txs = blk.get("transactions", ())
         stamp = blk.get("timestamp")
-        out["transactions"] = [self.transaction(t, stamp) if full else self.hexdata(t) for t in txs]
+        if full and not self.hashes_only:
+            out["transactions"] = [self.transaction(t, stamp) for t in txs]
+        else:
+            out["transactions"] = [self.hexdata(t["hash"] if full else t) for t in txs]
         out["uncles"] = [self.hexdata(u) for u in blk.get("uncles", ())]
         if "withdrawals" in blk:
             out["withdrawals"] = [self._map(w, WITHDRAWAL_FIELDS) for w in blk["withdrawals"]]

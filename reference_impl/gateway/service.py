@@ -61,7 +61,10 @@ class Gateway:
             empty_batch_array=bool(prof.deviate_empty_batch_array),
             batch_first_only=bool(prof.deviate_batch_first_only),
         )
-        self.formatter = Formatter(padded=bool(prof.deviate_padded_quantities))
+        self.formatter = Formatter(
+            padded=bool(prof.deviate_padded_quantities),
+            hashes_only=bool(prof.deviate_transaction_hashes_only),
+        )
         self._upstreams: dict[str, Upstream] = {}
 
     def upstream(self, network: Network) -> Upstream:

@@ -51,7 +51,7 @@ class Jobs:
     async def ownership(self, zone_id: str, body: Any) -> dict[str, Any]:
         body = require_object(body, "destination_invalid")
         destination = check_destination(self.profile, body.get("destination_conf"))
-        token = secrets.token_urlsafe(48)
+        token = "" if self.profile.deviate_empty_ownership_challenge else secrets.token_urlsafe(48)
         parts = urlsplit(destination)
         folder = parts.path.strip("/")
         name = f"ownership-challenge-{secrets.token_hex(4)}.txt"

@@ -103,6 +103,8 @@ async def fetch_missing(
     meta = {"user": dict(reply.get("Metadata") or {}), "http": http}
     content_type = reply.get("ContentType") or "application/octet-stream"
     record: ObjectRecord = ctx.store.put_object(account, bucket, key, blob, content_type, meta)
+    if ctx.profile.deviate_migration_not_kept and record.inline:
+        ctx.store.delete_object(account, bucket, key)  # served from the record, then forgotten
     return record
 
 

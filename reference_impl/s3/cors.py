@@ -17,7 +17,7 @@ from starlette.responses import Response
 from reference_impl.context import ServerContext
 from reference_impl.mgmt import audit
 from reference_impl.s3.buckets import delete_bucket_setting, require_bucket
-from reference_impl.s3.call import Call
+from reference_impl.s3.call import Call, broken
 from reference_impl.s3.errors import S3Error
 from reference_impl.s3.xmlio import parse_body, xml_response
 
@@ -64,7 +64,12 @@ def _text(node: ET.Element) -> str:
 def parse_rules(ctx: ServerContext, body: bytes) -> list[dict[str, Any]]:
     """The CORSRule list of a PutBucketCors body; S3Error on anything the profile refuses."""
     profile = ctx.profile
-    root = parse_body(body, not profile.deviate_refuse_xml_declaration)
+    try:
+        root = parse_body(body, not profile.deviate_refuse_xml_declaration)
+    except S3Error:
+        if broken(ctx, "malformed-xml-500"):
+            raise S3Error("InternalError") from None
+        raise
     if root.tag != "CORSConfiguration":
         raise S3Error("MalformedXML")
     rules: list[dict[str, Any]] = []
@@ -101,6 +106,8 @@ def _parse_rule(ctx: ServerContext, node: ET.Element) -> dict[str, Any]:
             raise S3Error(
                 "InvalidRequest", f"Found unsupported HTTP method in CORS config: {method}"
             )
+    if broken(ctx, "cors-wildcard-origin-refused") and "*" in "".join(rule["origins"]):
+        raise S3Error("InvalidArgument", "AllowedOrigin is not a valid origin")
     if profile.cors_valid_origins_only:
         for origin in rule["origins"]:
             if not valid_origin(origin):

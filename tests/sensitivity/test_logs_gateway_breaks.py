@@ -80,6 +80,7 @@ CASES: list[tuple[list[str], dict[str, str]]] = [
     (["logs.logpush.logpull-options-fields", "logs.logpush.logpull-options-timestamps"],
      drop("job.logpull_options")),
     (["logs.logpush.ownership-challenge-required"], {"deviate_skip_ownership_check": TRUE}),
+    (["logs.logpush.ownership-challenge"], {"deviate_empty_ownership_challenge": TRUE}),
     # log records
     (["logs.records.request-header"], drop_record("RequestHeaders")),
     (["logs.records.response-header"], drop_record("ResponseHeaders")),
@@ -95,6 +96,7 @@ CASES: list[tuple[list[str], dict[str, str]]] = [
     (["gateway.http.content-type"], {"deviate_require_no_content_type": TRUE}),
     (["gateway.jsonrpc.get-block-by-number"], {"deviate_padded_quantities": TRUE}),
     (["gateway.jsonrpc.batch"], {"deviate_batch_first_only": TRUE}),
+    (["gateway.jsonrpc.params-array"], {"deviate_transaction_hashes_only": TRUE}),
     (["gateway.network.migration-last-segment", "gateway.network.sepolia-replaces-rinkeby"],
      {"sepolia_served": "false"}),
 ]  # fmt: skip

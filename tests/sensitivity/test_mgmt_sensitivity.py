@@ -59,9 +59,9 @@ RUNS: list[dict[str, Any]] = [
     },
     {
         "id": "sippy-get-unset",
-        "profile": {"deviate_sippy_get_unset": "true"},
+        "profile": {"deviate_sippy_get_unset": "true", "deviate_migration_not_kept": "true"},
         "moto": True,
-        "rules": ["storage.migration.get-config"],
+        "rules": ["storage.migration.get-config", "storage.migration.stored-after-fetch"],
     },
     {
         "id": "earlier-shape-lifecycle-forgotten",

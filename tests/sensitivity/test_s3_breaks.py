@@ -60,6 +60,9 @@ CASES: list[tuple[list[str], dict[str, str]]] = [
     (["storage.list-buckets.lists-created"], breaks("list-buckets-hides-newest")),
     (["storage.put-object.content-type-inferred-dated"], breaks("content-type-always-inferred")),
     (["storage.put-object.metadata-too-large"], breaks("metadata-limit-doubled")),
+    (["storage.put-object.key-too-long"], breaks("key-limit-ignored")),
+    (["storage.put-bucket-cors.valid-origins-accepted"], breaks("cors-wildcard-origin-refused")),
+    (["storage.xml.malformed-400"], breaks("malformed-xml-500")),
     # management API buckets
     (["storage.mgmt.bucket.jurisdiction-field"],
      {"deviate_drop_fields": json.dumps(["bucket.jurisdiction"])}),

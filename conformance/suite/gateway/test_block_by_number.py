@@ -7,6 +7,8 @@ import pytest
 from conformance.clients.gateway import GatewayClient
 from conformance.suite.gateway.helpers import check_result, result_of
 
+LOOKBACK_BLOCKS = 16
+
 
 @pytest.mark.rule("gateway.jsonrpc.get-block-by-number")
 @pytest.mark.parametrize("ref", ["0x0", "latest", "earliest"])
@@ -41,10 +43,16 @@ def test_block_by_hash_is_the_same_block(gateway: GatewayClient) -> None:
 @pytest.mark.parametrize("full", [False, True], ids=["false", "true"])
 def test_params_are_number_then_boolean(gateway: GatewayClient, full: bool) -> None:
     """["0x0", bool]: the block number selects the block, the boolean the transaction form."""
-    latest = result_of(gateway, "eth_getBlockByNumber", ["latest", full])
-    number = latest["number"]
-    block = result_of(gateway, "eth_getBlockByNumber", [number, full])
-    assert block["number"] == number and block["hash"] == latest["hash"]
+    latest = result_of(gateway, "eth_getBlockByNumber", ["latest", False])
+    head = int(latest["number"], 16)
+    # the newest block with a transaction, so the boolean has something to select
+    for number in range(head, max(head - LOOKBACK_BLOCKS, -1), -1):
+        block = result_of(gateway, "eth_getBlockByNumber", [hex(number), full])
+        assert block["number"] == hex(number), (number, block["number"])
+        if block["transactions"]:
+            break
+    else:
+        pytest.skip(f"no transaction in the last {LOOKBACK_BLOCKS} blocks to look at")
     for tx in block["transactions"]:
         assert isinstance(tx, dict) if full else isinstance(tx, str), tx
 
