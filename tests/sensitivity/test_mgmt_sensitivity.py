@@ -59,9 +59,17 @@ RUNS: list[dict[str, Any]] = [
     },
     {
         "id": "sippy-get-unset",
-        "profile": {"deviate_sippy_get_unset": "true", "deviate_migration_not_kept": "true"},
+        "profile": {
+            "deviate_sippy_get_unset": "true",
+            "deviate_migration_not_kept": "true",
+            "sippy_validate": "false",
+        },
         "moto": True,
-        "rules": ["storage.migration.get-config", "storage.migration.stored-after-fetch"],
+        "rules": [
+            "storage.migration.get-config",
+            "storage.migration.stored-after-fetch",
+            "storage.migration.validate",
+        ],
     },
     {
         "id": "earlier-shape-lifecycle-forgotten",
