@@ -145,6 +145,7 @@ async def serve(
             lifespan="on",
             timeout_keep_alive=30,
             ws="none",  # no surface speaks WebSocket; "auto" imports a library for nothing
+            proxy_headers=False,  # no proxy in front: X-Forwarded-* is the client's own header
         )
         servers.append((_QuietServer(config), sock))
     certificate = ensure_certificate(ctx.data_dir / "tls") if tls else None
@@ -159,6 +160,7 @@ async def serve(
             lifespan="on",
             timeout_keep_alive=30,
             ws="none",
+            proxy_headers=False,
             ssl_certfile=str(certificate.cert),
             ssl_keyfile=str(certificate.key),
         )

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import logging
 
-from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import Route, request_response
+from starlette.routing import request_response
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from reference_impl.context import ServerContext
 from reference_impl.s3 import content_type, cors_match, protocol_hooks
@@ -18,7 +18,6 @@ from reference_impl.s3.xml_text import xml_safe
 from reference_impl.s3.xmlio import S3_XMLNS, XML_CONTENT_TYPE, render
 
 log = logging.getLogger(__name__)
-METHODS = ["GET", "PUT", "POST", "DELETE", "HEAD", "OPTIONS", "PATCH"]
 
 
 def error_response(ctx: ServerContext, error: S3Error, resource: str = "") -> Response:
@@ -37,7 +36,7 @@ def error_response(ctx: ServerContext, error: S3Error, resource: str = "") -> Re
     )
 
 
-def build_app(ctx: ServerContext) -> Starlette:
+def build_app(ctx: ServerContext) -> ASGIApp:
     async def handle(request: Request) -> Response:
         try:
             if request.method == "OPTIONS" and not cors_match.treat_as_signed(ctx, request):
@@ -53,7 +52,28 @@ def build_app(ctx: ServerContext) -> Starlette:
             log.exception("internal error on %s %s", request.method, request.url.path)
             return error_response(ctx, S3Error("InternalError"))
 
-    app = Starlette(routes=[Route("/{path:path}", handle, methods=METHODS)])
-    # a path the route pattern cannot match (a key with a newline) is still an S3 request
-    app.router.default = request_response(handle)
+    http = request_response(handle)
+
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        """Every S3 request goes straight to `handle`, whatever its path or method.
+
+        No router or middleware stack in between: one catch-all route needed none, the
+        handler answers its own errors as S3 XML, and the layers cost every request time.
+        """
+        if scope["type"] == "http":
+            await http(scope, receive, send)
+        elif scope["type"] == "lifespan":
+            await lifespan_without_hooks(receive, send)
+
     return app
+
+
+async def lifespan_without_hooks(receive: Receive, send: Send) -> None:
+    """Answer uvicorn's lifespan protocol: nothing to start or stop."""
+    while True:
+        message = await receive()
+        if message["type"] == "lifespan.startup":
+            await send({"type": "lifespan.startup.complete"})
+        elif message["type"] == "lifespan.shutdown":
+            await send({"type": "lifespan.shutdown.complete"})
+            return
