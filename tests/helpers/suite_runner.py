@@ -10,7 +10,7 @@ import importlib.util
 import json
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -75,6 +75,15 @@ def deviation_label(rules: Sequence[str], profile: dict[str, str], as_of: str | 
     """Test id of a break-check: first rule, the overrides and the date."""
     overrides = ",".join(f"{k}={v}" for k, v in profile.items())
     return f"{rules[0]}[{overrides}{'@' + as_of if as_of else ''}]"
+
+
+def list_override(field: str) -> Callable[..., dict[str, str]]:
+    """Builder of a profile override whose value is a JSON list: `f("a", "b")` -> {field: ...}."""
+
+    def build(*items: str) -> dict[str, str]:
+        return {field: json.dumps(list(items))}
+
+    return build
 
 
 def assert_rules_fail(

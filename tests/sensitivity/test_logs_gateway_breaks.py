@@ -13,18 +13,12 @@ import json
 from pathlib import Path
 
 import pytest
-from helpers.suite_runner import assert_rules_fail, deviation_label
+from helpers.suite_runner import assert_rules_fail, deviation_label, list_override
 
 pytestmark = pytest.mark.slow
 TRUE = "true"
-
-
-def drop(*names: str) -> dict[str, str]:
-    return {"deviate_drop_fields": json.dumps(list(names))}
-
-
-def drop_record(*names: str) -> dict[str, str]:
-    return {"deviate_drop_record_fields": json.dumps(list(names))}
+drop = list_override("deviate_drop_fields")
+drop_record = list_override("deviate_drop_record_fields")
 
 
 def envelope(**members: object) -> dict[str, str]:

@@ -8,26 +8,16 @@ several of them share a fixture, and one ignored parameter must not hide behind 
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
-from helpers.suite_runner import assert_rules_fail, deviation_label
+from helpers.suite_runner import assert_rules_fail, deviation_label, list_override
 
 pytestmark = pytest.mark.slow
 LO = "storage.list-objects."
-
-
-def breaks(*names: str) -> dict[str, str]:
-    return {"deviate_breaks": json.dumps(list(names))}
-
-
-def ignored(*params: str) -> dict[str, str]:
-    return {"deviate_list_ignore_params": json.dumps(list(params))}
-
-
-def unrendered(*elements: str) -> dict[str, str]:
-    return {"deviate_list_unrendered": json.dumps(list(elements))}
+breaks = list_override("deviate_breaks")
+ignored = list_override("deviate_list_ignore_params")
+unrendered = list_override("deviate_list_unrendered")
 
 
 CASES: list[tuple[list[str], dict[str, str]]] = [
@@ -65,7 +55,7 @@ CASES: list[tuple[list[str], dict[str, str]]] = [
     (["storage.xml.malformed-400"], breaks("malformed-xml-500")),
     # management API buckets
     (["storage.mgmt.bucket.jurisdiction-field"],
-     {"deviate_drop_fields": json.dumps(["bucket.jurisdiction"])}),
+     list_override("deviate_drop_fields")("bucket.jurisdiction")),
     (["storage.mgmt.list-buckets.name-contains"], {"deviate_name_contains_ignored": "true"}),
     (["storage.mgmt.bucket.create-delete"], {"deviate_bucket_delete_keeps": "true"}),
 ]  # fmt: skip
