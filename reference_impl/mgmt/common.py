@@ -23,15 +23,6 @@ def now_iso(profile: Profile) -> str:
     return now.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
-def drop_fields(profile: Profile, kind: str, shown: dict[str, Any]) -> dict[str, Any]:
-    """Remove the `kind.field` names of `deviate_drop_fields` from an answer (break-checks)."""
-    for name in profile.deviate_drop_fields or ():
-        owner, _, key = name.partition(".")
-        if owner == kind:
-            shown.pop(key, None)
-    return shown
-
-
 def require_object(body: Any, error_key: str) -> dict[str, Any]:
     if not isinstance(body, dict):
         raise ApiError(error_key, "the request body must be a JSON object", "/")

@@ -57,6 +57,15 @@ class ApiError(Exception):
         return error
 
 
+def drop_fields(profile: Profile, kind: str, shown: dict[str, Any]) -> dict[str, Any]:
+    """Remove the `kind.field` names of `deviate_drop_fields` from an answer (break-checks)."""
+    for name in profile.deviate_drop_fields or ():
+        owner, _, key = name.partition(".")
+        if owner == kind:
+            shown.pop(key, None)
+    return shown
+
+
 def ok(profile: Profile, result: Any, status: int = 200) -> JSONResponse:
     if profile.deviate_bare_result:
         return JSONResponse(result, status_code=status)
@@ -67,9 +76,7 @@ def ok(profile: Profile, result: Any, status: int = 200) -> JSONResponse:
 
 def fail(profile: Profile, error: ApiError) -> JSONResponse:
     shown = error.as_error(with_pointer=not profile.deviate_error_without_pointer)
-    for name in profile.deviate_drop_fields or ():
-        if name.startswith("error."):
-            shown.pop(name.removeprefix("error."), None)
+    drop_fields(profile, "error", shown)
     body = {
         "result": None,
         "success": False,

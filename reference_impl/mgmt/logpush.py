@@ -18,8 +18,8 @@ from urllib.parse import urlsplit
 
 import anyio
 
-from reference_impl.mgmt.common import drop_fields, require_object
-from reference_impl.mgmt.envelope import ApiError
+from reference_impl.mgmt.common import require_object
+from reference_impl.mgmt.envelope import ApiError, drop_fields
 from reference_impl.mgmt.logpush_checks import (
     check_dataset,
     check_destination,

@@ -18,8 +18,7 @@ from starlette.responses import JSONResponse, Response
 
 from reference_impl.context import ServerContext
 from reference_impl.mgmt import audit
-from reference_impl.mgmt.common import drop_fields
-from reference_impl.mgmt.envelope import ApiError, ok
+from reference_impl.mgmt.envelope import ApiError, drop_fields, ok
 from reference_impl.s3.buckets import valid_bucket_name
 
 JURISDICTIONS = ("default", "eu", "fedramp")

@@ -10,14 +10,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from reference_impl.mgmt.common import (
-    drop_fields,
-    new_id,
-    now_iso,
-    optional_str,
-    require_object,
-)
-from reference_impl.mgmt.envelope import ApiError
+from reference_impl.mgmt.common import new_id, now_iso, optional_str, require_object
+from reference_impl.mgmt.envelope import ApiError, drop_fields
 from reference_impl.mgmt.rule_validation import normalise_rules
 from reference_impl.mgmt.state import MgmtState
 from reference_impl.profile import Profile
