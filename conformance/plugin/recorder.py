@@ -19,6 +19,7 @@ REPORT_ATTR = "edge_conformance"
 # keys of the report attribute
 EVIDENCE, NA_REASON, FAILURE_KIND = "evidence", "na_reason", "failure_kind"
 # FAILURE_KIND: "assertion" (the target broke a rule) or "error" (the suite or target broke)
+FAILED_RULE = "failed_rule"  # the one rule a RuleFailure names (attribution.py)
 
 
 def _collector() -> Any:
@@ -39,6 +40,14 @@ def _is_assertion(excinfo: pytest.ExceptionInfo[BaseException] | None) -> bool:
     if "from pytest-timeout" in str(excinfo.value):  # pytest-timeout fails a test that hangs
         return False  # a hang is the target (or suite) breaking, not a rule verdict: ERROR
     return isinstance(excinfo.value, AssertionError | pytest.fail.Exception)
+
+
+def _failed_rule(excinfo: pytest.ExceptionInfo[BaseException] | None) -> str | None:
+    from conformance.plugin.attribution import RuleFailure
+
+    if excinfo is None or not isinstance(excinfo.value, RuleFailure):
+        return None
+    return excinfo.value.rule_id
 
 
 def details(report: pytest.TestReport) -> dict[str, Any]:
@@ -69,5 +78,8 @@ def pytest_runtest_makereport(
         found[NA_REASON] = _skip_reason(report)
     if report.failed and call.when == "call":
         found[FAILURE_KIND] = "assertion" if _is_assertion(call.excinfo) else "error"
+        failed_rule = _failed_rule(call.excinfo)
+        if failed_rule is not None:
+            found[FAILED_RULE] = failed_rule
     setattr(report, REPORT_ATTR, found)
     return report

@@ -14,7 +14,7 @@ import pytest
 
 from conformance.plugin.applicability import CASE, NA_PREFIX, RULE_ID
 from conformance.plugin.collection import SUITE_DIR
-from conformance.plugin.recorder import EVIDENCE, FAILURE_KIND, NA_REASON, details
+from conformance.plugin.recorder import EVIDENCE, FAILED_RULE, FAILURE_KIND, NA_REASON, details
 from conformance.results import ERROR, FAIL, NA, PASS, XFAIL, XPASS, worst
 
 MESSAGE_LIMIT = 2000
@@ -70,6 +70,15 @@ class _Pending:
     duration: float = 0.0
     # (status, message, evidence) of the call phase and of any setup/teardown that did not pass
     phases: list[tuple[str, str | None, list[dict[str, Any]]]] = field(default_factory=list)
+    failed_rule: str | None = None  # the one rule a RuleFailure of the call phase named
+
+    def status_of(self, rule_id: str) -> tuple[str, str | None, list[dict[str, Any]]]:
+        """The outcome for one rule: a failure attributed to another rule passes this one."""
+        status, message, evidence = self.outcome()
+        named = self.failed_rule
+        if status == FAIL and named in self.rule_ids and rule_id != named:
+            return PASS, f"held until the test stopped on a failure of {named}", []
+        return status, message, evidence
 
     def outcome(self) -> tuple[str, str | None, list[dict[str, Any]]]:
         if not self.phases:
@@ -99,6 +108,8 @@ class CaseRecorder:
         pending.case = str(props.get(CASE, pending.case))
         pending.duration += float(report.duration or 0.0)
         status, message = phase_status(report, props)
+        if report.when == "call":
+            pending.failed_rule = props.get(FAILED_RULE)
         if report.when == "call" or status != PASS:
             pending.phases.append((status, message, list(props.get(EVIDENCE, []))))
         if report.when == "teardown":
@@ -106,8 +117,8 @@ class CaseRecorder:
 
     def _finish(self, nodeid: str) -> None:
         pending = self._pending.pop(nodeid)
-        status, message, evidence = pending.outcome()
         for rule_id in pending.rule_ids:
+            status, message, evidence = pending.status_of(rule_id)
             record = {
                 "rule_id": rule_id, "nodeid": pending.nodeid, "case": pending.case,
                 "status": status, "message": message,
