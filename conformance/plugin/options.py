@@ -82,6 +82,13 @@ def add_options(parser: pytest.Parser) -> None:
         metavar="NAME",
         help="compatibility flag of the bindings' calling worker (repeatable)",
     )
+    group.addoption(
+        "--model-steps",
+        type=int,
+        default=None,
+        metavar="N",
+        help="steps of the stateful model test of the store (default: its small fixed budget)",
+    )
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,1 @@
+"""The stateful model test of the store: random interleavings checked against a model."""

@@ -1,0 +1,111 @@
+"""The state machine of the store and the bounded, reproducible run of it.
+
+`run_model` runs Hypothesis over random interleavings of the steps (fixed seed: the same
+budget gives the same requests), shrinks a divergence to a short sequence, and raises the
+`RuleFailure` of the rule that diverged with that sequence as message and evidence.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from hypothesis import HealthCheck, Phase, settings
+from hypothesis.errors import Flaky
+from hypothesis.internal.conjecture import engine
+from hypothesis.stateful import run_state_machine_as_test
+
+from conformance.clients.evidence import collector
+from conformance.plugin.attribution import RuleFailure
+from conformance.suite.storage.model.base import ModelBase
+from conformance.suite.storage.model.context import ModelContext
+from conformance.suite.storage.model.listing import ListingSteps
+from conformance.suite.storage.model.multipart import MultipartSteps
+from conformance.suite.storage.model.objects import ObjectSteps
+from conformance.suite.storage.model.races import RaceSteps
+
+STEPS_PER_EXAMPLE = 25
+SHRINK_SECONDS = 60  # Hypothesis's own cap is 5 minutes; each replay here costs real requests
+
+
+class StoreMachine(ObjectSteps, MultipartSteps, ListingSteps, RaceSteps):
+    """Every step of the model; `ctx` is set on a subclass per run (see `run_model`)."""
+
+
+class BucketRaceMachine(ObjectSteps, RaceSteps):
+    """Buckets, objects and the DeleteBucket race alone: no upload is ever in progress."""
+
+
+@dataclass(frozen=True)
+class Summary:
+    steps: int
+    examples: int
+
+    def line(self) -> str:
+        return f"store model: {self.steps} steps checked in {self.examples} runs"
+
+
+def model_settings(budget: int) -> settings:
+    per_example = max(1, min(budget, STEPS_PER_EXAMPLE))
+    return settings(
+        max_examples=max(1, math.ceil(budget / per_example)),
+        stateful_step_count=per_example,
+        deadline=None,
+        derandomize=True,
+        database=None,
+        suppress_health_check=list(HealthCheck),
+        report_multiple_bugs=False,
+        print_blob=False,
+        phases=(Phase.explicit, Phase.generate, Phase.shrink),
+    )
+
+
+def run_model(ctx: ModelContext, budget: int, steps: type[ModelBase] = StoreMachine) -> Summary:
+    """Run about `budget` steps; a divergence raises its RuleFailure (shrunk sequence inside)."""
+    machine = type("StoreModel", (steps,), {"ctx": ctx})
+    try:
+        with _shrink_cap(SHRINK_SECONDS):
+            run_state_machine_as_test(machine, settings=model_settings(budget))
+    except RuleFailure:
+        _evidence(ctx)
+        raise
+    except Flaky as exc:  # a divergence that did not repeat on replay (a race, a clock)
+        found = _first_rule_failure(exc)
+        if found is None:
+            raise
+        _evidence(ctx)
+        raise RuleFailure(found.rule_id, f"(did not repeat on replay) {found.detail}") from exc
+    return Summary(ctx.steps, ctx.examples)
+
+
+@contextlib.contextmanager
+def _shrink_cap(seconds: int) -> Iterator[None]:
+    """Bound the time spent shrinking (Hypothesis documents this constant as patchable)."""
+    saved = engine.MAX_SHRINKING_SECONDS
+    engine.MAX_SHRINKING_SECONDS = seconds
+    try:
+        yield
+    finally:
+        engine.MAX_SHRINKING_SECONDS = saved
+
+
+def _first_rule_failure(exc: BaseException) -> RuleFailure | None:
+    if isinstance(exc, RuleFailure):
+        return exc
+    for inner in getattr(exc, "exceptions", ()) or ():
+        found = _first_rule_failure(inner)
+        if found is not None:
+            return found
+    return None
+
+
+def _evidence(ctx: ModelContext) -> None:
+    """The requests of the last (shrunk) run become the test's evidence, newest last."""
+    collector.reset()
+    last = ctx.last
+    if last is None:
+        return
+    for exchange in last.trace.exchanges:
+        collector.add(exchange)

@@ -1,0 +1,385 @@
+"""Steps on buckets and objects: create/delete bucket, put, get, head, copy, delete(s)."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from hypothesis import strategies as st
+from hypothesis.stateful import rule
+
+from conformance.clients import s3_multipart as mp
+from conformance.clients.s3_wire import WireReply
+from conformance.suite.storage.model import ops
+from conformance.suite.storage.model.base import BUCKETS, ModelBase
+from conformance.suite.storage.model.context import load_data, model_keys
+from conformance.suite.storage.model.store import Body, Bucket, Obj, md5_hex, unquote_etag
+
+DATA = load_data()
+KEYS = st.sampled_from(model_keys(DATA))
+BUCKET = st.integers(0, BUCKETS - 1)
+CONTENT_TYPES = st.sampled_from([str(t) for t in DATA["content_types"]])
+# conditions: on a write they apply to the object already at the key (the destination)
+WRITE_CONDITIONS = st.sampled_from(
+    ["none", "if-none-match-*", "if-match", "if-match-other", "if-none-match"]
+)
+READ_CONDITIONS = st.sampled_from(
+    [
+        "none",
+        "if-match",
+        "if-match-other",
+        "if-none-match",
+        "if-none-match-other",
+        "if-match-*",
+        "if-none-match-*",
+        "ims-earlier",
+        "ims-later",
+    ]
+)
+OTHER_ETAG = '"0123456789abcdef0123456789abcdef"'
+ONE_SECOND = dt.timedelta(seconds=1)
+
+
+def condition_headers(condition: str, obj: Obj | None, names: tuple[str, str]) -> dict[str, str]:
+    """The headers of a write condition (names: the if-match / if-none-match header names)."""
+    if_match, if_none_match = names
+    if condition == "if-none-match-*":
+        return {if_none_match: "*"}
+    if obj is None or condition == "none":
+        return {}
+    etag = f'"{obj.etag}"'
+    return {
+        "if-match": {if_match: etag},
+        "if-match-other": {if_match: OTHER_ETAG},
+        "if-none-match": {if_none_match: etag},
+    }[condition]
+
+
+def condition_met(condition: str, obj: Obj | None) -> bool:
+    if condition == "if-none-match-*":
+        return obj is None
+    if obj is None:
+        return True  # no condition is sent for a missing object (condition_headers)
+    return condition in ("none", "if-match")
+
+
+class ObjectSteps(ModelBase):
+    # -- buckets -------------------------------------------------------------------------
+    @rule(b=BUCKET)
+    def create_bucket(self, b: int) -> None:
+        name = self.bucket(b)
+        self.begin(f"CreateBucket {self.trace.short(name)}")
+        reply = self.send(
+            f"PUT {self.trace.short(name)}", lambda: self.wire.create_bucket(name, "auto")
+        )
+        if self.store.exists(name):  # the spec leaves the answer open (S3: 409 or 200)
+            self.check.status(reply, {200, 409}, set(), "create-bucket", "CreateBucket again")
+            return
+        self.check.status(reply, {200}, set(), "create-bucket", "CreateBucket")
+        self.store.buckets[name] = Bucket()
+
+    @rule(b=BUCKET)
+    def delete_bucket(self, b: int) -> None:
+        name = self.bucket(b)
+        short = self.trace.short(name)
+        self.begin(f"DeleteBucket {short}")
+        reply = self.send(f"DELETE {short}", lambda: self.wire.request("DELETE", name))
+        if self.missing_bucket(reply, name, f"DeleteBucket {short}"):
+            return
+        held = self.store.buckets[name]
+        if held.objects:
+            check = "delete-bucket-not-empty"
+            self.check.status(reply, {409}, {"BucketNotEmpty"}, check, f"DeleteBucket {short}")
+            return
+        if held.uploads:  # refused as not empty, or the uploads end with the bucket
+            what = f"DeleteBucket {short} with uploads in progress"
+            check = "delete-bucket-uploads"
+            self.check.status(reply, {204, 409}, {None, "BucketNotEmpty"}, check, what)
+            if reply.status == 409:
+                return
+        else:
+            self.check.status(reply, {204}, set(), "delete-bucket-empty", f"DeleteBucket {short}")
+        self.store.drop_bucket(name)
+        self.deleted.add(name)
+
+    @rule(b=BUCKET, recreate=st.booleans())
+    def empty_and_delete_bucket(self, b: int, recreate: bool) -> None:
+        """DeleteObjects of every key the model holds, DeleteBucket (uploads may stay), and
+        maybe CreateBucket of the same name: the bucket's life in one step."""
+        name = self.bucket(b)
+        held = sorted(self.store.buckets[name].objects) if self.store.exists(name) else []
+        if held:
+            self.delete_objects(b, held, quiet=True)
+        self.delete_bucket(b)
+        if recreate and not self.store.exists(name):
+            self.verify_bucket(name)
+            self.create_bucket(b)
+
+    # -- objects -------------------------------------------------------------------------
+    @rule(
+        b=BUCKET,
+        key=KEYS,
+        fill=st.integers(0, 255),
+        size=st.integers(0, 40),
+        content_type=CONTENT_TYPES,
+        meta=st.booleans(),
+        condition=WRITE_CONDITIONS,
+    )
+    def put_object(
+        self, b: int, key: str, fill: int, size: int, content_type: str, meta: bool, condition: str
+    ) -> None:
+        name = self.bucket(b)
+        body = Body(fill, size).data()
+        existing = self.store.obj(name, key)
+        headers = {"Content-Type": content_type}
+        if meta:
+            headers[self.wire.vendor("meta-color")] = f"c{fill}"
+        headers |= condition_headers(condition, existing, ("If-Match", "If-None-Match"))
+        sent = " ".join(f"{k}: {v}" for k, v in headers.items() if k.lower().startswith("if-"))
+        short = self.trace.short(name, key)
+        self.begin(f"PutObject {short} ({size} bytes{', ' + sent if sent else ''})")
+        reply = self.send(f"PUT {short}", lambda: self.wire.put_object(name, key, body, headers))
+        if self.missing_bucket(reply, name, f"PutObject {short}"):
+            return
+        if not condition_met(condition, existing):
+            check = "put-condition-unmet"
+            self.check.status(reply, {412}, {"PreconditionFailed"}, check, f"PutObject {short}")
+            return
+        check = "put-condition-met" if sent else "put"
+        self.check.status(reply, {200}, set(), check, f"PutObject {short}")
+        etag = unquote_etag(reply.header("etag"))
+        self.check.expect(etag == md5_hex(body), "put-etag", f"PutObject {short} ETag {etag!r}")
+        meta_sent = {"color": f"c{fill}"} if meta else {}
+        self.store.put(name, key, Obj(md5_hex(body), size, etag, content_type, meta_sent, "put"))
+
+    @rule(b=BUCKET, key=KEYS, condition=READ_CONDITIONS)
+    def get_object(self, b: int, key: str, condition: str) -> None:
+        self.read(b, key, condition, "GET")
+
+    @rule(b=BUCKET, key=KEYS, condition=READ_CONDITIONS)
+    def head_object(self, b: int, key: str, condition: str) -> None:
+        self.read(b, key, condition, "HEAD")
+
+    def read(self, b: int, key: str, condition: str, method: str) -> None:
+        name = self.bucket(b)
+        obj = self.store.obj(name, key)
+        condition, headers = self.read_condition(condition, obj)
+        short = self.trace.short(name, key)
+        what = f"{'GetObject' if method == 'GET' else 'HeadObject'} {short}"
+        self.begin(f"{what} ({condition})")
+        reply = self.send(
+            f"{method} {short} {headers or ''}".rstrip(),
+            lambda: self.wire.request(method, name, key, headers=headers),
+        )
+        if self.missing_bucket(reply, name, what):
+            return
+        if obj is None:
+            self.check.status(
+                reply, {404}, {"NoSuchKey"}, self.removed_check(name, key, "get-missing"), what
+            )
+            return
+        expected, check = self.read_expectation(condition, obj)
+        if expected is None:  # a date too close to Last-Modified: 200 and 304 both allowed
+            self.check.status(reply, {200, 304}, set(), check, what)
+        else:
+            self.check.status(reply, {expected}, {"PreconditionFailed"}, check, what)
+        if reply.status == 304:
+            self.not_modified(reply, obj, what)
+        elif reply.status == 200:
+            self.verify_read(reply, obj, what, body=method == "GET")
+
+    def read_condition(self, condition: str, obj: Obj | None) -> tuple[str, dict[str, str]]:
+        """The condition actually sent: none on a missing object or an unknown Last-Modified."""
+        if obj is None:
+            return "none", {}
+        etag = f'"{obj.etag}"'
+        if condition.startswith("ims-"):
+            if obj.last_modified is None:
+                return "none", {}
+            delta = -dt.timedelta(days=1) if condition == "ims-earlier" else ONE_SECOND
+            return condition, {"If-Modified-Since": ops.http_date(obj.last_modified + delta)}
+        headers = {
+            "none": {},
+            "if-match": {"If-Match": etag},
+            "if-match-other": {"If-Match": OTHER_ETAG},
+            "if-none-match": {"If-None-Match": etag},
+            "if-none-match-other": {"If-None-Match": OTHER_ETAG},
+            "if-match-*": {"If-Match": "*"},
+            "if-none-match-*": {"If-None-Match": "*"},
+        }[condition]
+        return condition, headers
+
+    def read_expectation(self, condition: str, obj: Obj) -> tuple[int | None, str]:
+        """(status, check) of a read; status None when the model allows 200 and 304."""
+        if condition == "ims-later":
+            lm = obj.last_modified
+            settled = lm is not None and self.server_now is not None
+            settled = settled and self.server_now >= lm + 2 * ONE_SECOND  # type: ignore[operator]
+            return (304 if settled else None), "get-if-modified-since"
+        return {
+            "none": (200, self.origin_check(obj)),
+            "if-match": (200, "get-if-match-met"),
+            "if-match-other": (412, "get-if-match-unmet"),
+            "if-none-match": (304, "get-if-none-match"),
+            "if-none-match-other": (200, "get-if-none-match"),
+            "if-match-*": (200, "get-wildcard"),
+            "if-none-match-*": (304, "get-wildcard"),
+            "ims-earlier": (200, "get-if-modified-since"),
+        }[condition]
+
+    def not_modified(self, reply: WireReply, obj: Obj, what: str) -> None:
+        """A 304 carries the current ETag and no body (RFC 9110, as S3 answers)."""
+        etag = unquote_etag(reply.header("etag"))
+        check = "not-modified-headers"
+        self.check.expect(
+            etag == obj.etag, check, f"{what}: 304 with ETag {etag!r}, not {obj.etag!r}"
+        )
+        self.check.expect(not reply.body, check, f"{what}: 304 with a {len(reply.body)}-byte body")
+
+    def verify_read(self, reply: WireReply, obj: Obj, what: str, body: bool) -> None:
+        etag = unquote_etag(reply.header("etag"))
+        self.check.expect(
+            etag == obj.etag,
+            self.origin_check(obj, "etag"),
+            f"{what}: ETag {etag!r}, model {obj.etag!r}",
+        )
+        if body:
+            got = (md5_hex(reply.body), len(reply.body))
+            self.check.expect(
+                got == (obj.digest, obj.size),
+                self.origin_check(obj),
+                f"{what}: body of {got[1]} bytes, MD5 {got[0]}; "
+                f"model {obj.size} bytes, MD5 {obj.digest}",
+            )
+        ctype = (reply.header("content-type") or "").split(";")[0].strip()
+        self.check.expect(
+            ctype == obj.content_type,
+            self.origin_check(obj, "type"),
+            f"{what}: Content-Type {ctype!r}, model {obj.content_type!r}",
+        )
+        prefix = self.wire.vendor("meta-")
+        meta = {
+            k.lower()[len(prefix) :]: v
+            for k, v in reply.headers.items()
+            if k.lower().startswith(prefix)
+        }
+        self.check.expect(
+            meta == obj.meta,
+            self.origin_check(obj, "meta"),
+            f"{what}: metadata {meta}, model {obj.meta}",
+        )
+        modified = ops.parse_http_date(reply.header("last-modified"))
+        self.check.expect(modified is not None, "last-modified", f"{what}: no Last-Modified")
+        if obj.last_modified is None:
+            obj.last_modified = modified
+        self.check.expect(
+            modified == obj.last_modified,
+            "last-modified",
+            f"{what}: Last-Modified {modified} changed from {obj.last_modified} with no write",
+        )
+
+    @rule(sb=BUCKET, skey=KEYS, db=BUCKET, dkey=KEYS, condition=WRITE_CONDITIONS)
+    def copy_object(self, sb: int, skey: str, db: int, dkey: str, condition: str) -> None:
+        src, dst = self.bucket(sb), self.bucket(db)
+        if (src, skey) == (dst, dkey):
+            dkey = dkey + ".copy"  # a copy onto itself needs a metadata directive: not modelled
+        source, existing = self.store.obj(src, skey), self.store.obj(dst, dkey)
+        names = (
+            self.wire.ext("copy-destination-if-match"),
+            self.wire.ext("copy-destination-if-none-match"),
+        )
+        headers = condition_headers(condition, existing, names)
+        what = f"CopyObject {self.trace.short(src, skey)} -> {self.trace.short(dst, dkey)}"
+        self.begin(f"{what} ({condition if headers else 'none'})")
+        reply = self.send(
+            f"PUT {self.trace.short(dst, dkey)} copy",
+            lambda: mp.copy_object(self.wire, dst, dkey, ops.copy_source(src, skey), headers),
+        )
+        missing: dict[str, str] = {}
+        if not self.store.exists(dst):
+            missing["NoSuchBucket"] = "copy-missing-destination-bucket"
+        if not self.store.exists(src):
+            missing["NoSuchBucket"] = "copy-missing-source-bucket"
+        elif source is None:
+            missing["NoSuchKey"] = self.removed_check(src, skey, "copy-missing-source-key")
+        if missing:
+            self.check.status(reply, {404}, set(missing), next(iter(missing.values())), what)
+            return
+        assert source is not None
+        if not condition_met(condition, existing):
+            check = (
+                "copy-destination-if-none-match"
+                if "none" in condition
+                else "copy-destination-if-match"
+            )
+            self.check.status(reply, {412}, {"PreconditionFailed"}, check, what)
+            return
+        check = (
+            "copy-multipart-source"
+            if source.multipart
+            else ("copy-destination-met" if headers else "copy")
+        )
+        self.check.status(reply, {200}, set(), check, what)
+        etag = unquote_etag(ops.result_etag(reply))
+        if not source.multipart:  # a copy is not a multipart upload: the MD5 of its bytes
+            self.check.expect(
+                etag == source.etag, "copy-keeps", f"{what}: ETag {etag!r}, source {source.etag!r}"
+            )
+        copied = Obj(
+            source.digest, source.size, etag, source.content_type, dict(source.meta), "copy"
+        )
+        self.store.put(dst, dkey, copied)
+
+    @rule(b=BUCKET, key=KEYS)
+    def delete_object(self, b: int, key: str) -> None:
+        name = self.bucket(b)
+        short = self.trace.short(name, key)
+        self.begin(f"DeleteObject {short}")
+        reply = self.send(f"DELETE {short}", lambda: self.wire.request("DELETE", name, key))
+        if self.missing_bucket(reply, name, f"DeleteObject {short}"):
+            return
+        if self.store.obj(name, key) is None:
+            self.check.status(
+                reply, {204}, set(), "delete-missing", f"DeleteObject {short} (no such key)"
+            )
+            return
+        check = "delete-object-spaces" if key != key.strip() else "delete-object"
+        self.check.status(reply, {200, 204}, set(), check, f"DeleteObject {short}")
+        self.store.remove(name, key, check)
+
+    @rule(b=BUCKET, keys=st.lists(KEYS, min_size=1, max_size=4, unique=True), quiet=st.booleans())
+    def delete_objects(self, b: int, keys: list[str], quiet: bool) -> None:
+        name = self.bucket(b)
+        short = self.trace.short(name)
+        what = f"DeleteObjects {short} {keys!r}{' Quiet' if quiet else ''}"
+        self.begin(what)
+        reply = self.send(
+            f"POST {short}?delete", lambda: self.wire.delete_objects(name, keys, quiet=quiet)
+        )
+        if self.missing_bucket(reply, name, what):
+            return
+        self.check.status(reply, {200}, set(), "delete-objects", what)
+        parsed = ops.deleted_and_errors(reply)
+        self.check.expect(parsed is not None, "delete-objects", f"{what}: no DeleteResult")
+        assert parsed is not None
+        deleted, errors = parsed
+        self.check.expect(not errors, "delete-objects", f"{what}: errors for {errors!r}")
+        if quiet:
+            self.check.expect(
+                not deleted, "delete-objects-quiet", f"{what}: Quiet, yet Deleted lists {deleted!r}"
+            )
+        else:
+            self.check.expect(
+                sorted(deleted) == sorted(keys),
+                "delete-objects",
+                f"{what}: Deleted lists {sorted(deleted)!r}",
+            )
+        for key in keys:
+            self.store.remove(name, key, delete_objects_check(key))
+
+
+def delete_objects_check(key: str) -> str:
+    if key != key.lstrip():
+        return "delete-objects-leading-spaces"
+    if key != key.rstrip():
+        return "delete-objects-trailing-spaces"
+    return "delete-objects"

@@ -1,0 +1,96 @@
+"""The steps of one run of the model, and the check that turns a divergence into a FAIL.
+
+Every request a step sends is written down (short, with bucket aliases B0..B2), so that a
+divergence shows the whole sequence that led to it; after Hypothesis has shrunk a failing run,
+that sequence is the shrunk one, and it becomes the failure message and the evidence.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import dataclass, field
+from typing import NoReturn
+
+from conformance.clients.evidence import Exchange, collector
+from conformance.clients.s3_wire import WireReply
+from conformance.plugin.attribution import RuleFailure
+
+MAX_LINES = 40  # a failure message keeps the last steps (a shrunk run is rarely longer)
+LONG_KEY = 40  # longer keys are shown cut, with their length
+
+
+def status_text(reply: WireReply) -> str:
+    code = reply.error_code
+    return f"{reply.status} {code}" if code else str(reply.status)
+
+
+@dataclass
+class Trace:
+    aliases: dict[str, str]  # bucket name -> B0, B1, ...
+    lines: list[str] = field(default_factory=list)
+    exchanges: list[Exchange] = field(default_factory=list)
+    step: int = 0
+
+    def short(self, bucket: str, key: str | None = None) -> str:
+        alias = self.aliases.get(bucket, bucket)
+        if key is None:
+            return alias
+        shown = key if len(key) <= LONG_KEY else f"{key[:8]}…({len(key.encode())} bytes)"
+        return f"{alias}/{shown!r}"
+
+    def begin(self, text: str) -> None:
+        """A new step of the machine (a rule Hypothesis chose)."""
+        self.step += 1
+        self.lines.append(f"{self.step}. {text}")
+
+    def sent(self, text: str, reply: WireReply | None, outcome: str | None = None) -> None:
+        """One request of the current step and what came back."""
+        answer = outcome if reply is None else status_text(reply)
+        self.lines.append(f"     {text} -> {answer}")
+        if reply is not None and collector.exchanges:
+            self.exchanges.append(collector.exchanges[-1])
+
+    def render(self) -> str:
+        lines = self.lines[-MAX_LINES:]
+        cut = len(self.lines) - len(lines)
+        head = [f"     ... {cut} earlier lines"] if cut else []
+        return "\n".join(head + lines)
+
+
+@dataclass
+class Checker:
+    """Compares one observation with the model; a mismatch fails the rule of its check."""
+
+    checks: dict[str, str]  # check name -> catalog rule id (model.yaml)
+    trace: Trace
+
+    def fail(self, check: str, detail: str) -> NoReturn:
+        rule_id = self.checks[check]
+        raise RuleFailure(
+            rule_id,
+            f"the store diverged from the model ({check}): {detail}\n"
+            f"sequence of requests (shrunk when Hypothesis could):\n{self.trace.render()}",
+        )
+
+    def expect(self, ok: bool, check: str, detail: str) -> None:
+        if not ok:
+            self.fail(check, detail)
+
+    def status(
+        self,
+        reply: WireReply,
+        statuses: set[int],
+        codes: Collection[str | None],
+        check: str,
+        what: str,
+    ) -> None:
+        """The reply's status is one of `statuses` and its error code one of `codes`."""
+        code = reply.error_code if reply.status >= 400 else None
+        unchecked = reply.status < 400 or reply.method == "HEAD" or not codes
+        if reply.status in statuses and (unchecked or code in codes):
+            return
+        want = " or ".join(sorted(str(s) for s in statuses))
+        named = {c for c in codes if c}
+        if named:
+            want += " " + "/".join(sorted(named))
+        self.fail(check, f"{what}: expected {want}, got {status_text(reply)}")
