@@ -66,6 +66,12 @@ class ModelBase(RuleBasedStateMachine):
         self.touched.add(name)
         return name
 
+    def key_for(self, name: str, choice: tuple[bool, int, str]) -> str:
+        """A key the bucket holds (unless `fresh` or it holds none), else the pool's key."""
+        fresh, pick, pooled = choice
+        held = sorted(self.store.buckets[name].objects) if self.store.exists(name) else []
+        return pooled if fresh or not held else held[pick % len(held)]
+
     def begin(self, text: str) -> None:
         self.ctx.steps += 1
         self.trace.begin(text)

@@ -15,11 +15,12 @@ from hypothesis.stateful import precondition, rule
 from conformance.clients import s3_multipart as mp
 from conformance.clients.s3_wire import WireReply
 from conformance.suite.storage.model import ops
-from conformance.suite.storage.model.base import ModelBase, draw_index
+from conformance.suite.storage.model.base import draw_index
 from conformance.suite.storage.model.objects import (
     BUCKET,
     CONTENT_TYPES,
     KEYS,
+    ObjectSteps,
     condition_headers,
     condition_met,
 )
@@ -34,15 +35,26 @@ from conformance.suite.storage.model.store import (
     unquote_etag,
 )
 
-PICK = st.integers(0, 7)
+# an upload: a live one (most often), or (first item True) any of the example's, ended or not
+PICK = st.tuples(st.booleans(), st.integers(0, 7))
 SIZES = st.sampled_from(["small", "zero", "min", "min+1"])
 COMPLETE_CONDITIONS = st.sampled_from(["none", "if-none-match-*", "if-match", "if-match-other"])
 PLACEHOLDER_ETAG = '"d41d8cd98f00b204e9800998ecf8427e"'  # a part list for an ended upload
 
 
-class MultipartSteps(ModelBase):
-    @rule(b=BUCKET, key=KEYS, content_type=CONTENT_TYPES)
-    def create_upload(self, b: int, key: str, content_type: str) -> None:
+class MultipartSteps(ObjectSteps):
+    @rule(
+        b=BUCKET,
+        key=KEYS,
+        content_type=CONTENT_TYPES,
+        parts=st.lists(st.tuples(SIZES, st.integers(0, 255)), max_size=3),
+        finish=st.booleans(),
+    )
+    def create_upload(
+        self, b: int, key: str, content_type: str, parts: list[tuple[str, int]], finish: bool
+    ) -> None:
+        """CreateMultipartUpload, then its first parts (none to three, sizes drawn), and maybe
+        its completion at once (the common life of an upload, in one step)."""
         name = self.bucket(b)
         short = self.trace.short(name, key)
         self.begin(f"CreateMultipartUpload {short}")
@@ -61,11 +73,17 @@ class MultipartSteps(ModelBase):
         upload = Upload(name, key, upload_id, content_type)
         self.store.buckets[name].uploads[upload_id] = upload
         self.handles.append(upload)
-        self.trace.lines[-1] += f" [upload U{len(self.handles) - 1}]"
+        label = f"U{len(self.handles) - 1}"
+        self.trace.lines[-1] += f" [upload {label}]"
+        for number, (size, fill) in enumerate(parts, start=1):
+            body = self.part_body(size, fill)
+            self.send_part(upload, True, label, number, body, f"UploadPart {label} #{number}")
+        if finish and parts:
+            self.finish(upload, True, label, sorted(upload.parts), "none")
 
-    def handle(self, pick: int) -> tuple[Upload, bool, str]:
+    def handle(self, choice: tuple[bool, int]) -> tuple[Upload, bool, str]:
         """An upload of this example, whether it is still in progress, and its short name."""
-        upload = draw_index(self.handles, pick)
+        upload = self.pick_upload(choice)
         self.touched.add(upload.bucket)
         live = self.store.find_upload(upload.upload_id) is upload
         return (
@@ -73,6 +91,12 @@ class MultipartSteps(ModelBase):
             live,
             f"U{self.handles.index(upload)} ({self.trace.short(upload.bucket, upload.key)})",
         )
+
+    def pick_upload(self, choice: tuple[bool, int]) -> Upload:
+        anyone, pick = choice
+        live = [u for u in self.handles if self.store.find_upload(u.upload_id) is u]
+        found: Upload = draw_index(self.handles if anyone or not live else live, pick)
+        return found
 
     def ended_answer(self, reply_status: int, code: str | None, upload: Upload, what: str) -> None:
         """An ended upload answers 404 NoSuchUpload (NoSuchBucket once its bucket is gone)."""
@@ -92,16 +116,24 @@ class MultipartSteps(ModelBase):
         return Body(fill, {"small": 7, "zero": 0, "min": base, "min+1": base + 1}[size])
 
     @precondition(lambda self: bool(self.handles))
-    @rule(pick=PICK, number=st.integers(1, 3), size=SIZES, fill=st.integers(0, 255))
-    def upload_part(self, pick: int, number: int, size: str, fill: int) -> None:
+    @rule(pick=PICK, number=st.integers(0, 3), size=SIZES, fill=st.integers(0, 255))
+    def upload_part(self, pick: tuple[bool, int], number: int, size: str, fill: int) -> None:
+        """UploadPart `number` (0: the upload's next number) of a live or an ended upload."""
         upload, live, label = self.handle(pick)
+        number = number or min(max(upload.parts, default=0) + 1, 4)
         body = self.part_body(size, fill)
         what = f"UploadPart {label} #{number} ({body.size} bytes)"
         self.begin(what)
+        self.send_part(upload, live, label, number, body, what)
+
+    def send_part(
+        self, upload: Upload, live: bool, label: str, number: int, body: Body, what: str
+    ) -> None:
         data = body.data()
         reply = self.send(
-            f"PUT ?partNumber={number}",
-            lambda: ops.part(self.wire, upload.bucket, upload.key, upload.upload_id, number, data),
+            f"PUT {label} ?partNumber={number} ({body.size} bytes)",
+            ops.part,
+            *(self.wire, upload.bucket, upload.key, upload.upload_id, number, data),
         )
         if not live:
             self.ended_answer(reply.status, reply.error_code, upload, what)
@@ -116,30 +148,28 @@ class MultipartSteps(ModelBase):
         upload.parts[number] = Part(body, etag)
 
     @precondition(lambda self: bool(self.handles))
-    @rule(pick=PICK, size=SIZES, fill=st.integers(0, 255))
-    def upload_next_part(self, pick: int, size: str, fill: int) -> None:
-        """The next part number of an upload (a second rule: parts are the common case)."""
-        upload = draw_index(self.handles, pick)
-        self.upload_part(pick, min(max(upload.parts, default=0) + 1, 4), size, fill)
-
-    @precondition(lambda self: bool(self.handles))
     @rule(pick=PICK, condition=COMPLETE_CONDITIONS)
-    def complete(self, pick: int, condition: str) -> None:
+    def complete(self, pick: tuple[bool, int], condition: str) -> None:
         upload, live, label = self.handle(pick)
         numbers = sorted(upload.parts)
         if live:
             assume(numbers)  # an empty part list is malformed: not what the model checks
+        self.begin(f"CompleteMultipartUpload {label} parts {numbers} ({condition})")
+        self.finish(upload, live, label, numbers, condition)
+
+    def finish(
+        self, upload: Upload, live: bool, label: str, numbers: list[int], condition: str
+    ) -> None:
+        """CompleteMultipartUpload of the parts `numbers` under a condition, checked."""
         listed = [(n, f'"{upload.parts[n].etag}"') for n in numbers] or [(1, PLACEHOLDER_ETAG)]
         existing = self.store.obj(upload.bucket, upload.key) if live else None
         headers = condition_headers(condition, existing, ("If-Match", "If-None-Match"))
         sent = condition if headers else "none"
         what = f"CompleteMultipartUpload {label} parts {numbers} ({sent})"
-        self.begin(what)
         reply = self.send(
-            "POST ?uploadId",
-            lambda: mp.complete(
-                self.wire, upload.bucket, upload.key, upload.upload_id, listed, headers
-            ),
+            f"POST {label} ?uploadId ({sent})",
+            mp.complete,
+            *(self.wire, upload.bucket, upload.key, upload.upload_id, listed, headers),
         )
         if not live:
             self.ended_answer(reply.status, reply.error_code, upload, what)
@@ -192,6 +222,7 @@ class MultipartSteps(ModelBase):
         )
         self.store.end_upload(upload, "complete")
         self.store.put(upload.bucket, upload.key, obj)
+        self.read_back(upload.bucket, upload.key)
 
     def abort_now(self, upload: Upload, label: str) -> None:
         reply = self.send(
@@ -203,7 +234,7 @@ class MultipartSteps(ModelBase):
 
     @precondition(lambda self: bool(self.handles))
     @rule(pick=PICK)
-    def abort(self, pick: int) -> None:
+    def abort(self, pick: tuple[bool, int]) -> None:
         upload, live, label = self.handle(pick)
         what = f"AbortMultipartUpload {label}"
         self.begin(what)

@@ -16,6 +16,10 @@ from conformance.suite.storage.model.store import Body, Bucket, Obj, md5_hex, un
 
 DATA = load_data()
 KEYS = st.sampled_from(model_keys(DATA))
+# a key: one the bucket holds (most often, so that reads, copies and deletes meet objects), or
+# (first item True, one time in four, or an empty bucket) one of the pool
+KEY = st.tuples(st.integers(0, 3).map(lambda n: n == 3), st.integers(0, 31), KEYS)
+KeyChoice = tuple[bool, int, str]
 BUCKET = st.integers(0, BUCKETS - 1)
 CONTENT_TYPES = st.sampled_from([str(t) for t in DATA["content_types"]])
 # conditions: on a write they apply to the object already at the key (the destination)
@@ -37,6 +41,7 @@ READ_CONDITIONS = st.sampled_from(
 )
 OTHER_ETAG = '"0123456789abcdef0123456789abcdef"'
 ONE_SECOND = dt.timedelta(seconds=1)
+READ_BACK_BYTES = 64 * 1024  # a written object is read back whole up to this size
 
 
 def condition_headers(condition: str, obj: Obj | None, names: tuple[str, str]) -> dict[str, str]:
@@ -64,7 +69,15 @@ def condition_met(condition: str, obj: Obj | None) -> bool:
 
 class ObjectSteps(ModelBase):
     # -- buckets -------------------------------------------------------------------------
-    @rule(b=BUCKET)
+    @rule(b=BUCKET, op=st.sampled_from(["recreate", "delete", "create"]))
+    def bucket_step(self, b: int, op: str) -> None:
+        """CreateBucket, DeleteBucket, or a bucket's whole life (empty, delete, create)."""
+        {
+            "recreate": self.recreate_bucket,
+            "delete": self.delete_bucket,
+            "create": self.create_bucket,
+        }[op](b)
+
     def create_bucket(self, b: int) -> None:
         name = self.bucket(b)
         self.begin(f"CreateBucket {self.trace.short(name)}")
@@ -77,7 +90,6 @@ class ObjectSteps(ModelBase):
         self.check.status(reply, {200}, set(), "create-bucket", "CreateBucket")
         self.store.buckets[name] = Bucket()
 
-    @rule(b=BUCKET)
     def delete_bucket(self, b: int) -> None:
         name = self.bucket(b)
         short = self.trace.short(name)
@@ -101,38 +113,58 @@ class ObjectSteps(ModelBase):
         self.store.drop_bucket(name)
         self.deleted.add(name)
 
-    @rule(b=BUCKET, recreate=st.booleans())
-    def empty_and_delete_bucket(self, b: int, recreate: bool) -> None:
-        """DeleteObjects of every key the model holds, DeleteBucket (uploads may stay), and
-        maybe CreateBucket of the same name: the bucket's life in one step."""
+    def recreate_bucket(self, b: int) -> None:
+        """DeleteObjects of every key the model holds, DeleteBucket (uploads in progress may
+        stay) and CreateBucket of the same name: a bucket's life in one step."""
         name = self.bucket(b)
         held = sorted(self.store.buckets[name].objects) if self.store.exists(name) else []
         if held:
-            self.delete_objects(b, held, quiet=True)
+            self.delete_keys(name, held, quiet=True)
         self.delete_bucket(b)
-        if recreate and not self.store.exists(name):
+        if not self.store.exists(name):
             self.verify_bucket(name)
             self.create_bucket(b)
 
     # -- objects -------------------------------------------------------------------------
     @rule(
         b=BUCKET,
-        key=KEYS,
+        key=KEY,
         fill=st.integers(0, 255),
         size=st.integers(0, 40),
         content_type=CONTENT_TYPES,
-        meta=st.booleans(),
+        meta=st.integers(0, 2),  # custom metadata entries (a copy must keep them)
         condition=WRITE_CONDITIONS,
     )
     def put_object(
-        self, b: int, key: str, fill: int, size: int, content_type: str, meta: bool, condition: str
+        self,
+        b: int,
+        key: KeyChoice,
+        fill: int,
+        size: int,
+        content_type: str,
+        meta: int,
+        condition: str,
     ) -> None:
         name = self.bucket(b)
+        self.write_key(name, key, fill, size, content_type, meta, condition)
+
+    def write_key(
+        self,
+        name: str,
+        choice: KeyChoice,
+        fill: int,
+        size: int,
+        content_type: str,
+        meta: int,
+        condition: str,
+    ) -> None:
+        key = self.key_for(name, choice)
         body = Body(fill, size).data()
         existing = self.store.obj(name, key)
         headers = {"Content-Type": content_type}
-        if meta:
-            headers[self.wire.vendor("meta-color")] = f"c{fill}"
+        meta_sent = {f"m{i}": f"c{fill}-{i}" for i in range(meta)}
+        for name_, value in meta_sent.items():
+            headers[self.wire.vendor(f"meta-{name_}")] = value
         headers |= condition_headers(condition, existing, ("If-Match", "If-None-Match"))
         sent = " ".join(f"{k}: {v}" for k, v in headers.items() if k.lower().startswith("if-"))
         short = self.trace.short(name, key)
@@ -148,19 +180,38 @@ class ObjectSteps(ModelBase):
         self.check.status(reply, {200}, set(), check, f"PutObject {short}")
         etag = unquote_etag(reply.header("etag"))
         self.check.expect(etag == md5_hex(body), "put-etag", f"PutObject {short} ETag {etag!r}")
-        meta_sent = {"color": f"c{fill}"} if meta else {}
         self.store.put(name, key, Obj(md5_hex(body), size, etag, content_type, meta_sent, "put"))
+        self.read_back(name, key)
 
-    @rule(b=BUCKET, key=KEYS, condition=READ_CONDITIONS)
-    def get_object(self, b: int, key: str, condition: str) -> None:
-        self.read(b, key, condition, "GET")
+    def read_back(self, name: str, key: str) -> None:
+        """Read what a write just stored (GET when small, else HEAD): bytes, ETag, metadata."""
+        obj = self.store.obj(name, key)
+        assert obj is not None
+        method = "GET" if obj.size <= READ_BACK_BYTES else "HEAD"
+        short = self.trace.short(name, key)
+        reply = self.send(f"{method} {short}", self.wire.request, method, name, key)
+        what = f"{method} {short} after the write"
+        self.check.status(reply, {200}, set(), self.origin_check(obj), what)
+        self.verify_read(reply, obj, what, body=method == "GET")
+        etag = f'"{obj.etag}"'
+        reply = self.send(
+            f"HEAD {short} If-None-Match: {etag}",
+            self.wire.request,
+            *("HEAD", name, key),
+            headers={"If-None-Match": etag},
+        )
+        what = f"HeadObject {short} If-None-Match its ETag"
+        self.check.status(reply, {304}, set(), "get-if-none-match", what)
+        self.not_modified(reply, obj, what)
 
-    @rule(b=BUCKET, key=KEYS, condition=READ_CONDITIONS)
-    def head_object(self, b: int, key: str, condition: str) -> None:
-        self.read(b, key, condition, "HEAD")
+    @rule(b=BUCKET, key=KEY, condition=READ_CONDITIONS, method=st.sampled_from(["GET", "HEAD"]))
+    def read_object(self, b: int, key: KeyChoice, condition: str, method: str) -> None:
+        """GetObject or HeadObject, with one condition (or none)."""
+        self.read(b, key, condition, method)
 
-    def read(self, b: int, key: str, condition: str, method: str) -> None:
+    def read(self, b: int, choice: KeyChoice, condition: str, method: str) -> None:
         name = self.bucket(b)
+        key = self.key_for(name, choice)
         obj = self.store.obj(name, key)
         condition, headers = self.read_condition(condition, obj)
         short = self.trace.short(name, key)
@@ -277,9 +328,20 @@ class ObjectSteps(ModelBase):
             f"{what}: Last-Modified {modified} changed from {obj.last_modified} with no write",
         )
 
-    @rule(sb=BUCKET, skey=KEYS, db=BUCKET, dkey=KEYS, condition=WRITE_CONDITIONS)
-    def copy_object(self, sb: int, skey: str, db: int, dkey: str, condition: str) -> None:
-        src, dst = self.bucket(sb), self.bucket(db)
+    @rule(sb=BUCKET, source=KEY, db=BUCKET, dkey=KEY, condition=WRITE_CONDITIONS)
+    def copy_object(
+        self, sb: int, source: KeyChoice, db: int, dkey: KeyChoice, condition: str
+    ) -> None:
+        """CopyObject: from an object the model holds in any bucket (most often), or from
+        bucket `sb` and a pool key (a missing source, when `source` asks for a fresh key)."""
+        fresh, pick, pooled = source
+        held = sorted((n, k) for n, b in self.store.buckets.items() for k in b.objects)
+        src, skey = (self.bucket(sb), pooled) if fresh or not held else held[pick % len(held)]
+        self.touched.add(src)
+        dst = self.bucket(db)
+        self.copy_key(src, skey, dst, self.key_for(dst, dkey), condition)
+
+    def copy_key(self, src: str, skey: str, dst: str, dkey: str, condition: str) -> None:
         if (src, skey) == (dst, dkey):
             dkey = dkey + ".copy"  # a copy onto itself needs a metadata directive: not modelled
         source, existing = self.store.obj(src, skey), self.store.obj(dst, dkey)
@@ -328,10 +390,23 @@ class ObjectSteps(ModelBase):
             source.digest, source.size, etag, source.content_type, dict(source.meta), "copy"
         )
         self.store.put(dst, dkey, copied)
+        self.read_back(dst, dkey)
 
-    @rule(b=BUCKET, key=KEYS)
-    def delete_object(self, b: int, key: str) -> None:
+    @rule(
+        b=BUCKET,
+        keys=st.lists(KEY, min_size=1, max_size=4),
+        how=st.sampled_from(["one", "many", "quiet"]),
+    )
+    def delete_step(self, b: int, keys: list[KeyChoice], how: str) -> None:
+        """DeleteObject of the first key, or DeleteObjects of them all (Quiet or not)."""
         name = self.bucket(b)
+        chosen = list(dict.fromkeys(self.key_for(name, k) for k in keys))
+        if how == "one":
+            self.delete_key(name, chosen[0])
+        else:
+            self.delete_keys(name, chosen, quiet=how == "quiet")
+
+    def delete_key(self, name: str, key: str) -> None:
         short = self.trace.short(name, key)
         self.begin(f"DeleteObject {short}")
         reply = self.send(f"DELETE {short}", lambda: self.wire.request("DELETE", name, key))
@@ -346,9 +421,7 @@ class ObjectSteps(ModelBase):
         self.check.status(reply, {200, 204}, set(), check, f"DeleteObject {short}")
         self.store.remove(name, key, check)
 
-    @rule(b=BUCKET, keys=st.lists(KEYS, min_size=1, max_size=4, unique=True), quiet=st.booleans())
-    def delete_objects(self, b: int, keys: list[str], quiet: bool) -> None:
-        name = self.bucket(b)
+    def delete_keys(self, name: str, keys: list[str], quiet: bool) -> None:
         short = self.trace.short(name)
         what = f"DeleteObjects {short} {keys!r}{' Quiet' if quiet else ''}"
         self.begin(what)
