@@ -1,0 +1,51 @@
+"""A test serving several rules that fails with RuleFailure fails only the rule it names."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+ATTRIBUTED = """
+import pytest
+from conformance.clients.evidence import Exchange, collector
+from conformance.plugin.attribution import RuleFailure
+
+@pytest.mark.rule("storage.put.ok", "gateway.chain.id", "logs.create.ok")
+def test_one_rule_of_three_fails():
+    collector.add(Exchange.build("PUT", "http://t/b/k", 200))
+    raise RuleFailure("gateway.chain.id", "diverged here")
+
+@pytest.mark.rule("storage.put.ok", "logs.create.ok")
+def test_names_a_rule_it_does_not_serve():
+    raise RuleFailure("gateway.chain.id", "not one of mine")
+
+@pytest.mark.rule("storage.put.ok", "logs.create.ok")
+def test_plain_assertion_fails_all():
+    assert False, "no rule named"
+"""
+
+
+def _cases(doc: dict, test: str) -> dict[str, dict]:
+    return {c["rule_id"]: c for c in doc["cases"] if c["nodeid"].endswith(test)}
+
+
+def test_only_the_named_rule_fails(suite: pytest.Pytester) -> None:
+    """RuleFailure: its rule FAIL with message and evidence, the test's other rules PASS."""
+    suite.makepyfile(ATTRIBUTED)
+    out = suite.path / "results.json"
+    suite.runpytest("--results", str(out))
+    doc = json.loads(out.read_text())
+    cases = _cases(doc, "test_one_rule_of_three_fails")
+    assert {r: c["status"] for r, c in cases.items()} == {
+        "storage.put.ok": "PASS", "gateway.chain.id": "FAIL", "logs.create.ok": "PASS",
+    }  # fmt: skip
+    failed = cases["gateway.chain.id"]
+    assert "[gateway.chain.id] diverged here" in failed["message"]
+    assert failed["evidence"] and failed["evidence"][0]["method"] == "PUT"
+    assert "gateway.chain.id" in cases["storage.put.ok"]["message"]
+    assert cases["storage.put.ok"]["evidence"] == []
+    # a rule the test does not serve, or a plain assertion: every rule of the test fails
+    for test in ("test_names_a_rule_it_does_not_serve", "test_plain_assertion_fails_all"):
+        statuses = {c["status"] for c in _cases(doc, test).values()}
+        assert statuses == {"FAIL"}, test
