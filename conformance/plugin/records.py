@@ -76,9 +76,13 @@ class _Pending:
         """The outcome for one rule: a failure attributed to another rule passes this one."""
         status, message, evidence = self.outcome()
         named = self.failed_rule
-        if status == FAIL and named in self.rule_ids and rule_id != named:
+        if status != FAIL or named is None or named == rule_id:
+            return status, message, evidence
+        if named in self.rule_ids:
             return PASS, f"held until the test stopped on a failure of {named}", []
-        return status, message, evidence
+        # a rule this run does not record for the test (deselected, or not in force): the
+        # test stopped before it could settle this one
+        return ERROR, f"undecided: the test stopped on a failure of {named}: {message}", evidence
 
     def outcome(self) -> tuple[str, str | None, list[dict[str, Any]]]:
         if not self.phases:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
@@ -26,7 +27,7 @@ def test_plain_assertion_fails_all():
 """
 
 
-def _cases(doc: dict, test: str) -> dict[str, dict]:
+def _cases(doc: dict[str, Any], test: str) -> dict[str, dict[str, Any]]:
     return {c["rule_id"]: c for c in doc["cases"] if c["nodeid"].endswith(test)}
 
 
@@ -45,7 +46,20 @@ def test_only_the_named_rule_fails(suite: pytest.Pytester) -> None:
     assert failed["evidence"] and failed["evidence"][0]["method"] == "PUT"
     assert "gateway.chain.id" in cases["storage.put.ok"]["message"]
     assert cases["storage.put.ok"]["evidence"] == []
-    # a rule the test does not serve, or a plain assertion: every rule of the test fails
-    for test in ("test_names_a_rule_it_does_not_serve", "test_plain_assertion_fails_all"):
-        statuses = {c["status"] for c in _cases(doc, test).values()}
-        assert statuses == {"FAIL"}, test
+    # a plain assertion names no rule: every rule of the test fails
+    assert {c["status"] for c in _cases(doc, "test_plain_assertion_fails_all").values()} == {"FAIL"}
+    # a rule the run does not record for the test (deselected): the others are undecided
+    undecided = _cases(doc, "test_names_a_rule_it_does_not_serve")
+    assert {c["status"] for c in undecided.values()} == {"ERROR"}
+    assert all("gateway.chain.id" in c["message"] for c in undecided.values())
+
+
+def test_deselected_failing_rule_leaves_the_selected_ones_undecided(
+    suite: pytest.Pytester,
+) -> None:
+    """With --rule selecting one rule, a failure of another is ERROR for it, not FAIL."""
+    suite.makepyfile(ATTRIBUTED)
+    out = suite.path / "results.json"
+    suite.runpytest("--results", str(out), "--rule", "storage.put.ok")
+    cases = _cases(json.loads(out.read_text()), "test_one_rule_of_three_fails")
+    assert {r: c["status"] for r, c in cases.items()} == {"storage.put.ok": "ERROR"}
