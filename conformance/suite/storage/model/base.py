@@ -17,7 +17,7 @@ from conformance.clients.s3_wire import WireClient, WireReply
 from conformance.plugin import cleanup
 from conformance.suite.storage.model import ops
 from conformance.suite.storage.model.context import ModelContext, model_keys
-from conformance.suite.storage.model.store import Bucket, Obj, Store, Upload
+from conformance.suite.storage.model.store import Bucket, Obj, Store, Upload, utf8_sorted
 from conformance.suite.storage.model.trace import Checker, Trace
 
 BUCKETS = 2  # few, so that steps meet on them: delete, recreate, reuse
@@ -132,6 +132,8 @@ class ModelBase(RuleBasedStateMachine):
         self.check.expect(page is not None, "list-max-keys", f"{short}: no ListBucketResult")
         assert page is not None
         self.compare_keys(name, set(page.keys), f"ListObjectsV2 of {short}")
+        ordered = utf8_sorted(page.keys)
+        self.check.expect(page.keys == ordered, "list-order", f"{short} lists {page.keys!r}")
         reply = self.send(f"check: LIST UPLOADS {short}", lambda: self._uploads(name))
         self.check.status(reply, {200}, set(), "list-uploads", f"ListMultipartUploads {short}")
         found = ops.uploads_of(reply)
