@@ -184,7 +184,8 @@ class ObjectSteps(ModelBase):
         self.read_back(name, key)
 
     def read_back(self, name: str, key: str) -> None:
-        """Read what a write just stored (GET when small, else HEAD): bytes, ETag, metadata."""
+        """Read what a write just stored (GET when small, else HEAD): bytes, ETag, metadata;
+        then HEAD with If-None-Match (304 with the ETag) and If-Modified-Since (200)."""
         obj = self.store.obj(name, key)
         assert obj is not None
         method = "GET" if obj.size <= READ_BACK_BYTES else "HEAD"
@@ -203,6 +204,16 @@ class ObjectSteps(ModelBase):
         what = f"HeadObject {short} If-None-Match its ETag"
         self.check.status(reply, {304}, set(), "get-if-none-match", what)
         self.not_modified(reply, obj, what)
+        if obj.last_modified is not None:  # a day before Last-Modified: modified since
+            since = ops.http_date(obj.last_modified - dt.timedelta(days=1))
+            reply = self.send(
+                f"HEAD {short} If-Modified-Since: {since}",
+                self.wire.request,
+                *("HEAD", name, key),
+                headers={"If-Modified-Since": since},
+            )
+            what = f"HeadObject {short} If-Modified-Since a day before Last-Modified"
+            self.check.status(reply, {200}, set(), "get-if-modified-since", what)
 
     @rule(b=BUCKET, key=KEY, condition=READ_CONDITIONS, method=st.sampled_from(["GET", "HEAD"]))
     def read_object(self, b: int, key: KeyChoice, condition: str, method: str) -> None:
