@@ -68,15 +68,16 @@ def run_model(ctx: ModelContext, budget: int, steps: type[ModelBase] = StoreMach
     try:
         with _shrink_cap(SHRINK_SECONDS):
             run_state_machine_as_test(machine, settings=model_settings(budget))
-    except RuleFailure:
+    except RuleFailure as exc:
         _evidence(ctx)
-        raise
+        raise RuleFailure(exc.rule_id, f"{exc.detail}\n{_counted(ctx)}") from exc
     except Flaky as exc:  # a divergence that did not repeat on replay (a race, a clock)
         found = _first_rule_failure(exc)
         if found is None:
             raise
         _evidence(ctx)
-        raise RuleFailure(found.rule_id, f"(did not repeat on replay) {found.detail}") from exc
+        detail = f"(did not repeat on replay) {found.detail}\n{_counted(ctx)}"
+        raise RuleFailure(found.rule_id, detail) from exc
     return Summary(ctx.steps, ctx.examples)
 
 
@@ -89,6 +90,10 @@ def _shrink_cap(seconds: int) -> Iterator[None]:
         yield
     finally:
         engine.MAX_SHRINKING_SECONDS = saved
+
+
+def _counted(ctx: ModelContext) -> str:
+    return f"({ctx.steps} steps checked in {ctx.examples} runs, shrinking included)"
 
 
 def _first_rule_failure(exc: BaseException) -> RuleFailure | None:
