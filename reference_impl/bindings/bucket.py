@@ -17,7 +17,7 @@ from typing import Any
 from reference_impl.bindings import conditions, objects, ranges
 from reference_impl.bindings.errors import BindingError, InternalError, store_error, type_error
 from reference_impl.context import ServerContext
-from reference_impl.storage.engine import ObjectRecord
+from reference_impl.storage.engine import BucketGone, ObjectRecord
 
 HONOR_INCLUDE_FLAG = "r2_list_honor_include"
 USER_HASHES = ("md5", "sha1", "sha256", "sha384", "sha512")
@@ -39,6 +39,11 @@ def check_key(operation: str, key: Any) -> str:
     if len(key.encode()) > MAX_KEY_BYTES:
         raise store_error(operation, "The specified object name is not valid", 10020)
     return key
+
+
+def bucket_gone(operation: str) -> BindingError:
+    """The bucket was deleted while the call ran (storage.engine.BucketGone): nothing stored."""
+    return store_error(operation, "The specified bucket does not exist.", 10006)
 
 
 class BindingBucket:
@@ -92,7 +97,12 @@ class BindingBucket:
             meta["checksums"] = kept
         blob = await self.ctx.store.write_blob(_once(value))
         content_type = meta["http"].get("content-type", "application/octet-stream")
-        record = self.ctx.store.put_object(self.account, self.name, key, blob, content_type, meta)
+        try:
+            record = self.ctx.store.put_object(
+                self.account, self.name, key, blob, content_type, meta
+            )
+        except BucketGone:
+            raise bucket_gone("put") from None
         return self.describe(record)
 
     def _meta(self, options: dict[str, Any]) -> dict[str, Any]:

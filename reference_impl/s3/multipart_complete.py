@@ -18,7 +18,7 @@ from reference_impl.s3.call import Call, broken
 from reference_impl.s3.errors import S3Error
 from reference_impl.s3.multipart import COMPLETING, require_upload, uploads
 from reference_impl.s3.xmlio import parse_body, xml_response
-from reference_impl.storage.multipart import Part, Upload, multipart_etag
+from reference_impl.storage.multipart import Part, Upload, UploadGone, multipart_etag
 
 
 def _requested(ctx: ServerContext, root: ET.Element) -> list[tuple[int, str]]:
@@ -112,7 +112,10 @@ async def complete_multipart_upload(ctx: ServerContext, call: Call) -> Response:
         if delay > 0:
             await asyncio.sleep(delay)
         chosen = _chosen(ctx, upload, pairs)
-        blob = await uploads(ctx).join(chosen)
+        try:
+            blob = await uploads(ctx).join(chosen)
+        except UploadGone:  # aborted with its bucket while the parts were joined
+            raise S3Error("NoSuchUpload", UploadId=upload.upload_id) from None
         etag = multipart_etag(chosen)
         if ctx.profile.deviate_multipart_etag_plain:
             etag = blob.md5_hex
