@@ -36,7 +36,11 @@ class Compat:
 def check_key(operation: str, key: Any) -> str:
     if not isinstance(key, str):
         raise type_error(operation, "key must be a string")
-    if len(key.encode()) > MAX_KEY_BYTES:
+    try:
+        size = len(key.encode())
+    except UnicodeEncodeError:  # a lone surrogate from JSON: not UTF-8, so not a key
+        raise store_error(operation, "The specified object name is not valid", 10020) from None
+    if size > MAX_KEY_BYTES:
         raise store_error(operation, "The specified object name is not valid", 10020)
     return key
 

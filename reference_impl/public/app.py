@@ -11,7 +11,6 @@ follows the bucket's rules (`cors.py`); gzip objects follow `encoding.py`.
 from __future__ import annotations
 
 import logging
-from urllib.parse import unquote
 
 from starlette.applications import Starlette
 from starlette.datastructures import MutableHeaders
@@ -26,6 +25,7 @@ from reference_impl.s3.app import error_response
 from reference_impl.s3.call import Call
 from reference_impl.s3.errors import S3Error
 from reference_impl.s3.objects import get_object
+from reference_impl.s3.uri import utf8_unquote
 
 LOG = logging.getLogger(__name__)
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "[::1]", "::1"})
@@ -51,7 +51,10 @@ def _without_range(request: Request) -> Request:
 
 async def _read(ctx: ServerContext, request: Request, account: str, bucket: str) -> Response:
     raw = request.scope.get("raw_path", b"").decode("latin-1").split("?", 1)[0]
-    key = unquote(raw)[1:]
+    try:
+        key = utf8_unquote(raw)[1:]
+    except ValueError:  # not UTF-8: no key has this name (reference_impl/s3/uri.py)
+        raise S3Error("InvalidURI") from None
     if request.method not in ("GET", "HEAD"):
         raise S3Error("MethodNotAllowed")
     if ctx.profile.deviate_public_require_auth:

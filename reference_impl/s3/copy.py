@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import AsyncIterator, Iterator
-from urllib.parse import unquote
 
 from starlette.responses import Response
 
@@ -19,6 +18,7 @@ from reference_impl.s3.call import Call, broken
 from reference_impl.s3.errors import S3Error
 from reference_impl.s3.multipart import part_number, record_part, require_upload
 from reference_impl.s3.objects import _metadata, check_key
+from reference_impl.s3.uri import utf8_unquote
 from reference_impl.s3.xmlio import iso8601, xml_response
 from reference_impl.storage.blobs import BlobInfo
 from reference_impl.storage.engine import ObjectRecord
@@ -30,7 +30,12 @@ SOURCE_RANGE = re.compile(r"^bytes=(\d+)-(\d+)$")
 
 def parse_source(ctx: ServerContext, text: str) -> tuple[str, str]:
     """`/bucket/key` (URL-encoded, optional `?versionId=`) as (bucket, key)."""
-    path = unquote(text.split("?", 1)[0])
+    try:
+        path = utf8_unquote(text.split("?", 1)[0])
+    except ValueError:  # not UTF-8 once decoded: it names no key (reference_impl/s3/uri.py)
+        raise S3Error(
+            "InvalidArgument", "Copy Source is not valid UTF-8", ArgumentName=SOURCE_HEADER
+        ) from None
     if ctx.profile.deviate_copy_source_slash_refused and path.startswith("/"):
         raise S3Error("InvalidArgument", "Invalid copy source", ArgumentName=SOURCE_HEADER)
     bucket, sep, key = path.lstrip("/").partition("/")

@@ -137,9 +137,7 @@ def test_delete_bucket_aborts_uploads_in_progress(ref: RefProcess, wire: WireCli
     wire.request("DELETE", bucket).assert_ok()
 
 
-def test_part_streaming_while_bucket_deleted_is_not_kept(
-    ref: RefProcess, wire: WireClient
-) -> None:
+def test_part_streaming_while_bucket_deleted_is_not_kept(ref: RefProcess, wire: WireClient) -> None:
     """A part whose upload was aborted with its bucket mid-body: NoSuchUpload, no part file."""
     bucket = "race-mpu-part"
     wire.create_bucket(bucket).assert_ok()
