@@ -19,6 +19,7 @@ from starlette.responses import JSONResponse, Response
 from reference_impl.context import ServerContext
 from reference_impl.mgmt import audit
 from reference_impl.mgmt.envelope import ApiError, drop_fields, ok
+from reference_impl.public.domains import registry
 from reference_impl.s3.buckets import valid_bucket_name
 
 JURISDICTIONS = ("default", "eu", "fedramp")
@@ -129,6 +130,7 @@ class R2Buckets:
             raise ApiError("bucket_not_empty", bucket.name)
         if not self.profile.deviate_bucket_delete_keeps:
             self.ctx.store.delete_bucket(account, bucket.name)
+            registry(self.ctx).remove_bucket(account, bucket.name)  # recreated: private
         audit.record(self.ctx, account, bucket.name, "DeleteBucket", None, self._actor())
         return {}
 

@@ -2,10 +2,11 @@
 
 One listener serves every custom domain (as one edge serves many hostnames): the `Host`
 header names the domain, the registry (`domains.py`, filled through the management API's
-`/r2/buckets/{bucket}/domains/custom`) names the bucket. A loopback Host (127.0.0.1, localhost)
-falls back to the default account's `public_bucket`, so that a developer can browse it without
-a domain. Reads are anonymous GET/HEAD with the S3 API's range and conditional handling; CORS
-follows the bucket's rules (`cors.py`); gzip objects follow `encoding.py`.
+`/r2/buckets/{bucket}/domains/custom`) names the bucket. Nothing else does: a bucket is public
+only through a linked, enabled domain (the Host header is the client's to choose, so a fallback
+on it, such as the loopback Host once served, publishes a private bucket to anyone). Reads are
+anonymous GET/HEAD with the S3 API's range and conditional handling; CORS follows the bucket's
+rules (`cors.py`); gzip objects follow `encoding.py`.
 """
 
 from __future__ import annotations
@@ -28,7 +29,6 @@ from reference_impl.s3.objects import get_object
 from reference_impl.s3.uri import utf8_unquote
 
 LOG = logging.getLogger(__name__)
-LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "[::1]", "::1"})
 METHODS = ["GET", "HEAD", "OPTIONS", "PUT", "POST", "DELETE", "PATCH"]
 
 
@@ -37,8 +37,6 @@ def _bucket_for(ctx: ServerContext, request: Request) -> tuple[str, str]:
     found = registry(ctx).bucket_of(host)
     if found is not None:
         return found
-    if normalise_host(host) in LOOPBACK_HOSTS:
-        return ctx.identity.account_id, str(ctx.profile.public_bucket)
     raise S3Error("NoSuchBucket", BucketName=normalise_host(host))
 
 

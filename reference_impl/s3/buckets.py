@@ -8,6 +8,7 @@ from starlette.responses import Response
 
 from reference_impl.context import ServerContext
 from reference_impl.mgmt import audit
+from reference_impl.public.domains import registry
 from reference_impl.s3.call import Call, broken
 from reference_impl.s3.errors import S3Error
 from reference_impl.s3.xmlio import parse_body, xml_response
@@ -76,6 +77,7 @@ async def delete_bucket(ctx: ServerContext, call: Call) -> Response:
     if not empty and not broken(ctx, "delete-non-empty"):
         raise S3Error("BucketNotEmpty", BucketName=bucket.name)
     ctx.store.delete_bucket(call.account, bucket.name)
+    registry(ctx).remove_bucket(call.account, bucket.name)  # a recreated bucket starts private
     audit.record_s3(ctx, call, "DeleteBucket")
     return Response(status_code=204)
 
