@@ -18,6 +18,7 @@ from reference_impl.bindings import conditions, objects, ranges
 from reference_impl.bindings.errors import BindingError, InternalError, store_error, type_error
 from reference_impl.context import ServerContext
 from reference_impl.storage.engine import BucketGone, ObjectRecord
+from reference_impl.storage.full import StorageFull
 
 HONOR_INCLUDE_FLAG = "r2_list_honor_include"
 USER_HASHES = ("md5", "sha1", "sha256", "sha384", "sha512")
@@ -43,6 +44,11 @@ def check_key(operation: str, key: Any) -> str:
     if size > MAX_KEY_BYTES:
         raise store_error(operation, "The specified object name is not valid", 10020)
     return key
+
+
+def storage_full(operation: str) -> BindingError:
+    """No space left (storage.full.StorageFull): a refusal that says so, nothing stored."""
+    return BindingError("Error", f"{operation}: no space left to store the object")
 
 
 def bucket_gone(operation: str) -> BindingError:
@@ -99,14 +105,16 @@ class BindingBucket:
         kept = self._verify(claims, value)
         if kept:
             meta["checksums"] = kept
-        blob = await self.ctx.store.write_blob(_once(value))
         content_type = meta["http"].get("content-type", "application/octet-stream")
         try:
+            blob = await self.ctx.store.write_blob(_once(value))
             record = self.ctx.store.put_object(
                 self.account, self.name, key, blob, content_type, meta
             )
         except BucketGone:
             raise bucket_gone("put") from None
+        except StorageFull:
+            raise storage_full("put") from None
         return self.describe(record)
 
     def _meta(self, options: dict[str, Any]) -> dict[str, Any]:

@@ -10,9 +10,16 @@ from __future__ import annotations
 from typing import Any
 
 from reference_impl.bindings import objects
-from reference_impl.bindings.bucket import BindingBucket, _once, bucket_gone, check_key
+from reference_impl.bindings.bucket import (
+    BindingBucket,
+    _once,
+    bucket_gone,
+    check_key,
+    storage_full,
+)
 from reference_impl.bindings.errors import BindingError, store_error, type_error
 from reference_impl.storage.engine import BucketGone
+from reference_impl.storage.full import StorageFull
 from reference_impl.storage.multipart import Part, Upload, UploadGone, multipart_etag, uploads_of
 
 MIN_PART_BYTES = 5 * 1024 * 1024
@@ -62,11 +69,13 @@ async def upload_part(
         or not 1 <= number <= MAX_PART_NUMBER
     ):
         raise type_error("uploadPart", f"partNumber must be from 1 to {MAX_PART_NUMBER}")
-    blob = await bucket.ctx.store.write_blob(_once(value), inline=False)
     try:
+        blob = await bucket.ctx.store.write_blob(_once(value), inline=False)
         part = uploads_of(bucket.ctx.store).put_part(upload.upload_id, number, blob)
     except UploadGone:
         raise _upload_gone("uploadPart") from None
+    except StorageFull:
+        raise storage_full("uploadPart") from None
     return {"partNumber": part.number, "etag": part.etag}
 
 
@@ -113,6 +122,8 @@ async def complete(bucket: BindingBucket, key: Any, upload_id: Any, parts: Any) 
         raise _upload_gone("complete") from None
     except BucketGone:
         raise bucket_gone("complete") from None
+    except StorageFull:
+        raise storage_full("complete") from None
     uploads.delete(upload.upload_id)
     return bucket.describe(record)
 

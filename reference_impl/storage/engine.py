@@ -20,6 +20,7 @@ from typing import Any
 from reference_impl.storage.blobs import BlobInfo, BlobStore, inline_chunks
 from reference_impl.storage.checkpointer import BACKSTOP_PAGES, Checkpointer
 from reference_impl.storage.durability import WalSyncer
+from reference_impl.storage.full import StorageFull, is_full
 
 INLINE_MAX = 64 * 1024  # bodies up to this size live in their object's row
 _OBJECT_COLUMNS = "key, blob, size, etag, content_type, modified, md5, sha256, sha1, meta"
@@ -227,9 +228,14 @@ class Store:
 
         The blob remembers the bucket epoch its write began in (see `put_object`).
         """
-        return await self.blobs.write(
-            chunks, expected_sha256, inline_max=INLINE_MAX * inline, epoch=self.epoch
-        )
+        try:
+            return await self.blobs.write(
+                chunks, expected_sha256, inline_max=INLINE_MAX * inline, epoch=self.epoch
+            )
+        except OSError as exc:  # the temp file is already removed (storage/fastio.py)
+            if is_full(exc):
+                raise StorageFull(str(exc)) from exc
+            raise
 
     def read_blob(
         self, blob: BlobInfo, start: int = 0, length: int | None = None
@@ -267,6 +273,22 @@ class Store:
             data=blob.inline,
             inline=blob.inline is not None,
         )
+        try:
+            old = self._commit_object(account, bucket, key, blob, record)
+        except sqlite3.Error as exc:  # a full disk: the transaction rolled back, drop the blob
+            if not is_full(exc):
+                raise
+            if blob.inline is None:
+                self.blobs.remove(blob.name)
+            raise StorageFull(str(exc)) from exc
+        if old and old[1] and old[0] != record.blob:  # the replaced body was a file
+            self.blobs.remove(old[0])
+        return record
+
+    def _commit_object(
+        self, account: str, bucket: str, key: str, blob: BlobInfo, record: ObjectRecord
+    ) -> Any:
+        """The row of `put_object`, in one transaction; the replaced row's (blob, is a file)."""
         with self.db:
             gen = self.db.execute(
                 "SELECT gen FROM buckets WHERE account=? AND name=?", (account, bucket)
@@ -293,15 +315,13 @@ class Store:
                     record.md5,
                     record.sha256,
                     record.sha1,
-                    content_type,
-                    json.dumps(meta),
+                    record.content_type,
+                    json.dumps(record.meta),
                     record.modified,
                     blob.inline,
                 ),
             )
-        if old and old[1] and old[0] != record.blob:  # the replaced body was a file
-            self.blobs.remove(old[0])
-        return record
+        return old
 
     def get_object(self, account: str, bucket: str, key: str) -> ObjectRecord | None:
         row = self.db.execute(

@@ -18,6 +18,7 @@ from typing import Any
 
 from reference_impl.storage.blobs import BlobInfo
 from reference_impl.storage.engine import BucketGone, Store
+from reference_impl.storage.full import StorageFull, is_full
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS uploads (
@@ -103,18 +104,24 @@ class UploadStore:
         if blob.inline is not None:  # parts are read back as files when the upload completes
             raise ValueError("a part must be written with write_blob(..., inline=False)")
         part = Part(number, blob.name, blob.size, blob.md5_hex, time.time())
-        with self.db:
-            exists = "SELECT 1 FROM uploads WHERE upload_id=?"
-            if self.db.execute(exists, (upload_id,)).fetchone() is None:
-                self.store.blobs.remove(blob.name)
-                raise UploadGone(upload_id)
-            old = self.db.execute(
-                "SELECT blob FROM parts WHERE upload_id=? AND number=?", (upload_id, number)
-            ).fetchone()
-            self.db.execute(
-                "INSERT OR REPLACE INTO parts VALUES (?,?,?,?,?,?)",
-                (upload_id, number, part.blob, part.size, part.etag, part.modified),
-            )
+        try:
+            with self.db:
+                exists = "SELECT 1 FROM uploads WHERE upload_id=?"
+                if self.db.execute(exists, (upload_id,)).fetchone() is None:
+                    self.store.blobs.remove(blob.name)
+                    raise UploadGone(upload_id)
+                old = self.db.execute(
+                    "SELECT blob FROM parts WHERE upload_id=? AND number=?", (upload_id, number)
+                ).fetchone()
+                self.db.execute(
+                    "INSERT OR REPLACE INTO parts VALUES (?,?,?,?,?,?)",
+                    (upload_id, number, part.blob, part.size, part.etag, part.modified),
+                )
+        except sqlite3.Error as exc:  # a full disk: the transaction rolled back
+            if not is_full(exc):
+                raise
+            self.store.blobs.remove(blob.name)
+            raise StorageFull(str(exc)) from exc
         if old and old[0] != part.blob:
             self.store.blobs.remove(old[0])
         return part
