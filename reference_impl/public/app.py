@@ -27,6 +27,8 @@ from reference_impl.s3.call import Call
 from reference_impl.s3.errors import S3Error
 from reference_impl.s3.objects import get_object
 from reference_impl.s3.uri import utf8_unquote
+from reference_impl.storage.engine import BucketGone
+from reference_impl.storage.full import StorageFull
 
 LOG = logging.getLogger(__name__)
 METHODS = ["GET", "HEAD", "OPTIONS", "PUT", "POST", "DELETE", "PATCH"]
@@ -98,6 +100,10 @@ def build_app(ctx: ServerContext) -> Starlette:
             return cors.decorate(ctx, request, account, bucket, response)
         except S3Error as error:
             return error_response(ctx, error)
+        except BucketGone as gone:  # deleted while a migration fetch stored the object
+            return error_response(ctx, S3Error("NoSuchBucket", BucketName=gone.bucket))
+        except StorageFull:  # a migration fetch found the disk full
+            return error_response(ctx, S3Error("InsufficientStorage"))
         except Exception:  # a bug of ours: answer 500 and keep serving
             LOG.exception("public entrypoint failed on %s %s", request.method, request.url.path)
             return error_response(ctx, S3Error("InternalError"))
