@@ -1,9 +1,10 @@
-"""DeleteBucket while a PUT is still sending its body: the bucket never comes back holding it.
+"""DeleteBucket racing writes: a deleted bucket never comes back holding a PUT or an upload.
 
 A bucket that DeleteBucket removed (204) held no object, so the PUT that was streaming into it
 must not land afterwards: not in the deleted bucket, and not in a bucket created again under
 the same name. Either the PUT is stored first and DeleteBucket answers 409 BucketNotEmpty, or
-DeleteBucket wins and the PUT fails.
+DeleteBucket wins and the PUT fails. Likewise an upload in progress is refused as content
+(409) or leaves with its bucket (S3 aborts it); it never reaches a recreated bucket.
 """
 
 from __future__ import annotations
@@ -77,6 +78,47 @@ def test_put_streaming_during_delete_bucket_never_resurrects(s3, names):
         listed = wire.list_objects_v2(bucket).assert_ok()
         keys = [e.text for e in listed.xml.iter() if e.tag.endswith("Key")]
         assert keys == [], f"the recreated bucket holds {keys}: objects came back from the dead"
+        wire.get_object(bucket, key).assert_error(404, "NoSuchKey")
+    finally:
+        wire.request("DELETE", bucket, key)
+        wire.request("DELETE", bucket)
+
+
+def _upload_id(reply) -> str:
+    found = [e.text for e in reply.xml.iter() if e.tag.endswith("UploadId")]
+    assert found and found[0], f"CreateMultipartUpload answered no UploadId: {reply.body[:200]!r}"
+    return str(found[0])
+
+
+@pytest.mark.rule("storage.delete-bucket.not-empty-409")
+def test_upload_in_progress_never_survives_its_bucket(s3, names):
+    """DeleteBucket with an upload in progress: 409 (not empty), or the upload goes with it."""
+    wire = s3.wire
+    bucket, key = names.bucket(), names.key()
+    wire.create_bucket(bucket).assert_ok()
+    upload_id = _upload_id(wire.request("POST", bucket, key, query=[("uploads", None)]).assert_ok())
+    part = [("partNumber", "1"), ("uploadId", upload_id)]
+    etag = wire.request("PUT", bucket, key, query=part, body=b"part one").assert_ok().header("ETag")
+    deleted = wire.request("DELETE", bucket)
+    if deleted.status == 409:  # refused as not empty: the upload and the bucket stay
+        wire.request("DELETE", bucket, key, query=[("uploadId", upload_id)])
+        wire.request("DELETE", bucket)
+        return
+    assert deleted.status == 204, f"DeleteBucket with an upload in progress: {deleted.status}"
+    wire.create_bucket(bucket).assert_ok()
+    try:
+        listed = wire.request("GET", bucket, query=[("uploads", None)]).assert_ok()
+        ids = [e.text for e in listed.xml.iter() if e.tag.endswith("UploadId")]
+        assert upload_id not in ids, "the deleted bucket's upload is listed in the recreated one"
+        complete = (
+            "<CompleteMultipartUpload><Part><PartNumber>1</PartNumber>"
+            f"<ETag>{etag}</ETag></Part></CompleteMultipartUpload>"
+        ).encode()
+        done = wire.request("POST", bucket, key, query=[("uploadId", upload_id)], body=complete)
+        assert done.status == 404, (
+            f"CompleteMultipartUpload of the deleted bucket's upload answered {done.status}: "
+            "the upload survived its bucket"
+        )
         wire.get_object(bucket, key).assert_error(404, "NoSuchKey")
     finally:
         wire.request("DELETE", bucket, key)
