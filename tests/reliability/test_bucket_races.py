@@ -8,9 +8,10 @@ survive into a recreated bucket either (docs/decisions.md, "DeleteBucket with up
 
 from __future__ import annotations
 
+import asyncio
 import http.client
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -19,6 +20,8 @@ import pytest
 from reliability.refproc import RefProcess
 
 from conformance.clients.s3_wire import WireClient
+from reference_impl.storage.engine import BucketGone, Store
+from reference_impl.storage.multipart import uploads_of
 
 PART = 5 * 1024 * 1024
 SETTLE = 0.3  # seconds for the reference to start handling a request whose body is half sent
@@ -153,3 +156,32 @@ def test_part_streaming_while_bucket_deleted_is_not_kept(ref: RefProcess, wire: 
     assert status == 404 and b"NoSuchUpload" in reply, (status, reply[:300])
     assert blob_files(ref) <= before
     wire.request("DELETE", bucket).assert_ok()
+
+
+async def _one(body: bytes) -> AsyncIterator[bytes]:
+    yield body
+
+
+@pytest.mark.parametrize("size", [100, 200 * 1024], ids=["inline", "file"])
+def test_engine_refuses_a_blob_older_than_its_bucket(tmp_path: Path, size: int) -> None:
+    """The mechanism behind every commit path: a write that began before the bucket existed
+    (deleted and recreated meanwhile) or whose bucket is gone is refused and its file removed."""
+    store = Store(tmp_path / "storage")
+    try:
+        store.create_bucket("acct", "b", "auto")
+        stale = asyncio.run(store.write_blob(_one(b"s" * size)))
+        store.delete_bucket("acct", "b")
+        with pytest.raises(BucketGone):
+            store.put_object("acct", "b", "k", stale, "text/plain", {})
+        stale = asyncio.run(store.write_blob(_one(b"s" * size)))
+        store.create_bucket("acct", "b", "auto")  # recreated after the write began
+        with pytest.raises(BucketGone):
+            store.put_object("acct", "b", "k", stale, "text/plain", {})
+        assert store.get_object("acct", "b", "k") is None
+        assert not [p for p in store.blobs.root.rglob("*") if p.is_file()]
+        fresh = asyncio.run(store.write_blob(_one(b"f" * size)))
+        assert store.put_object("acct", "b", "k", fresh, "text/plain", {}).size == size
+        with pytest.raises(BucketGone):  # an upload cannot start in a bucket that is gone
+            uploads_of(store).create("acct", "gone", "k", "text/plain", {})
+    finally:
+        store.close()
