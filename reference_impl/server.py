@@ -95,7 +95,7 @@ def ready_document(ctx: ServerContext) -> dict[str, Any]:
             "gateway": {"url": ctx.urls["gateway"], "networks": ["sepolia", "rinkeby"]},
             "public": {"url": ctx.urls["public"]},
             "edge": {"url": ctx.urls["edge"]},
-            "bindings": {"url": ctx.urls["bindings"]},
+            "bindings": {"url": ctx.urls["bindings"], "token": ident.bindings_token},
         },
     }
     if PUBLIC_TLS in ctx.urls:  # the public entrypoint again, over TLS with HTTP/2 (ALPN)
