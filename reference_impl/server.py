@@ -18,6 +18,7 @@ import uvicorn
 
 from reference_impl.context import ServerContext
 from reference_impl.durable_replies import DurableReplies
+from reference_impl.guarded_http import GuardedHttpTools, guarded_protocol
 from reference_impl.public.h2 import SURFACE as PUBLIC_TLS
 from reference_impl.public.h2 import PublicTlsServer
 from reference_impl.tls import ensure_certificate
@@ -42,6 +43,11 @@ class _QuietServer(uvicorn.Server):
     @contextlib.contextmanager
     def capture_signals(self) -> Iterator[None]:
         yield
+
+
+def _protocol(ctx: ServerContext) -> type[GuardedHttpTools]:
+    """Every uvicorn listener's HTTP protocol: httptools with header size and time bounded."""
+    return guarded_protocol(ctx.profile.max_header_bytes, ctx.profile.header_timeout_s)
 
 
 def _bind(host: str, port: int) -> socket.socket:
@@ -140,6 +146,7 @@ async def serve(
         app = surface_app(module_name, ctx)
         config = uvicorn.Config(
             app,
+            http=_protocol(ctx),
             log_level="warning",
             access_log=False,
             lifespan="on",
@@ -155,6 +162,7 @@ async def serve(
         ctx.shared[TLS_CERT_KEY] = str(certificate.cert)
         config = uvicorn.Config(
             surface_app(SURFACES["s3"], ctx),
+            http=_protocol(ctx),
             log_level="warning",
             access_log=False,
             lifespan="on",
