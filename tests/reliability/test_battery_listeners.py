@@ -18,7 +18,7 @@ from collections.abc import Iterator
 import psutil
 import pytest
 from reliability.rawhttp import connect, read_until_closed, request_head, statuses
-from reliability.refproc import RefProcess, start
+from reliability.refproc import RefProcess, assert_no_traceback, start
 
 HEADER_TIMEOUT = 2.0  # the profile's header_timeout_s for this module's reference
 MAX_HEADER = 16384
@@ -31,10 +31,12 @@ LISTENERS = ["s3", "mgmt", "gateway", "public", "edge", "bindings", "s3_tls", "p
 @pytest.fixture(scope="module")
 def ref(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RefProcess]:
     data = tmp_path_factory.mktemp("listeners") / "data"
+    log = tmp_path_factory.mktemp("listeners-log") / "reference.stderr"
     proc = start(data, "--profile", f"header_timeout_s={HEADER_TIMEOUT}",
-                 "--profile", f"max_header_bytes={MAX_HEADER}")  # fmt: skip
+                 "--profile", f"max_header_bytes={MAX_HEADER}", log=log)  # fmt: skip
     yield proc
     proc.stop()
+    assert_no_traceback(log)
 
 
 def _url(ref: RefProcess, listener: str) -> str:
