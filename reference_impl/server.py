@@ -126,8 +126,11 @@ def surface_app(module_name: str, ctx: ServerContext) -> Any:
 
 
 def _write_atomically(path: Path, text: str) -> None:
+    """Owner-only (0600): the ready file carries the bindings bridge token."""
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        out.write(text)
     os.replace(tmp, path)
 
 

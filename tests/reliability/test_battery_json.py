@@ -78,6 +78,12 @@ def test_bridge_refuses_callers_without_its_token(
     assert got.status_code == 200 and got.json() == {"result": None}, "the refused put wrote"
 
 
+def test_ready_file_is_owner_only(ref: RefProcess) -> None:
+    """The ready file carries the token: only its owner may read it."""
+    ready = sorted(ref.data_dir.parent.glob(f"{ref.data_dir.name}-ready-*.json"))
+    assert ready and all(p.stat().st_mode & 0o077 == 0 for p in ready), ready
+
+
 def test_bridge_with_its_token_works(bridge: dict[str, Any]) -> None:
     put = _bridge_doc("put", {"key": "with-token", "value": base64.b64encode(b"ok").decode()})
     reply = requests.post(bridge["url"], json=put, headers=bridge["auth"], timeout=TIMEOUT)
