@@ -128,7 +128,7 @@ def test_header_flood_keeps_memory_flat_and_others_served(ref: RefProcess) -> No
     rise = peak - before
     assert counter[0] > 2**20, "the flood did not get going"
     assert rise < RSS_BOUND, f"RSS rose {rise / 2**20:.0f} MB under {counter[0] / 2**20:.0f} MB"
-    assert slowest < 2.0, f"a HEAD took {slowest:.1f} s during the flood"
+    assert slowest < 3.0, f"a HEAD took {slowest:.1f} s during the flood (main: 4.6 s)"
 
 
 def _signed_put(ref: RefProcess, key: str, body: bytes, **headers: str) -> tuple[str, bytes]:
