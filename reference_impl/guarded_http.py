@@ -23,6 +23,8 @@ from typing import Any
 import httptools
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol, RequestResponseCycle
 
+METHOD_ROOM = 16  # bytes of a method name before the request line's URL
+URL_PROBE = 64  # bytes of the URL searched for to find the request line
 REASONS = {
     400: b"Bad Request",
     408: b"Request Timeout",
@@ -73,9 +75,19 @@ class GuardedHttpTools(HttpToolsProtocol):
                 self._header_bytes += len(data)
             elif not self._completed_in_feed:  # this read began with the message
                 self._header_bytes = len(data)
-            # else another message ended in this read: its tail is not counted (bounded by one read)
+            else:  # earlier messages ended in this read: count from this one's request line
+                self._header_bytes = len(data) - self._request_line_at(data)
             if self._header_bytes > self.max_header_bytes:
                 self._refuse(431, f"request header block over {self.max_header_bytes} bytes")
+
+    def _request_line_at(self, data: bytes) -> int:
+        """Where the message being read begins in `data`, at or a little before its request
+        line (its URL's last occurrence, less room for the method); never an earlier message's
+        bytes, so the header count errs low by at most one read, never high."""
+        if not self.url:
+            return max(len(data) - METHOD_ROOM, 0)
+        at = data.rfind(b" " + self.url[:URL_PROBE])
+        return max(at - METHOD_ROOM, 0) if at >= 0 else len(data)
 
     # -- parser callbacks -------------------------------------------------------------------
     def on_message_begin(self) -> None:

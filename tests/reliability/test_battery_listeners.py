@@ -166,6 +166,19 @@ def test_two_requests_then_garbage_answered_in_order(ref: RefProcess) -> None:
     assert ref.wire().get_object(BUCKET, "pipe-2").body == second
 
 
+def test_put_then_oversized_header_answers_the_put_first(ref: RefProcess) -> None:
+    """The header bound on a pipelined request waits for the earlier answer too."""
+    ref.wire().create_bucket(BUCKET)
+    body = b"before the flood"
+    url, head = _signed_put(ref, "put-then-431", body, **{"Content-Length": str(len(body))})
+    sock = connect(url)
+    sock.sendall(head + body + b"GET / HTTP/1.1\r\nX-Big: " + b"a" * (MAX_HEADER + 1024))
+    raw, closed = read_until_closed(sock, time.monotonic() + 10)
+    sock.close()
+    assert closed and statuses(raw) == [200, 431], raw[:600]
+    assert ref.wire().get_object(BUCKET, "put-then-431").body == body
+
+
 def test_chunked_body_broken_by_garbage_stores_nothing(ref: RefProcess) -> None:
     """Bad bytes inside a PUT's chunked body: the PUT is not answered 200 and stores nothing."""
     ref.wire().create_bucket(BUCKET)
