@@ -100,15 +100,16 @@ def _flood(url: str, stop: threading.Event, counter: list[int]) -> None:
                 sock.close()
 
 
-def test_header_flood_keeps_memory_flat_and_others_served(ref: RefProcess) -> None:
-    """Row 5: six connections flood S3 with endless headers for 6 s; RSS stays within bound
-    and a normal request keeps being answered fast."""
+@pytest.mark.parametrize("listener", ["s3", "public_tls"])  # uvicorn + guard; hypercorn
+def test_header_flood_keeps_memory_flat_and_others_served(ref: RefProcess, listener: str) -> None:
+    """Row 5: six connections flood a listener with endless headers for 6 s; RSS stays within
+    bound and a normal S3 request keeps being answered fast."""
     server = psutil.Process(int(ref.ready["pid"]))
     wire = ref.wire()
     wire.create_bucket(BUCKET)
     before = server.memory_info().rss
     stop, counter = threading.Event(), [0]
-    url = _url(ref, "s3")
+    url = _url(ref, listener)
     floods = [threading.Thread(target=_flood, args=(url, stop, counter)) for _ in range(6)]
     for thread in floods:
         thread.start()
