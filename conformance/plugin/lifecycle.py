@@ -48,4 +48,18 @@ def finish_run(state: State) -> None:
     message = launcher.stop(state.run_dir, state.reference)
     if message:
         warnings.warn(cleanup.CleanupWarning(message), stacklevel=1)
+    keep_reference_log(state)
     shutil.rmtree(state.run_dir, ignore_errors=True)
+
+
+def keep_reference_log(state: State) -> None:
+    """A launched reference's non-empty stderr goes beside results.json (reference.stderr):
+    a traceback there is a defect of the reference, and the run dir is about to be removed."""
+    log = launcher.stderr_path(state.run_dir)
+    if state.options.results is None or not log.is_file() or log.stat().st_size == 0:
+        return
+    try:
+        state.options.results.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(log, state.options.results.parent / log.name)
+    except OSError as exc:
+        warnings.warn(cleanup.CleanupWarning(f"reference log not kept: {exc}"), stacklevel=1)

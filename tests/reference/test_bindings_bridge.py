@@ -25,10 +25,9 @@ SCHEMA = json.loads(
 
 def _client(tmp_path: Path, day: str = "2025-01-01", **overrides: str) -> TestClient:
     date = dt.date.fromisoformat(day)
-    ctx = ServerContext(
-        tmp_path, Profile(date, overrides), default_identity(), date, Store(tmp_path / "d")
-    )
-    return TestClient(build_app(ctx))
+    ident = default_identity()
+    ctx = ServerContext(tmp_path, Profile(date, overrides), ident, date, Store(tmp_path / "d"))
+    return TestClient(build_app(ctx), headers={"Authorization": f"Bearer {ident.bindings_token}"})
 
 
 def _call(client: TestClient, op: str, args: dict[str, Any], **compat: Any) -> Any:
