@@ -1,9 +1,7 @@
 """Adversarial battery, storage (issue 16 rows 1-4 and their class): races between bucket and
 object operations, key encodings, the public entrypoint's Host.
 
-The fixes of these rows are another branch's (reference_impl/s3, storage); on a branch without
-them these cases are expected failures (xfail, not strict), and they pass once merged. What
-they refuse: a PUT or completion acknowledged into a bucket that was deleted meanwhile, objects
+What they refuse: a PUT or completion acknowledged into a bucket that was deleted meanwhile, objects
 or uploads that come back with a recreated bucket, two keys that alias each other, a private
 object served anonymously.
 """
@@ -23,10 +21,6 @@ from reliability.refproc import RefProcess, start
 
 from conformance.clients.s3_wire import WireClient
 
-PENDING_FIX = pytest.mark.xfail(
-    reason="issue 16 rows 1-4 are fixed on another branch (reference_impl/s3, storage)",
-    strict=False,
-)
 STREAMERS = 4
 PART = 5 * 2**20
 
@@ -54,7 +48,6 @@ def _open_streaming_put(ref: RefProcess, bucket: str, key: str, size: int) -> An
     return sock, body[size // 2 :]
 
 
-@PENDING_FIX
 def test_delete_bucket_while_puts_stream_leaves_nothing_behind(ref: RefProcess) -> None:
     """Row 1: DeleteBucket 204 while PUTs stream, then the PUTs 200 into the deleted bucket, and
     a recreated bucket showed their objects. A delete and a commit are serialised: if the
@@ -84,7 +77,6 @@ def test_delete_bucket_while_puts_stream_leaves_nothing_behind(ref: RefProcess) 
         assert keys == [], f"a recreated bucket brought back {keys}"
 
 
-@PENDING_FIX
 def test_delete_bucket_with_upload_in_progress(ref: RefProcess) -> None:
     """Row 2: the upload survived the bucket and completed in a recreated one."""
     wire = ref.wire()
@@ -122,7 +114,6 @@ def unsigned(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RefProcess]:
     proc.stop()
 
 
-@PENDING_FIX
 @pytest.mark.parametrize("escape", ["%ff", "%fe", "%80", "%c3", "%ed%a0%80", "%c0%af"])
 def test_invalid_utf8_key_is_refused_not_aliased(unsigned: RefProcess, escape: str) -> None:
     """Row 3: `x%ff`, `x%fe`, ... all became `x\\ufffd` and overwrote each other."""
@@ -135,7 +126,6 @@ def test_invalid_utf8_key_is_refused_not_aliased(unsigned: RefProcess, escape: s
     assert wire.get_object(bucket, "x\ufffd").body == b"the replacement-character key"
 
 
-@PENDING_FIX
 def test_public_entrypoint_never_serves_a_private_bucket(ref: RefProcess) -> None:
     """Row 4: a loopback Host made the account's private bucket named `public` readable."""
     wire = ref.wire()
