@@ -26,6 +26,10 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     q = actions.add_parser("show", help="write the history page of a target")
     q.add_argument("--target", required=True, metavar="NAME")
     q.add_argument("-o", "--output", type=Path, default=Path("history.html"))
+    q.add_argument(
+        "--as-of", metavar="DATE",
+        help="only runs judged at this as-of date; `current`: runs judged at their own night",
+    )  # fmt: skip
     q.add_argument("--store", default=DEFAULT_STORE, metavar="URL", help=_STORE_HELP)
 
 
@@ -40,7 +44,7 @@ def main(ns: argparse.Namespace) -> int:
     try:
         if ns.action == "add":
             return add(ns.store, ns.results, ns.night, ns.target_version)
-        return show(ns.store, ns.target, ns.output)
+        return show(ns.store, ns.target, ns.output, ns.as_of)
     except StoreError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -77,13 +81,13 @@ def add(store_url: str, paths: list[Path], night: str | None, version: str | Non
     return code
 
 
-def show(store_url: str, target: str, out: Path) -> int:
+def show(store_url: str, target: str, out: Path, as_of: str | None = None) -> int:
     from conformance.history.page import write_history
     from conformance.history.store import Store
 
     with Store(store_url) as store:
         try:
-            page = write_history(store, target, out)
+            page = write_history(store, target, out, as_of)
         except LookupError as exc:
             print(f"error: {exc.args[0]}", file=sys.stderr)
             return 1

@@ -93,17 +93,23 @@ def render_history(hist: History) -> str:
     )
 
 
-def load_history(store: Store, target: str) -> History:
-    """The target's runs and verdicts, and the latest run of every target for interop."""
-    runs = store.run_rows(target)
+def load_history(store: Store, target: str, as_of: str | None = None) -> History:
+    """The target's runs and verdicts, and the latest run of every target for interop (with
+    the same as-of filter, so the targets are compared on the same rules)."""
+    runs = store.run_rows(target, as_of)
     if not runs:
         known = ", ".join(store.targets()) or "none"
-        raise LookupError(f"no runs of target {target!r} in the store (targets: {known})")
-    latest = {t: store.run_rows(t)[-1]["id"] for t in store.targets()}
+        which = f" at as-of {as_of}" if as_of else ""
+        raise LookupError(f"no runs of target {target!r}{which} in the store (targets: {known})")
+    latest = {}
+    for other in store.targets():
+        rows = store.run_rows(other, as_of)
+        if rows:
+            latest[other] = rows[-1]["id"]
     verdicts = store.rule_rows(sorted({r["id"] for r in runs} | set(latest.values())))
     interop = {t: verdicts[pk] for t, pk in latest.items()}
     return build_history(target, runs, verdicts, interop)
 
 
-def write_history(store: Store, target: str, out: str | Path) -> Path:
-    return write_html(render_history(load_history(store, target)), out)
+def write_history(store: Store, target: str, out: str | Path, as_of: str | None = None) -> Path:
+    return write_html(render_history(load_history(store, target, as_of)), out)

@@ -146,11 +146,18 @@ class Store:
             return Recorded(found, created=False)
         return Recorded(pk, created=True)
 
-    def run_rows(self, target: str | None = None) -> list[dict[str, Any]]:
-        """Runs, oldest night first (then start time), optionally of one target."""
+    def run_rows(self, target: str | None = None, as_of: str | None = None) -> list[dict[str, Any]]:
+        """Runs, oldest night first (then start time), optionally of one target and as-of date.
+
+        `as_of="current"` keeps the runs that judged the rules in force on their own night.
+        """
         query = sa.select(runs).order_by(runs.c.night, runs.c.started, runs.c.id)
         if target is not None:
             query = query.where(runs.c.target == target)
+        if as_of == "current":
+            query = query.where(runs.c.as_of == runs.c.night)
+        elif as_of is not None:
+            query = query.where(runs.c.as_of == as_of)
         with self.engine.connect() as conn:
             return [dict(r._mapping) for r in conn.execute(query)]
 
