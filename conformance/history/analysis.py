@@ -142,6 +142,14 @@ def _rank(rule: RuleHistory) -> tuple[int, str]:
     return (2 if rule.changed else 3, rule.rule_id)
 
 
+def _interop_rank(item: tuple[str, list[str | None]]) -> tuple[int, str]:
+    """Rules some target fails first, then the others not passing everywhere, then the rest."""
+    rule_id, row = item
+    if any(s in FAILING for s in row):
+        return (0, rule_id)
+    return (2 if all(s == "PASS" for s in row) else 1, rule_id)
+
+
 def build_history(
     target: str,
     runs: list[dict[str, Any]],
@@ -162,8 +170,5 @@ def build_history(
                 (latest_of_targets[t].get(rid) or {}).get("status") for t in hist.interop_targets
             ]
             hist.interop.append((rid, row))
-        # rules where the targets disagree (or none passes) first: that is what interop is about
-        hist.interop.sort(
-            key=lambda item: (len(set(item[1])) == 1 and item[1][0] == "PASS", item[0])
-        )
+        hist.interop.sort(key=_interop_rank)
     return hist

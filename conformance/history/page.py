@@ -16,7 +16,7 @@ from conformance.report.render import _asset, write_html
 
 # Line colours of the score chart, one per area (colour-blind friendly, Okabe-Ito).
 AREA_COLOURS = ("#0072b2", "#e69f00", "#009e73", "#cc79a7", "#56b4e9", "#d55e00", "#000000")
-CHART_W, CHART_H, PAD_L, PAD_R, PAD_T, PAD_B = 760, 240, 44, 12, 12, 36
+CHART_W, CHART_H, PAD_L, PAD_R, PAD_T, PAD_B = 760, 240, 44, 28, 12, 36
 
 
 @dataclass(frozen=True)

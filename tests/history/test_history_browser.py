@@ -35,8 +35,8 @@ def test_history_page_in_a_browser(tmp_path: Path) -> None:
         page = write_history(store, "edge", tmp_path / "history.html")
     dom = chromium("--dump-dom", page.as_uri())
     assert [line for line in dom.stderr.splitlines() if ":CONSOLE" in line] == []
-    assert 'id="failing-count">1 rules' in dom.stdout
-    assert 'id="flaky-count">1 rules' in dom.stdout
+    assert 'id="failing-count">1 rule<' in dom.stdout
+    assert 'id="flaky-count">1 rule<' in dom.stdout
     assert dom.stdout.count("<polyline") == 3 and "<svg" in dom.stdout
     shot = tmp_path / "history.png"
     chromium("--hide-scrollbars", "--window-size=1200,1600", f"--screenshot={shot}", page.as_uri())

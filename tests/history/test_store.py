@@ -12,7 +12,6 @@ import textwrap
 import time
 from pathlib import Path
 
-import pytest
 import sqlalchemy as sa
 from history_helpers import night_doc
 
@@ -134,7 +133,6 @@ def test_two_recorders_at_once_both_land(store_url: str, tmp_path: Path) -> None
         assert sorted(r["night"] for r in store.run_rows()) == ["2026-11-08", "2026-11-09"]
 
 
-@pytest.mark.parametrize("store_url", ["sqlite"], indirect=True)
 def test_first_openings_in_parallel_migrate_once(store_url: str) -> None:
     code = "import sys; from conformance.history.store import Store; Store(sys.argv[1]).close()"
     procs = [subprocess.Popen([sys.executable, "-c", code, store_url]) for _ in range(3)]
