@@ -139,3 +139,23 @@ def test_as_of_filter_keeps_runs_of_one_date(store: Store) -> None:
     assert len(load_history(store, "edge", fixed).nights) == 8
     with pytest.raises(LookupError, match="at as-of 1999-01-01"):
         load_history(store, "edge", "1999-01-01")
+
+
+def test_run_records_its_results_at_the_end(tmp_path: Path) -> None:
+    """`conformance run --history URL`: the controller records the results file it read."""
+    from conformance.cli_run import _record_history
+
+    store = str(tmp_path / "h.sqlite")
+    doc = night_doc("edge", "2026-11-10", {REGRESSED: "FAIL"})
+    assert _record_history(store, doc, 1) == 1  # the run's own verdict is kept
+    with Store(store) as opened:
+        assert [r["run_id"] for r in opened.run_rows("edge")] == [doc["run"]["run_id"]]
+    unreachable = "postgresql://nobody@127.0.0.1:1/none"
+    assert _record_history(unreachable, doc, 0) == 2  # a store that cannot record fails the run
+
+
+def test_run_takes_history_option() -> None:
+    from conformance.cli import build_parser, run_options
+
+    ns = build_parser().parse_args(["run", "--history", "sqlite:///h.db"])
+    assert run_options(ns, []).history == "sqlite:///h.db"
