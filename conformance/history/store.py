@@ -138,12 +138,14 @@ class Store:
                 # the insert comes first: it takes the write lock (SQLite) before any read
                 pk = conn.execute(sa.insert(runs).values(row).returning(runs.c.id)).scalar_one()
                 _insert_rows(conn, pk, doc)
-        except sa.exc.IntegrityError:
+        except sa.exc.IntegrityError as exc:
             with self.engine.connect() as conn:
                 found = conn.execute(sa.select(runs.c.id).where(runs.c.run_key == key)).scalar()
-            if found is None:
-                raise
+            if found is None:  # not a double: e.g. one rule twice in the file
+                raise StoreError(f"run {run['run_id']} not recorded: {exc.orig}") from exc
             return Recorded(found, created=False)
+        except sa.exc.SQLAlchemyError as exc:
+            raise StoreError(f"run {run['run_id']} not recorded: {exc}") from exc
         return Recorded(pk, created=True)
 
     def run_rows(self, target: str | None = None, as_of: str | None = None) -> list[dict[str, Any]]:

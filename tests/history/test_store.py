@@ -12,10 +12,11 @@ import textwrap
 import time
 from pathlib import Path
 
+import pytest
 import sqlalchemy as sa
 from history_helpers import night_doc
 
-from conformance.history.store import Store, store_url
+from conformance.history.store import Store, StoreError, store_url
 
 
 def test_plain_path_is_sqlite_and_postgres_goes_through_psycopg(tmp_path: Path) -> None:
@@ -138,4 +139,13 @@ def test_first_openings_in_parallel_migrate_once(store_url: str) -> None:
     procs = [subprocess.Popen([sys.executable, "-c", code, store_url]) for _ in range(3)]
     assert [p.wait(timeout=120) for p in procs] == [0, 0, 0]
     with Store(store_url) as store:
+        assert store.run_rows() == []
+
+
+def test_a_file_the_store_cannot_hold_is_refused_whole(store_url: str) -> None:
+    doc = night_doc("edge", "2026-11-11")
+    doc["rules"].append(dict(doc["rules"][0]))  # one rule twice: not one run's verdicts
+    with Store(store_url) as store:
+        with pytest.raises(StoreError, match="not recorded"):
+            store.record(doc)
         assert store.run_rows() == []
