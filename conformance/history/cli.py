@@ -84,7 +84,12 @@ def add(store_url: str, paths: list[Path], night: str | None, version: str | Non
 def show(store_url: str, target: str, out: Path, as_of: str | None = None) -> int:
     from conformance.history.page import write_history
     from conformance.history.store import Store
+    from conformance.history.store import store_url as url_of
 
+    url = url_of(store_url)
+    if url.get_backend_name() == "sqlite" and url.database and not Path(url.database).exists():
+        print(f"error: no results store at {url.database}", file=sys.stderr)
+        return 1
     with Store(store_url) as store:
         try:
             page = write_history(store, target, out, as_of)

@@ -128,6 +128,9 @@ def test_cli_add_then_show(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     assert _rows(out.read_text(), "failing-rule") == [REGRESSED]
     assert main(["history", "show", "--target", "nobody", "--store", store, "-o", str(out)]) == 1
     assert "no runs of target 'nobody'" in capsys.readouterr().err
+    missing = tmp_path / "none.sqlite"
+    assert main(["history", "show", "--target", "edge", "--store", str(missing)]) == 1
+    assert "no results store at" in capsys.readouterr().err and not missing.exists()
 
 
 def test_as_of_filter_keeps_runs_of_one_date(store: Store) -> None:
