@@ -79,6 +79,10 @@ def _add_run(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--expectations", metavar="PATH",
         help="known failures as strict xfails (default: ./expectations/<target>.yaml if present)",
     )  # fmt: skip
+    p.add_argument(
+        "--history", metavar="URL",
+        help="record the run in this results store (SQLite path or database URL)",
+    )  # fmt: skip
 
 
 def _add_others(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -134,6 +138,9 @@ def _add_others(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     p = sub.add_parser("targets", help="list known targets and their surfaces")
     p.add_argument("--targets-file", metavar="PATH")
     _add_results_tools(sub)
+    from conformance.history.cli import add_parser as add_history
+
+    add_history(sub)
 
 
 def _add_results_tools(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -192,6 +199,7 @@ def run_options(ns: argparse.Namespace, pytest_args: list[str]) -> RunOptions:
         pytest_args=pytest_args, baseline=ns.baseline,
         spec_base=ns.spec_base or default_spec_base(), expectations=ns.expectations,
         case_timeout=ns.case_timeout, compat_date=ns.compat_date, compat_flags=ns.compat_flag,
+        history=ns.history,
     )  # fmt: skip
 
 
@@ -236,6 +244,10 @@ def _main(argv: Sequence[str] | None = None) -> int:
         return cmd.diff(ns.old, ns.new, ns.format)
     if ns.command == "targets":
         return cmd.list_targets(ns.targets_file)
+    if ns.command == "history":
+        from conformance.history.cli import main as history_main
+
+        return history_main(ns)
     raise AssertionError(f"unhandled command {ns.command}")
 
 

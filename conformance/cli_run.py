@@ -46,6 +46,7 @@ class RunOptions:
     case_timeout: int = 300
     compat_date: str | None = None
     compat_flags: list[str] = field(default_factory=list)
+    history: str | None = None  # results store URL: record the run there at its end
 
 
 def safe_name(text: str) -> str:
@@ -135,6 +136,19 @@ def _read_results(path: Path) -> tuple[dict[str, Any] | None, str | None]:
         return None, str(exc)
 
 
+def _record_history(store_url: str, doc: dict[str, Any], code: int) -> int:
+    """Record the finished run in the results store; a store that fails fails the run."""
+    from conformance.history.cli import record_doc
+    from conformance.history.store import StoreError
+
+    try:
+        print(f"history: {record_doc(store_url, doc)}")
+    except StoreError as exc:
+        print(f"error: history: {exc}", file=sys.stderr)
+        return code or 2
+    return code
+
+
 def run(opts: RunOptions) -> int:
     """Run the suite, render the report, print the summary; return the exit status."""
     from conformance.report.diff import diff_results, format_text
@@ -158,6 +172,8 @@ def run(opts: RunOptions) -> int:
     code, reasons = run_exit_code(doc, pytest_rc)
     for reason in reasons:
         print(reason, file=sys.stderr)
+    if doc is not None and opts.history:
+        code = _record_history(opts.history, doc, code)
     if doc is not None and opts.baseline:
         try:
             change = diff_results(load_results(opts.baseline), doc)
