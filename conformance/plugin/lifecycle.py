@@ -10,7 +10,7 @@ import json
 import shutil
 import warnings
 
-from conformance.plugin import cleanup, launcher
+from conformance.plugin import account, cleanup, launcher
 from conformance.plugin.state import State
 from conformance.plugin.targets import REFERENCE, Target
 
@@ -37,15 +37,27 @@ def clean_run_buckets(state: State, target: Target | None) -> None:
     cleanup.delete_prefixed(client, state.run_prefix + "-")
 
 
-def finish_run(state: State) -> None:
-    """Cleanup, then stop the reference if this run launched one; never raises."""
+def finish_run(state: State) -> list[str]:
+    """Restore the zone, cleanup, then stop the reference if this run launched one; never
+    raises. Returns the lines of a failed restore (the run must then fail)."""
+    failed: list[str] = []
+    target = None
     try:
-        clean_run_buckets(state, _target_for_cleanup(state))
+        target = _target_for_cleanup(state)
+        failed = account.release_zone(state, target)
+    except Exception as exc:
+        failed = [f"edge-conformance: RESTORE FAILED: {exc!r}"]
+        account.say(failed[0])
+    try:
+        clean_run_buckets(state, target)
+        if state.surfaces_used:
+            account.unregister_run(state)
     except Exception as exc:
         warnings.warn(cleanup.CleanupWarning(f"cleanup failed: {exc}"), stacklevel=1)
     if not state.run_dir.exists():
-        return
+        return failed
     message = launcher.stop(state.run_dir, state.reference)
     if message:
         warnings.warn(cleanup.CleanupWarning(message), stacklevel=1)
     shutil.rmtree(state.run_dir, ignore_errors=True)
+    return failed

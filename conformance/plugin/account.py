@@ -1,0 +1,99 @@
+"""The plugin's side of account safety (conformance/safety): when a run first needs the zone's
+shared state it engages the guard once for all its workers; the controller releases it at the
+end and fails the run loudly when the restore did not hold.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import warnings
+from typing import TYPE_CHECKING
+
+import pytest
+from filelock import FileLock
+
+from conformance.plugin.preflight import stop_session
+from conformance.plugin.state import State
+from conformance.plugin.targets import Target
+from conformance.safety import guard, registry
+
+if TYPE_CHECKING:
+    from conformance.clients.rules_api import RulesApiClient
+
+MARKER = "safety.json"
+
+
+class SafetyWarning(pytest.PytestWarning):
+    """What the run does to a shared zone, or what a dead run left behind."""
+
+
+def context(state: State) -> guard.Context:
+    options = state.options
+    return guard.Context(
+        target=options.target,
+        targets_file=str(options.targets_file) if options.targets_file else None,
+        run_prefix=state.run_prefix,
+        owner_pid=state.owner_pid,
+        allow_shared_zone=options.allow_shared_zone,
+    )
+
+
+def register_run(state: State) -> None:
+    """Enter the run in the registry before it creates anything on the target."""
+    if not state.registered:
+        context(state).record()
+        state.registered = True
+
+
+def engage_zone(session: pytest.Session, state: State, client: RulesApiClient) -> None:
+    """Engage the guard once per run (every worker waits for the first); stop when refused."""
+    state.run_dir.mkdir(parents=True, exist_ok=True)
+    marker = state.run_dir / MARKER
+    with FileLock(str(state.run_dir / "safety.lock")):
+        if not marker.exists():
+            try:
+                notes = guard.engage(client, context(state))
+            except guard.Refused as exc:
+                marker.write_text(json.dumps({"refused": str(exc)}), encoding="utf-8")
+            else:
+                marker.write_text(json.dumps({"engaged": True}), encoding="utf-8")
+                for note in notes:
+                    warnings.warn(SafetyWarning(note), stacklevel=2)
+        refused = json.loads(marker.read_text(encoding="utf-8")).get("refused")
+    if refused:
+        stop_session(session, f"target {state.options.target!r}: {refused}")
+
+
+def release_zone(state: State, target: Target | None) -> list[str]:
+    """Controller, end of run: restore and check; returns the lines of a failed restore."""
+    if not (state.run_dir / MARKER).exists() or target is None or not target.offers("rules_api"):
+        return []
+    if "refused" in json.loads((state.run_dir / MARKER).read_text(encoding="utf-8")):
+        return []
+    from conformance.clients.rules_api import RulesApiClient
+
+    ctx = context(state)
+    released = guard.release(RulesApiClient.from_surface(target.surface("rules_api")), ctx)
+    for note in released.outcome.notes + released.cleanup_problems:
+        say(f"edge-conformance: {note}")
+    if released.outcome.ok:
+        return []
+    lines = [
+        "edge-conformance: RESTORE FAILED: the zone's log custom fields entry point was NOT put "
+        "back as it was found:",
+        *(f"  - {problem}" for problem in released.outcome.problems),
+        f"  the saved state and its restoring request: {released.journal_path}",
+        f"  restore it with: {ctx.recover_command()}",
+    ]
+    for line in lines:
+        say(line)
+    return lines
+
+
+def unregister_run(state: State) -> None:
+    registry.unregister(state.run_prefix)
+
+
+def say(line: str) -> None:
+    print(line, file=sys.__stderr__, flush=True)
