@@ -138,6 +138,11 @@ def _put_back(client: RulesApiClient, doc: dict[str, Any], outcome: Outcome) -> 
         if str(current["id"]) != str(saved["id"]):
             outcome.notes.append(f"the entry point's id changed: {saved['id']} -> {current['id']}")
         reply = client.update_ruleset(str(current["id"]), body)
+        if 400 <= reply.status < 500 and any("id" in rule for rule in body["rules"]):
+            # a target that refuses client-sent rule ids: the rules come back with new ones
+            without = [{k: v for k, v in rule.items() if k != "id"} for rule in body["rules"]]
+            reply = client.update_ruleset(str(current["id"]), {**body, "rules": without})
+            outcome.notes.append("the target refused the saved rule ids; restored without them")
     if reply.status != 200 or not reply.is_envelope or reply.json.get("success") is not True:
         outcome.problems.append(
             f"{reply.method} of the saved rules answered {reply.status}: {reply.text[:300]}"
