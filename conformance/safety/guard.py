@@ -117,9 +117,9 @@ def _engage_locked(client: RulesApiClient, ctx: Context, key: str) -> list[str]:
     shared = shared_zone_lines(client)
     if shared and not ctx.allow_shared_zone:
         raise Refused(
-            "the zone is shared: "
-            + " | ".join(shared)
-            + " | use a dedicated zone, or pass --allow-shared-zone"
+            "the zone is shared; this run would affect:\n"
+            + "".join(f"  - {line}\n" for line in shared)
+            + "use a dedicated zone, or pass --allow-shared-zone"
         )
     _take_lease(client, ctx)
     snap = journal.snapshot(client)

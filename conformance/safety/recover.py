@@ -112,9 +112,9 @@ def _delete_buckets(target: Target, dead: list[registry.RunRecord], report: Repo
         return
     from conformance.clients.s3 import S3Client
 
-    client: Any = S3Client.from_surface(target.surface("s3"), "ec-recover")
-    names = client.list_bucket_names()
+    names = S3Client.from_surface(target.surface("s3"), "ec-recover").list_bucket_names()
     for run in dead:
+        client: Any = S3Client.from_surface(target.surface("s3"), run.run_prefix)
         for name in [n for n in names if n.startswith(run.run_prefix + "-")]:
             try:
                 client.delete_bucket_recursive(name)
