@@ -45,6 +45,7 @@ USER_RULES = [
         "action_parameters": {"response_fields": [{"name": "x-user-c"}]},
     },
 ]
+RULE_KEYS = ("id", "ref", "action", "expression", "description", "action_parameters", "enabled")
 RUN_TIMEOUT = 120.0
 
 
