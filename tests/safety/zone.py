@@ -113,21 +113,7 @@ class LiveZone:
         listed = client.list_rulesets().assert_envelope_ok(200)
         entry = client.find_zone_ruleset()
         full = client.get_ruleset(str(entry["id"])).assert_envelope_ok(200) if entry else None
-        rules = [
-            {
-                k: r.get(k)
-                for k in (
-                    "id",
-                    "ref",
-                    "action",
-                    "expression",
-                    "description",
-                    "action_parameters",
-                    "enabled",
-                )
-            }  # fmt: skip
-            for r in (full or {}).get("rules", [])
-        ]
+        rules = [{k: r.get(k) for k in RULE_KEYS} for r in (full or {}).get("rules", [])]
         jobs = client.list_jobs().assert_envelope_ok(200)
         s3 = self.boto()
         buckets = sorted(b["Name"] for b in s3.list_buckets()["Buckets"])
