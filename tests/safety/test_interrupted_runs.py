@@ -43,8 +43,8 @@ def _stop_at(zone: LiveZone, point: str, signum: int, workers: str = "0") -> tup
 
 @pytest.mark.parametrize(
     ("signum", "point"),
-    [(signal.SIGTERM, "during"), (signal.SIGINT, "before"), (signal.SIGHUP, "after")],
-    ids=["sigterm-during", "sigint-before", "sighup-after"],
+    [(signal.SIGINT, "before"), (signal.SIGHUP, "after")],
+    ids=["sigint-before", "sighup-after"],
 )
 def test_signalled_run_restores_the_zone(zone: LiveZone, signum: int, point: str) -> None:
     """The run restores the user's rules itself and removes its resources; recover finds
@@ -82,7 +82,8 @@ def test_sigterm_to_conformance_run_reaches_the_suite(zone: LiveZone) -> None:
     wait_until(_point(zone, "during"), run, timeout=60)
     run.send_signal(signal.SIGTERM)
     code, out = finish(run)
-    assert code != 0
+    # the CLI waited for its child, which got the signal (not an orphan left running)
+    assert code in (1, 2) and "KeyboardInterrupt: signal SIGTERM" in out, (code, out[-3000:])
     assert zone.user_state() == before, out[-3000:]
     assert zone.suite_leftovers() == [], out[-3000:]
 
@@ -96,9 +97,11 @@ def test_sigkill_then_recover(zone: LiveZone, point: str) -> None:
     assert journal_files(zone), "the killed run left no journal"
     if point != "before":
         assert zone.suite_leftovers(), "the killed run left nothing: the test proves nothing"
-    second = zone.start(zone.suite_argv(*SELECTION))
-    code, out = finish(second)
-    assert code != 0 and "conformance recover --target user" in out, out[-3000:]
+    if point == "during":
+        second = zone.start(zone.suite_argv(*SELECTION))
+        code, out = finish(second)
+        assert code != 0 and "conformance recover --target user" in out, out[-3000:]
+        assert zone.entry_rules() not in ([], USER), "the refused run changed the zone"
     recovered = zone.recover()
     assert recovered.returncode == 0, recovered.stdout + recovered.stderr
     assert zone.user_state() == before, recovered.stdout
