@@ -15,7 +15,7 @@ from filelock import FileLock
 
 from conformance.plugin.preflight import stop_session
 from conformance.plugin.state import State
-from conformance.plugin.targets import Target
+from conformance.plugin.targets import REFERENCE, Target
 from conformance.safety import guard, registry
 
 if TYPE_CHECKING:
@@ -41,9 +41,14 @@ def context(state: State) -> guard.Context:
 
 def register_run(state: State) -> None:
     """Enter the run in the registry before it creates anything on the target."""
-    if not state.registered:
-        context(state).record()
-        state.registered = True
+    if state.registered or state.options.target == REFERENCE:
+        return  # the launched reference's data dies with the run: nothing to recover
+    ctx = context(state)
+    if registry.lookup(state.run_prefix) is None:  # the run's first process to get here
+        for line in guard.leftovers_lines(ctx):
+            warnings.warn(SafetyWarning(line), stacklevel=3)
+    ctx.record()
+    state.registered = True
 
 
 def engage_zone(session: pytest.Session, state: State, client: RulesApiClient) -> None:
@@ -56,6 +61,12 @@ def engage_zone(session: pytest.Session, state: State, client: RulesApiClient) -
                 notes = guard.engage(client, context(state))
             except guard.Refused as exc:
                 marker.write_text(json.dumps({"refused": str(exc)}), encoding="utf-8")
+            except Exception as exc:  # the target's API misbehaves: no journal, no change
+                reason = (
+                    f"could not take and journal the zone before changing it ({exc}); "
+                    "nothing was changed. The rules API tests need a zone the suite can save"
+                )
+                marker.write_text(json.dumps({"refused": reason}), encoding="utf-8")
             else:
                 marker.write_text(json.dumps({"engaged": True}), encoding="utf-8")
                 for note in notes:

@@ -18,7 +18,7 @@ from conformance.plugin import account, cleanup, preflight, provision
 from conformance.plugin.applicability import NA_PREFIX
 from conformance.plugin.naming import Names
 from conformance.plugin.state import get_state
-from conformance.plugin.targets import Target
+from conformance.plugin.targets import REFERENCE, Target
 
 
 class Expected:
@@ -107,13 +107,16 @@ def bucket(s3: Any, names: Names) -> Iterator[str]:
 
 @pytest.fixture(scope="session")
 def rules_api(request: pytest.FixtureRequest, target: Target) -> Any:
-    """Rules API client (area A) of the target; the zone is journaled before it is handed out
-    (docs/safety.md), so no test can change it before the run can put it back."""
+    """Rules API client (area A) of the target; a named target's zone is journaled before the
+    client is handed out (docs/safety.md), so no test changes it before the run can put it
+    back. The launched reference needs none of it: its zone is created for the run."""
     surface = use_surface(request, target, "rules_api")
     from conformance.clients.rules_api import RulesApiClient
 
     client = RulesApiClient.from_surface(surface)
-    account.engage_zone(request.session, get_state(request.config), client)
+    if target.name != REFERENCE:  # the launched reference's zone is the run's own, thrown away
+        account.engage_zone(request.session, get_state(request.config), client)
+        client.journaled = True
     return client
 
 

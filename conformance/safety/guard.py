@@ -10,6 +10,7 @@ the lock. A failed restore keeps the journal for `conformance recover`.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from dataclasses import dataclass, field
@@ -59,8 +60,9 @@ class Context:
         record = registry.new_record(
             self.run_prefix, self.owner_pid, self.target, self.targets_file
         )
-        registry.register(record)
-        return record
+        if registry.register(record):
+            return record
+        return registry.lookup(self.run_prefix) or record
 
 
 def leftovers_lines(ctx: Context) -> list[str]:
@@ -75,7 +77,7 @@ def leftovers_lines(ctx: Context) -> list[str]:
 def engage(client: RulesApiClient, ctx: Context) -> list[str]:
     """Take the zone and journal its entry point; returns warning lines, raises Refused."""
     key, me = ctx.key(client), ctx.record()
-    notes = leftovers_lines(ctx)
+    notes: list[str] = []
     other = zonelock.acquire(key, me, ctx.wait)
     if other is not None:
         if other.alive:
@@ -94,6 +96,11 @@ def engage(client: RulesApiClient, ctx: Context) -> list[str]:
     try:
         notes += _engage_locked(client, ctx, key)
     except BaseException:
+        mine = journal.read(key)
+        if mine is None or mine.get("run_prefix") != ctx.run_prefix:
+            # a target that misbehaves may keep it; recover removes a dead run's lease
+            with contextlib.suppress(Exception):
+                lease.remove_own(client, ctx.run_prefix)
         zonelock.release(key, ctx.run_prefix)
         raise
     return notes

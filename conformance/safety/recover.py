@@ -51,6 +51,8 @@ def recover(target_name: str, targets_file: str | None, out: Callable[[str], Non
         _recover_zone(target, targets_file, dead, report)
     if target.offers("s3"):
         _delete_buckets(target, dead, report)
+    if target.offers("bindings"):
+        _delete_binding_keys(target, dead, report)
     for run in dead:
         if not report.failed:
             registry.unregister(run.run_prefix)
@@ -122,3 +124,22 @@ def _delete_buckets(target: Target, dead: list[registry.RunRecord], report: Repo
                 report.fail(f"bucket {name} of dead run {run.run_prefix} not deleted: {exc!r}")
             else:
                 report.say(f"deleted bucket {name} of dead {run.describe()}")
+
+
+def _delete_binding_keys(target: Target, dead: list[registry.RunRecord], report: Report) -> None:
+    """Keys a dead run wrote into the bindings' bound bucket (`<run prefix>-…`)."""
+    if not dead:
+        return
+    import datetime as dt
+
+    from conformance.clients.bindings import BindingsClient
+
+    client = BindingsClient.from_surface(target.surface("bindings"), dt.date.today())
+    for run in dead:
+        try:
+            removed = client.delete_prefixed(run.run_prefix + "-")
+        except Exception as exc:
+            report.fail(f"binding keys of dead run {run.run_prefix} not deleted: {exc!r}")
+        else:
+            if removed:
+                report.say(f"deleted {removed} binding key(s) of dead {run.describe()}")

@@ -66,9 +66,9 @@ def new_record(run_prefix: str, owner_pid: int, target: str, targets_file: str |
     )
 
 
-def register(record: RunRecord) -> None:
-    """Idempotent: the first worker writes it, the others find it."""
-    statedir.create_json(_path(record.run_prefix), asdict(record))
+def register(record: RunRecord) -> bool:
+    """Idempotent: the first worker writes it (True), the others find it (False)."""
+    return statedir.create_json(_path(record.run_prefix), asdict(record))
 
 
 def unregister(run_prefix: str) -> None:
