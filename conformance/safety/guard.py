@@ -137,11 +137,12 @@ def _engage_locked(client: RulesApiClient, ctx: Context, key: str) -> list[str]:
 
 
 def drop_dead_local_leases(client: RulesApiClient, run_prefix: str) -> list[str]:
-    """Remove leases of this machine's dead runs (their journals were checked before)."""
+    """Remove leases of dead runs of this state directory's registry (their journals, here,
+    were checked before); a lease of a run registered elsewhere is left to its expiry."""
     notes = []
     for found in lease.leases(client):
-        local_dead = not statedir.process_alive(found.pid, found.host)
-        if found.run_prefix != run_prefix and local_dead:
+        ours = registry.lookup(found.run_prefix)
+        if found.run_prefix != run_prefix and ours is not None and not ours.alive:
             problem = lease.remove(client, found.ruleset_id)
             notes.append(problem or f"removed the lease of a dead {found.describe()}")
     return notes

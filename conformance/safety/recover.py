@@ -96,8 +96,7 @@ def _recover_zone(
         report.say(f"released the zone lock of dead {holder.describe()}")
     dead_prefixes = {run.run_prefix for run in dead}
     for found in lease.leases(client):
-        local_dead = not statedir.process_alive(found.pid, found.host)
-        if found.run_prefix in dead_prefixes or local_dead or found.expired:
+        if found.run_prefix in dead_prefixes or found.expired:
             trouble = lease.remove(client, found.ruleset_id)
             if trouble:
                 report.fail(trouble)
