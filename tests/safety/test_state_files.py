@@ -89,3 +89,16 @@ def test_oldest_unexpired_lease_wins() -> None:
     second = lease.Lease("3", "ec-second", "h", 1, now, now + hour)
     assert lease.winner([second, old, first]) == first
     assert lease.winner([old]) is None
+
+
+def test_run_passes_allow_shared_zone_and_recover_knows_the_reference(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from conformance.cli import build_parser, main, run_options
+
+    ns = build_parser().parse_args(["run", "--allow-shared-zone"])
+    from conformance.cli_run import build_pytest_argv
+
+    assert "--allow-shared-zone" in build_pytest_argv(run_options(ns, []), Path("d"), "x")
+    assert main(["recover", "--target", "reference"]) == 0
+    assert "nothing to recover" in capsys.readouterr().out
