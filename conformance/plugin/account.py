@@ -102,7 +102,25 @@ def release_zone(state: State, target: Target | None) -> list[str]:
     return lines
 
 
-def unregister_run(state: State) -> None:
+def is_registered(state: State) -> bool:
+    return registry.lookup_existing(state.run_prefix) is not None
+
+
+def unregister_run(state: State, target: Target | None) -> None:
+    """Leave the registry once nothing of the run is left on the target; else stay in it,
+    so that `conformance recover` knows whose `ec-` resources remain."""
+    if not is_registered(state):
+        return
+    left: list[str] = []
+    if target is not None and target.offers("s3"):
+        from conformance.clients.s3 import S3Client
+
+        client = S3Client.from_surface(target.surface("s3"), state.run_prefix)
+        left = [n for n in client.list_bucket_names() if n.startswith(state.run_prefix + "-")]
+    if left:
+        say(f"edge-conformance: buckets of this run remain ({', '.join(left)}); "
+            f"`{context(state).recover_command()}` removes them")  # fmt: skip
+        return
     registry.unregister(state.run_prefix)
 
 

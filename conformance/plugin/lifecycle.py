@@ -49,9 +49,10 @@ def finish_run(state: State) -> list[str]:
         failed = [f"edge-conformance: RESTORE FAILED: {exc!r}"]
         account.say(failed[0])
     try:
+        if account.is_registered(state):  # the workers' news may be lost to an interrupt
+            state.surfaces_used.add("s3")
         clean_run_buckets(state, target)
-        if state.surfaces_used:
-            account.unregister_run(state)
+        account.unregister_run(state, target)
     except Exception as exc:
         warnings.warn(cleanup.CleanupWarning(f"cleanup failed: {exc}"), stacklevel=1)
     if not state.run_dir.exists():

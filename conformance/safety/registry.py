@@ -53,6 +53,12 @@ def _path(run_prefix: str) -> Path:
     return statedir.sub_dir("runs") / f"{run_prefix}.json"
 
 
+def _existing_path(run_prefix: str) -> Path | None:
+    """The run's file if the state directory exists, without creating anything."""
+    path = statedir.state_root() / "runs" / f"{run_prefix}.json"
+    return path if path.is_file() else None
+
+
 def new_record(run_prefix: str, owner_pid: int, target: str, targets_file: str | None) -> RunRecord:
     now = dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat()
     return RunRecord(
@@ -72,7 +78,16 @@ def register(record: RunRecord) -> bool:
 
 
 def unregister(run_prefix: str) -> None:
-    _path(run_prefix).unlink(missing_ok=True)
+    path = _existing_path(run_prefix)
+    if path is not None:
+        path.unlink(missing_ok=True)
+
+
+def lookup_existing(run_prefix: str) -> RunRecord | None:
+    """Like `lookup`, but never creates the state directory (the plugin is inert unless used)."""
+    path = _existing_path(run_prefix)
+    doc = None if path is None else statedir.read_json(path)
+    return None if doc is None else RunRecord.from_doc(doc)
 
 
 def lookup(run_prefix: str) -> RunRecord | None:

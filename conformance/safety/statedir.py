@@ -21,10 +21,15 @@ STATE_DIR_ENV = "CONFORMANCE_STATE_DIR"
 APP_NAME = "edge-conformance"
 
 
+def state_root() -> Path:
+    """Where the state directory is (not created)."""
+    explicit = os.environ.get(STATE_DIR_ENV)
+    return Path(explicit) if explicit else Path(platformdirs.user_state_dir(APP_NAME))
+
+
 def state_dir() -> Path:
     """Root of the state directory (created on first use)."""
-    explicit = os.environ.get(STATE_DIR_ENV)
-    root = Path(explicit) if explicit else Path(platformdirs.user_state_dir(APP_NAME))
+    root = state_root()
     root.mkdir(parents=True, exist_ok=True)
     return root
 

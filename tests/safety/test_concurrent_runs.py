@@ -25,20 +25,20 @@ def _first_run_holding_the_zone(zone: LiveZone) -> tuple[subprocess.Popen[str], 
     return first, read_json(journal_files(zone)[0])["run_prefix"]
 
 
-@pytest.mark.parametrize("machine", ["same", "other"])
-def test_second_run_refuses_and_names_the_first(zone: LiveZone, machine: str) -> None:
-    """While run A holds the zone, run B stops without touching it and names run A."""
+def test_second_runs_refuse_and_name_the_first(zone: LiveZone) -> None:
+    """While run A holds the zone, a run B on the same machine (the zone lock) and a run C
+    of another machine (its own state directory: only the lease on the target tells it) stop
+    without touching the zone, and name run A."""
     before = zone.user_state()
     first, owner = _first_run_holding_the_zone(zone)
     try:
-        other_dir = zone.home / "other-machine-state" if machine == "other" else None
-        code, out = finish(zone.start(zone.suite_argv(*SELECTION), state_dir=other_dir))
+        same = zone.start(zone.suite_argv(*SELECTION))
+        other = zone.start(zone.suite_argv(*SELECTION), state_dir=zone.home / "other-machine")
+        (code_same, out_same), (code_other, out_other) = finish(same), finish(other)
     finally:
         os.kill(first.pid, signal.SIGCONT)
-    assert code != 0, out[-3000:]
-    # same machine: the zone lock in the state directory; other machine: the target's lease
-    said = "is in use by run" if machine == "same" else "is leased by run"
-    assert f"{said} {owner}" in out, out[-3000:]
+    assert code_same != 0 and f"is in use by run {owner}" in out_same, out_same[-3000:]
+    assert code_other != 0 and f"is leased by run {owner}" in out_other, out_other[-3000:]
     code, out = finish(first)
     assert code == 0, out[-3000:]
     assert zone.user_state() == before, out[-3000:]

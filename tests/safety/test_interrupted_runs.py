@@ -55,6 +55,7 @@ def test_signalled_run_restores_the_zone(zone: LiveZone, signum: int, point: str
     assert zone.user_state() == before, out[-3000:]
     assert zone.suite_leftovers() == [], out[-3000:]
     assert journal_files(zone) == []
+    assert list((zone.state_dir / "runs").glob("*.json")) == [], "the run stayed registered"
     recovered = zone.recover()
     assert recovered.returncode == 0, recovered.stdout + recovered.stderr
     assert "nothing to recover" in recovered.stdout
