@@ -16,7 +16,7 @@ from filelock import FileLock
 from conformance.plugin.preflight import stop_session
 from conformance.plugin.state import State
 from conformance.plugin.targets import REFERENCE, Target
-from conformance.safety import guard, registry
+from conformance.safety import guard, registry, zonelock
 
 if TYPE_CHECKING:
     from conformance.clients.rules_api import RulesApiClient
@@ -77,15 +77,23 @@ def engage_zone(session: pytest.Session, state: State, client: RulesApiClient) -
 
 
 def release_zone(state: State, target: Target | None) -> list[str]:
-    """Controller, end of run: restore and check; returns the lines of a failed restore."""
-    if not (state.run_dir / MARKER).exists() or target is None or not target.offers("rules_api"):
+    """Controller, end of run: restore and check; returns the lines of a failed restore.
+
+    Also without the engaged marker when the zone lock names this run: a worker stopped in
+    the middle of engaging may have taken lock and lease without saying so."""
+    if target is None or not target.offers("rules_api") or not is_registered(state):
         return []
-    if "refused" in json.loads((state.run_dir / MARKER).read_text(encoding="utf-8")):
+    marker = state.run_dir / MARKER
+    if marker.exists() and "refused" in json.loads(marker.read_text(encoding="utf-8")):
         return []
     from conformance.clients.rules_api import RulesApiClient
 
     ctx = context(state)
-    released = guard.release(RulesApiClient.from_surface(target.surface("rules_api")), ctx)
+    client = RulesApiClient.from_surface(target.surface("rules_api"))
+    holder = zonelock.holder(ctx.key(client))
+    if not marker.exists() and (holder is None or holder.run_prefix != state.run_prefix):
+        return []
+    released = guard.release(client, ctx)
     for note in released.outcome.notes + released.cleanup_problems:
         say(f"edge-conformance: {note}")
     if released.outcome.ok:
