@@ -102,6 +102,7 @@ def test_sigkill_then_recover(zone: LiveZone, point: str) -> None:
         second = zone.start(zone.suite_argv(*SELECTION))
         code, out = finish(second)
         assert code != 0 and "conformance recover --target user" in out, out[-3000:]
+        assert "leftovers of a dead run ec-" in out, out[-3000:]  # said in one line
         assert zone.entry_rules() not in ([], USER), "the refused run changed the zone"
     recovered = zone.recover()
     assert recovered.returncode == 0, recovered.stdout + recovered.stderr
