@@ -10,12 +10,12 @@ from functools import lru_cache
 from typing import Any
 
 from starlette.requests import ClientDisconnect
-from starlette.responses import Response, StreamingResponse
+from starlette.responses import Response
 
 from reference_impl.context import ServerContext
 from reference_impl.migration.hook import require_or_fetch
 from reference_impl.s3 import checksums, conditions
-from reference_impl.s3.bodies import WholeBody
+from reference_impl.s3.bodies import ClosingStream, WholeBody
 from reference_impl.s3.buckets import require_bucket
 from reference_impl.s3.call import Call, broken, check_content_md5
 from reference_impl.s3.conditions_put import prepare_write
@@ -210,7 +210,8 @@ async def get_object(ctx: ServerContext, call: Call) -> Response:
         for chunk in chunks:
             yield chunk
 
-    return StreamingResponse(stream(), status_code=status, headers=headers)
+    close = getattr(chunks, "close", None) or (lambda: None)
+    return ClosingStream(stream(), close, status_code=status, headers=headers)
 
 
 async def delete_object(ctx: ServerContext, call: Call) -> Response:
