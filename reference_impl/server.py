@@ -122,6 +122,8 @@ def surface_app(module_name: str, ctx: ServerContext) -> Any:
     app = import_module(module_name).build_app(ctx)
     if ctx.durable_replies:
         app = DurableReplies(app, ctx)
+    if "early-answer-keeps-open" in (ctx.profile.deviate_breaks or ()):  # break-checks only
+        return app
     return CloseUnreadBodies(app)
 
 

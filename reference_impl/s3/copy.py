@@ -121,7 +121,8 @@ async def copy_object(ctx: ServerContext, call: Call) -> Response:
     directive = (call.header("x-amz-metadata-directive") or "COPY").upper()
     if directive not in {"COPY", "REPLACE"}:
         raise S3Error("InvalidArgument", "Unknown metadata directive")
-    if directive == "COPY" and _onto_itself(ctx, call) and not broken(ctx, "self-copy-allowed"):
+    refuse = directive == "COPY" or broken(ctx, "self-copy-always-refused")
+    if refuse and _onto_itself(ctx, call) and not broken(ctx, "self-copy-allowed"):
         raise S3Error("InvalidRequest", SELF_COPY)
     if directive == "REPLACE":
         meta = _metadata(ctx, call)

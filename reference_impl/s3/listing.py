@@ -198,7 +198,7 @@ async def list_objects_v2(ctx: ServerContext, call: Call) -> Response:
         except S3Error:
             raise S3Error("InternalError") from None
     cursor = token
-    if token == "" and not broken(ctx, "empty-token-refused"):
+    if token == "":
         cursor = None  # an empty token is no token (docs/decisions.md); it is still echoed
     after = decode_token(cursor) if cursor is not None else start_after
     max_keys = _max_keys(call, ctx)
