@@ -9,6 +9,7 @@ expectation on every PUT with a body, so one early error broke the client's next
 from __future__ import annotations
 
 import http.client
+import socket
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -121,3 +122,26 @@ def test_other_surfaces_close_after_an_unread_body(reference: Any) -> None:
         assert (early.getheader("connection") or "").lower() == "close", early.status
     finally:
         conn.close()
+
+
+def test_raw_socket_sees_the_answer_then_the_close(wire: WireClient, bucket: str) -> None:
+    """On the wire: one final answer, no `100 Continue`, then the server closes the socket."""
+    prepared = wire.prepare(
+        "PUT", bucket + "-nope", "k", headers={"Expect": "100-continue"}, body=BODY
+    )
+    parts = urlsplit(prepared.url)
+    head = f"PUT {parts.path} HTTP/1.1\r\nHost: {parts.netloc}\r\n"
+    head += "".join(f"{name}: {value}\r\n" for name, value in prepared.headers.items())
+    if "Content-Length" not in prepared.headers:
+        head += f"Content-Length: {len(BODY)}\r\n"
+    with socket.create_connection((parts.hostname or "127.0.0.1", parts.port or 80), 10) as sock:
+        sock.sendall((head + "\r\n").encode("latin-1"))
+        received = b""
+        while True:  # until the server closes; bounded by the socket timeout
+            data = sock.recv(65536)
+            if not data:
+                break
+            received += data
+    assert received.startswith(b"HTTP/1.1 404"), received[:200]
+    assert b"100 Continue" not in received
+    assert b"connection: close" in received.lower()
