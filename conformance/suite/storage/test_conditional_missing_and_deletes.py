@@ -111,7 +111,7 @@ def test_delete_objects_entry_with_other_etag_is_kept(s3, three):
     reply.assert_ok()
     errors = _errors(reply.body)
     assert errors == {b: "PreconditionFailed"}, (
-        f"POST {reply.url}?delete: errors {errors}, expected only {b!r} PreconditionFailed; "
+        f"POST {reply.url}: errors {errors}, expected only {b!r} PreconditionFailed; "
         f"answer {reply.body[:400]!r}"
     )
     states = {key: s3.wire.get_object(bucket, key).status for key in (a, b, c)}

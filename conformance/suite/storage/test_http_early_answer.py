@@ -89,9 +89,9 @@ def test_next_request_after_an_early_answer(s3, stored, case):
         try:
             status, answer, _ = _send(conn, "PUT", url, headers)
         except TimeoutError:
-            pytest.skip(f"PUT {url} got no answer before its body: nothing was answered early")
+            pytest.skip(f"N/A: PUT {url} got no answer before its body (nothing answered early)")
         if not 400 <= status < 500:
-            pytest.skip(f"PUT {url} answered {status} before its body, not an error")
+            pytest.skip(f"N/A: PUT {url} answered {status} before its body, not an error")
         if "close" in answer.get("connection", "").lower():
             return  # the target closes: the client reconnects, nothing is misread
         follow = s3.wire.prepare("GET", bucket, key)
