@@ -13,8 +13,10 @@ from reference_impl.storage.engine import ObjectRecord
 MAX_PART_NUMBER = 10_000
 
 
-def part_range(raw: str, record: ObjectRecord, has_range: bool) -> tuple[int, int, int | None]:
-    """(start, end inclusive, parts count or None for a single-part object)."""
+def part_range(
+    raw: str, record: ObjectRecord, has_range: bool
+) -> tuple[tuple[int, int] | None, int | None]:
+    """((start, end inclusive) or None for an empty part, parts count or None if single)."""
     if not raw.isascii() or not raw.isdigit() or not 1 <= int(raw) <= MAX_PART_NUMBER:
         raise S3Error("InvalidArgument", "Part number must be an integer between 1 and 10000")
     if has_range:
@@ -23,6 +25,8 @@ def part_range(raw: str, record: ObjectRecord, has_range: bool) -> tuple[int, in
     sizes: list[int] = record.meta.get("parts") or [record.size]
     if number > len(sizes):
         raise S3Error("InvalidPartNumber", PartNumberRequested=raw, ActualPartCount=str(len(sizes)))
+    count = len(sizes) if "parts" in record.meta else None
+    if sizes[number - 1] == 0:  # an empty object (or part): nothing to range over
+        return None, count
     start = sum(sizes[: number - 1])
-    end = start + sizes[number - 1] - 1
-    return start, end, len(sizes) if "parts" in record.meta else None
+    return (start, start + sizes[number - 1] - 1), count

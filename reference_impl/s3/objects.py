@@ -197,8 +197,7 @@ async def get_object(ctx: ServerContext, call: Call) -> Response:
     part = query.get("partNumber") if query and not broken(ctx, "part-number-whole") else None
     try:
         if part is not None:
-            first, last, count = part_range(part, record, call.header("range") is not None)
-            selected: tuple[int, int] | None = first, last
+            selected, count = part_range(part, record, call.header("range") is not None)
             if count is not None:
                 headers["x-amz-mp-parts-count"] = str(count)
         else:

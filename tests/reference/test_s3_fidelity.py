@@ -210,6 +210,9 @@ def test_get_part_one_of_a_single_part_object(s3: Any, wire: WireClient, bucket:
     wire.request("GET", bucket, "k", query=[("partNumber", "2")]).assert_error(
         416, "InvalidPartNumber"
     )
+    s3.put_object(Bucket=bucket, Key="empty", Body=b"")
+    empty = wire.request("GET", bucket, "empty", query=[("partNumber", "1")]).assert_ok()
+    assert (empty.body, empty.header("content-range")) == (b"", None)
 
 
 # 9. copying an object onto itself
