@@ -8,10 +8,8 @@ from reference_impl.context import ServerContext
 from reference_impl.s3 import conditions
 from reference_impl.s3.buckets import require_bucket
 from reference_impl.s3.call import Call, broken
-from reference_impl.s3.errors import S3Error
+from reference_impl.s3.errors import S3Error, error_table
 from reference_impl.s3.xmlio import parse_body, xml_response
-
-UNMET = "At least one of the pre-conditions you specified did not hold."
 
 
 async def delete_objects(ctx: ServerContext, call: Call) -> Response:
@@ -49,7 +47,8 @@ async def delete_objects(ctx: ServerContext, call: Call) -> Response:
         if etag is not None:
             current = ctx.store.get_object(call.account, bucket.name, key)
             if not conditions.delete_allowed(etag, current, lists):
-                errors.append({"key": key, "code": "PreconditionFailed", "message": UNMET})
+                unmet = error_table()["PreconditionFailed"]["message"]
+                errors.append({"key": key, "code": "PreconditionFailed", "message": unmet})
                 continue
         if not broken(ctx, "delete-keeps"):
             ctx.store.delete_object(call.account, bucket.name, key)
