@@ -18,6 +18,7 @@ import uvicorn
 
 from reference_impl.context import ServerContext
 from reference_impl.durable_replies import DurableReplies
+from reference_impl.early_answer import CloseUnreadBodies
 from reference_impl.guarded_http import GuardedHttpTools, guarded_protocol
 from reference_impl.public.h2 import SURFACE as PUBLIC_TLS
 from reference_impl.public.h2 import PublicTlsServer
@@ -120,9 +121,16 @@ def ready_document(ctx: ServerContext) -> dict[str, Any]:
 
 
 def surface_app(module_name: str, ctx: ServerContext) -> Any:
-    """A surface's ASGI app; with `--durable`, replies wait until what they report is on disk."""
+    """A surface's ASGI app; with `--durable`, replies wait until what they report is on disk.
+
+    Every surface closes a connection whose `100-continue` body it answered without reading.
+    """
     app = import_module(module_name).build_app(ctx)
-    return DurableReplies(app, ctx) if ctx.durable_replies else app
+    if ctx.durable_replies:
+        app = DurableReplies(app, ctx)
+    if "early-answer-keeps-open" in (ctx.profile.deviate_breaks or ()):  # break-checks only
+        return app
+    return CloseUnreadBodies(app)
 
 
 def _write_atomically(path: Path, text: str) -> None:

@@ -66,6 +66,28 @@ def require_source(ctx: ServerContext, call: Call) -> ObjectRecord:
     return record
 
 
+SELF_COPY = (
+    "This copy request is illegal because it is trying to copy an object to itself without "
+    "changing the object's metadata, storage class, website redirect location or encryption "
+    "attributes."
+)
+# what a copy onto the same key may change instead of its metadata (S3 accepts those)
+SELF_COPY_CHANGES = (
+    "x-amz-storage-class",
+    "x-amz-website-redirect-location",
+    "x-amz-server-side-encryption",
+    "x-amz-server-side-encryption-customer-algorithm",
+)
+
+
+def _onto_itself(ctx: ServerContext, call: Call) -> bool:
+    """Is the copy's source its own destination, with nothing else asked to change?"""
+    bucket, key = parse_source(ctx, call.header(SOURCE_HEADER) or "")
+    if (bucket, key) != (call.bucket, call.key):
+        return False
+    return not any(call.header(name) is not None for name in SELF_COPY_CHANGES)
+
+
 async def _copy_blob(
     ctx: ServerContext,
     record: ObjectRecord,
@@ -104,6 +126,9 @@ async def copy_object(ctx: ServerContext, call: Call) -> Response:
     directive = (call.header("x-amz-metadata-directive") or "COPY").upper()
     if directive not in {"COPY", "REPLACE"}:
         raise S3Error("InvalidArgument", "Unknown metadata directive")
+    refuse = directive == "COPY" or broken(ctx, "self-copy-always-refused")
+    if refuse and _onto_itself(ctx, call) and not broken(ctx, "self-copy-allowed"):
+        raise S3Error("InvalidRequest", SELF_COPY)
     if directive == "REPLACE":
         meta = _metadata(ctx, call)
         content_type = call.header("content-type") or source.content_type
@@ -111,6 +136,8 @@ async def copy_object(ctx: ServerContext, call: Call) -> Response:
         meta, content_type = source.meta, source.content_type
     blob = await _copy_blob(ctx, source)
     etag = source.etag if "-" in source.etag else None
+    if etag is not None and "parts" in source.meta:  # GetObject ?partNumber= on the copy
+        meta = {**meta, "parts": source.meta["parts"]}
     record: ObjectRecord = ctx.store.put_object(
         call.account, call.bucket, call.key, blob, content_type, meta, etag=etag
     )
