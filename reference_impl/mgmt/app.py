@@ -119,6 +119,8 @@ class MgmtApi:
         ident = self.ctx.identity
         if email == ident.email and key == ident.api_key:
             return
+        if "x-auth-email" not in request.headers or "x-auth-key" not in request.headers:
+            raise ApiError("missing_auth_headers")  # decisions.md Auth errors: 9106, no chain
         chain = []
         if not EMAIL.match(email):
             chain.append("invalid_email_header")
