@@ -128,6 +128,7 @@ STORAGE: list[tuple[list[str], dict[str, str]]] = [
     (["storage.abort-multipart-upload.aborts"], breaks("abort-keeps")),
     (["storage.put-object.content-md5-mismatch"], breaks("content-md5-ignored")),
     (["storage.lifecycle.delete"], breaks("lifecycle-delete-keeps")),
+    (["storage.auth.unsigned-refused"], breaks("unsigned-access-denied")),
     (["storage.lifecycle.default-abort-multipart"], {"lifecycle_default_rules": "null"}),
     (["storage.list-buckets.lists-created"], breaks("list-buckets-hides-newest")),
     (["storage.put-object.content-type-inferred-dated"], breaks("content-type-always-inferred")),
