@@ -129,6 +129,8 @@ STORAGE: list[tuple[list[str], dict[str, str]]] = [
     (["storage.put-object.content-md5-mismatch"], breaks("content-md5-ignored")),
     (["storage.lifecycle.delete"], breaks("lifecycle-delete-keeps")),
     (["storage.auth.unsigned-refused"], breaks("unsigned-access-denied")),
+    (["storage.create-bucket.location-hint-accepted"],
+     {"location_constraints": '["auto", "", "us-east-1"]'}),
     (["storage.lifecycle.default-abort-multipart"], {"lifecycle_default_rules": "null"}),
     (["storage.list-buckets.lists-created"], breaks("list-buckets-hides-newest")),
     (["storage.put-object.content-type-inferred-dated"], breaks("content-type-always-inferred")),
