@@ -37,7 +37,7 @@ def test_location_hint_is_accepted(s3, names, hint):
     name = names.bucket()
     try:
         reply = s3.wire.create_bucket(name, location=hint)
-        assert reply.status == 200, f"LocationConstraint {hint}: {reply.status} {reply.body[:300]!r}"
+        assert reply.status == 200, f"location {hint}: {reply.status} {reply.body[:300]!r}"
         s3.wire.head_bucket(name).assert_ok()
     finally:
         s3.delete_bucket_recursive(name)
