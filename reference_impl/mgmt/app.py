@@ -146,7 +146,8 @@ class MgmtApi:
 
     async def _delete_ruleset(self, p: dict[str, str], body: Any) -> Any:
         self.rulesets.delete(p["zone"], p["id"])
-        return None
+        # the provider answers a deleted ruleset with 204 and no body (its Rulesets API reference)
+        return Response(status_code=204)
 
     async def _get_entry(self, p: dict[str, str], body: Any) -> Any:
         return self.rulesets.get_entrypoint(p["zone"], p["phase"])
