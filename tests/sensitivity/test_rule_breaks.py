@@ -69,7 +69,11 @@ LOGS_GATEWAY: list[tuple[list[str], dict[str, str]]] = [
     (["logs.fields.at-least-one-array"], {"deviate_accept_empty_action_parameters": TRUE}),
     (["logs.fields.cookie-fields", "logs.fields.cookie-case-kept"],
      {"deviate_lowercase_cookie_names": TRUE}),
-    (["logs.limits.custom-fields-max"], {"deviate_custom_fields_max": "39"}),
+    (["logs.fields.five-arrays"],
+     {"custom_field_arrays": '["request_fields", "response_fields", "cookie_fields"]'}),
+    (["logs.fields.raw-or-transformed"], {"deviate_raw_and_transformed_both": TRUE}),
+    (["logs.limits.custom-fields-per-type-max"], {"deviate_custom_fields_max": "99"}),
+    (["logs.limits.custom-fields-per-type-over"], {"deviate_ignore_field_limit": TRUE}),
     # log push jobs
     (["logs.logpush.create-job"], {"deviate_job_string_ids": TRUE}),
     (["logs.logpush.create-envelope"], {"deviate_bare_result": TRUE}),
