@@ -87,4 +87,12 @@ class Gateway:
         override = self.profile.deviate_chain_id_override
         if override is not None and method in ("eth_chainId", "net_version"):
             return hex(int(override)) if method == "eth_chainId" else str(int(override))
-        return await self.upstream(network).request(method, params)
+        upstream = self.upstream(network)
+        if isinstance(upstream, EmbeddedUpstream) and not upstream.chain.answers(method):
+            # served by the provider, not by an embedded test chain (methods.yaml `embedded`)
+            raise RpcError(
+                METHOD_NOT_FOUND,
+                f"{method} needs an upstream node (gateway_upstreams); the embedded chain "
+                "cannot answer it",
+            )
+        return await upstream.request(method, params)
