@@ -28,6 +28,11 @@ CASES: list[tuple[list[str], dict[str, str], str | None]] = [
     (
         [R + "original-headers", R + "transform-original-value"],
         {"deviate_log_transformed_headers": "true"},
+        SPEC_WORLD,
+    ),
+    (
+        [R + "request-fields-raw", R + "transform-original-value"],
+        {"deviate_log_transformed_headers": "true"},
         None,
     ),
     ([R + "requires-field-selection"], {"deviate_log_unselected_fields": "true"}, None),

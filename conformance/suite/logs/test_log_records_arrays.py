@@ -62,12 +62,17 @@ def logs(
             preserve_duplicates=True,
         )
     ]
-    second = [_rule(response_fields=(RESPONSE_TRANSFORMED,))]
+    second = [_rule(request_fields=(REQUEST_TRANSFORMED,), response_fields=(RESPONSE_TRANSFORMED,))]
     headers = {name: _big_value(name) for name in BIG}
     headers.update({AFTER[0]: AFTER[1], REQUEST_TRANSFORMED: SENT_VALUE})
     headers[RESPOND_PREFIX + RESPONSE_TRANSFORMED] = ORIGIN_VALUE
     one = [Traffic("one", headers)]
-    two = [Traffic("two", {RESPOND_PREFIX + RESPONSE_TRANSFORMED: ORIGIN_VALUE})]
+    two = [
+        Traffic(
+            "two",
+            {REQUEST_TRANSFORMED: SENT_VALUE, RESPOND_PREFIX + RESPONSE_TRANSFORMED: ORIGIN_VALUE},
+        )
+    ]
     jobs = {JOB: f"fields={ALL_FIELDS}&timestamps=unix"}
     url = edge["url"]
     with (
@@ -107,6 +112,12 @@ def test_transformed_request_field_logs_the_rewritten_value(logs: Delivered) -> 
     assert logged.get(REQUEST_TRANSFORMED) == REQUEST_TRANSFORMED_VALUE, logged.get(
         REQUEST_TRANSFORMED
     )
+
+
+@pytest.mark.rule("logs.records.request-fields-raw")
+def test_request_field_logs_the_value_as_sent(logs: Delivered) -> None:
+    logged = _object(logs, "two", "RequestHeaders")
+    assert logged.get(REQUEST_TRANSFORMED) == SENT_VALUE, logged
 
 
 @pytest.mark.rule("logs.records.raw-response-fields")
