@@ -81,7 +81,8 @@ class Gateway:
         return self._upstreams[network.name]
 
     async def dispatch(self, network: Network, method: str, params: Any) -> Any:
-        if method not in p.method_specs():
+        refused = self.profile.deviate_refused_methods or ()
+        if method not in p.method_specs() or method in refused:
             raise RpcError(METHOD_NOT_FOUND, f"method not found: {method[:80]}")
         p.check(method, params)  # before any upstream sees it, so bad input is always -32602
         override = self.profile.deviate_chain_id_override

@@ -97,6 +97,8 @@ LOGS_GATEWAY: list[tuple[list[str], dict[str, str]]] = [
      {"deviate_error_code": "-32000"}),
     (["gateway.jsonrpc.invalid-params"], {"deviate_internal_errors": TRUE}),
     (["gateway.jsonrpc.unsupported-method-403"], {"deviate_unsupported_method_status": "200"}),
+    (["gateway.jsonrpc.supported-methods-served"],
+     {"deviate_refused_methods": '["eth_feeHistory"]'}),
     (["gateway.http.content-type"], {"deviate_require_no_content_type": TRUE}),
     (["gateway.jsonrpc.get-block-by-number"], {"deviate_padded_quantities": TRUE}),
     (["gateway.jsonrpc.batch"], {"deviate_batch_first_only": TRUE}),
