@@ -181,7 +181,8 @@ class BindingBucket:
     async def delete(self, keys: Any) -> None:
         many = keys if isinstance(keys, list) else [keys]
         if len(many) > MAX_LIST_LIMIT:
-            raise store_error("delete", "Too many keys in one delete", 10003)
+            # 10022 as other invalid arguments; 10003 is AccessDenied in the provider's table
+            raise store_error("delete", "Too many keys in one delete", 10022)
         checked = [check_key("delete", key) for key in many]
         if self.profile.deviate_bindings_delete_first_only:
             checked = checked[:1]

@@ -126,6 +126,8 @@ class MgmtApi:
         ident = self.ctx.identity
         if email == ident.email and key == ident.api_key:
             return
+        if "x-auth-email" not in request.headers or "x-auth-key" not in request.headers:
+            raise ApiError("missing_auth_headers")  # decisions.md Auth errors: 9106, no chain
         chain = []
         if not EMAIL.match(email):
             chain.append("invalid_email_header")
@@ -151,7 +153,8 @@ class MgmtApi:
 
     async def _delete_ruleset(self, p: dict[str, str], body: Any) -> Any:
         self.rulesets.delete(p["zone"], p["id"])
-        return None
+        # the provider answers a deleted ruleset with 204 and no body (its Rulesets API reference)
+        return Response(status_code=204)
 
     async def _get_entry(self, p: dict[str, str], body: Any) -> Any:
         return self.rulesets.get_entrypoint(p["zone"], p["phase"])

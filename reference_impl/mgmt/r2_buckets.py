@@ -17,6 +17,8 @@ from typing import Any
 from starlette.responses import JSONResponse, Response
 
 from reference_impl.context import ServerContext
+from reference_impl.lifecycle import applier as lifecycle_applier
+from reference_impl.lifecycle import config as lifecycle_config
 from reference_impl.mgmt import audit
 from reference_impl.mgmt.envelope import ApiError, drop_fields, ok
 from reference_impl.public.domains import registry
@@ -110,6 +112,8 @@ class R2Buckets:
             raise ApiError("bucket_invalid", f"jurisdiction {jurisdiction!r}", "/jurisdiction")
         if not self.ctx.store.create_bucket(account, name, "auto"):
             raise ApiError("bucket_exists", name)
+        if lifecycle_config.seed_default(self.ctx.store, self.ctx.profile, account, name):
+            lifecycle_applier.ensure_running(self.ctx)
         if jurisdiction != "default":
             self.ctx.store.put_bucket_config(account, name, JURISDICTION_KIND, jurisdiction)
         change = {"jurisdiction": jurisdiction}

@@ -155,15 +155,20 @@ def resolve(ctx: ServerContext, request: Request) -> Call:
             not broken(ctx, "presign-no-expiry"),
         )
         headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in request.scope["headers"]]
-        verified = sigv4.verify(
-            request.method,
-            raw_path,
-            raw_query,
-            headers,
-            keys,
-            policy,
-            dt.datetime.now(dt.UTC),
-        )
+        try:
+            verified = sigv4.verify(
+                request.method,
+                raw_path,
+                raw_query,
+                headers,
+                keys,
+                policy,
+                dt.datetime.now(dt.UTC),
+            )
+        except S3Error as exc:
+            if exc.code == "Unauthorized" and broken(ctx, "unsigned-access-denied"):
+                raise S3Error("AccessDenied", "Anonymous access is not allowed") from None
+            raise
         account, payload = verified.account, verified.payload_sha256
         streaming = verified.streaming
     else:

@@ -62,6 +62,14 @@ def test_refusal_is_200_error_and_bad_request_is_400(tmp_path: Path) -> None:
     )
 
 
+def test_too_many_keys_in_delete_is_not_access_denied(tmp_path: Path) -> None:
+    """More than 1000 keys: a refusal, never code 10003 (AccessDenied in the provider's table)."""
+    client = _client(tmp_path)
+    refused = _call(client, "delete", {"keys": [f"k{i}" for i in range(1001)]}).json()
+    assert refused["error"] and "(10003)" not in refused["error"]["message"], refused
+    assert "(10022)" in refused["error"]["message"], refused
+
+
 def test_list_include_follows_compat_date_and_flag(tmp_path: Path) -> None:
     client = _client(tmp_path)
     _call(client, "put", {"key": "k", "value": "aGk=", "options": {"customMetadata": {"k": "v"}}})

@@ -127,3 +127,26 @@ def _dumps(doc: Any) -> str:
     import json
 
     return json.dumps(doc)
+
+
+SUPPORTED = [
+    ("web3_sha3", ["0x68656c6c6f"]),
+    ("net_listening", []),
+    ("eth_syncing", []),
+    ("eth_mining", []),
+    ("eth_feeHistory", ["0x1", "latest", [50]]),
+    ("eth_getStorageAt", ["0x" + "00" * 20, "0x0", "latest"]),
+    ("eth_getBlockTransactionCountByNumber", ["latest"]),
+]
+
+
+@pytest.mark.rule("gateway.jsonrpc.supported-methods-served")
+@pytest.mark.parametrize(("method", "params"), SUPPORTED, ids=[m for m, _ in SUPPORTED])
+def test_supported_method_answers_a_result(
+    gateway: GatewayClient, method: str, params: list[Any]
+) -> None:
+    """A method of the provider's supported list is answered with a result, not refused."""
+    reply = gateway.call(served_network(gateway), method, params, id=11)
+    assert reply.status == 200, f"{method}: expected 200, got {reply.describe()}"
+    assert isinstance(reply.json, dict) and "result" in reply.json, reply.describe()
+    check_response(reply.json)
