@@ -54,10 +54,10 @@ def test_errors_on_existing_bucket_are_not_no_such_bucket(s3, bucket, names, par
 @pytest.mark.rule("storage.upload-part.max-part-number")
 @pytest.mark.parametrize("extra", [0, 1], ids=["at-limit", "over-by-one"])
 def test_max_part_number(s3, upload: Upload, expected, extra):
-    """Part number 10000 is accepted; 10001 is refused with 400 InvalidArgument."""
+    """Part number 10000 is accepted; 10001 is refused (the rule names no error code)."""
     reply = mp.upload_part(s3.wire, *upload, expected.max_parts + extra, b"x")
     if extra:
-        reply.assert_error(400, "InvalidArgument")
+        assert 400 <= reply.status < 500, f"part {expected.max_parts + 1}: {reply.describe()}"
     else:
         reply.assert_ok()
 
