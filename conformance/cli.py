@@ -54,6 +54,12 @@ def _add_run(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="pytest-xdist workers (default: auto; 0: no xdist)",
     )
     p.add_argument(
+        "--allow-shared-zone",
+        action="store_true",
+        help="run on a zone with log push jobs or custom field rules of its own "
+        "(they are affected during the run, and restored; docs/safety.md)",
+    )
+    p.add_argument(
         "--baseline",
         type=Path,
         metavar="RESULTS",
@@ -78,6 +84,10 @@ def _add_run(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument(
         "--expectations", metavar="PATH",
         help="known failures as strict xfails (default: ./expectations/<target>.yaml if present)",
+    )  # fmt: skip
+    p.add_argument(
+        "--history", metavar="URL",
+        help="record the run in this results store (SQLite path or database URL)",
     )  # fmt: skip
 
 
@@ -133,7 +143,20 @@ def _add_others(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
 
     p = sub.add_parser("targets", help="list known targets and their surfaces")
     p.add_argument("--targets-file", metavar="PATH")
+
+    p = sub.add_parser(
+        "recover",
+        help="restore what a killed run left changed and remove its resources",
+        description="Applies the pending restore of the target's zone (the journal a run "
+        "writes before it changes the zone) and removes the ec- resources, jobs and leases of "
+        "runs whose process is gone; a live run is left alone (docs/safety.md).",
+    )
+    p.add_argument("--target", required=True, help="target name")
+    p.add_argument("--targets-file", metavar="PATH")
     _add_results_tools(sub)
+    from conformance.history.cli import add_parser as add_history
+
+    add_history(sub)
 
 
 def _add_results_tools(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -192,6 +215,8 @@ def run_options(ns: argparse.Namespace, pytest_args: list[str]) -> RunOptions:
         pytest_args=pytest_args, baseline=ns.baseline,
         spec_base=ns.spec_base or default_spec_base(), expectations=ns.expectations,
         case_timeout=ns.case_timeout, compat_date=ns.compat_date, compat_flags=ns.compat_flag,
+        history=ns.history,
+        allow_shared_zone=ns.allow_shared_zone,
     )  # fmt: skip
 
 
@@ -236,6 +261,14 @@ def _main(argv: Sequence[str] | None = None) -> int:
         return cmd.diff(ns.old, ns.new, ns.format)
     if ns.command == "targets":
         return cmd.list_targets(ns.targets_file)
+    if ns.command == "history":
+        from conformance.history.cli import main as history_main
+
+        return history_main(ns)
+    if ns.command == "recover":
+        from conformance.safety.recover import recover
+
+        return recover(ns.target, ns.targets_file, print)
     raise AssertionError(f"unhandled command {ns.command}")
 
 

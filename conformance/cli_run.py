@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+import signal
 import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 from conformance.report.load import FAILING_STATUSES, ResultsError, failing_cases, load_results
@@ -46,6 +48,8 @@ class RunOptions:
     case_timeout: int = 300
     compat_date: str | None = None
     compat_flags: list[str] = field(default_factory=list)
+    history: str | None = None  # results store URL: record the run there at its end
+    allow_shared_zone: bool = False
 
 
 def safe_name(text: str) -> str:
@@ -92,6 +96,8 @@ def build_pytest_argv(
         argv += ["--compat-date", opts.compat_date]
     for flag in opts.compat_flags:
         argv += ["--compat-flag", flag]
+    if opts.allow_shared_zone:
+        argv += ["--allow-shared-zone"]
     return argv + list(opts.pytest_args)
 
 
@@ -126,6 +132,29 @@ def run_exit_code(doc: dict[str, Any] | None, pytest_rc: int) -> tuple[int, list
     return 0, []
 
 
+def call_forwarding_signals(argv: list[str]) -> int:
+    """Run pytest in its own session and pass SIGINT/SIGTERM/SIGHUP on to it, once, then wait:
+    the child ends its run and restores the zone (docs/safety.md) before this process exits.
+    Its own session keeps a terminal's Ctrl-C from reaching every process at once."""
+    child = subprocess.Popen(argv, start_new_session=True)
+    forwarded = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+    def forward(signum: int, frame: FrameType | None) -> None:
+        if child.poll() is None:
+            child.send_signal(signal.SIGINT if signum == signal.SIGINT else signal.SIGTERM)
+
+    previous = {signum: signal.signal(signum, forward) for signum in forwarded}
+    try:
+        while True:
+            try:
+                return child.wait()
+            except KeyboardInterrupt:  # pragma: no cover - a handler replaced ours
+                continue
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
 def _read_results(path: Path) -> tuple[dict[str, Any] | None, str | None]:
     if not path.exists():
         return None, None
@@ -133,6 +162,19 @@ def _read_results(path: Path) -> tuple[dict[str, Any] | None, str | None]:
         return load_results(path), None
     except ResultsError as exc:
         return None, str(exc)
+
+
+def _record_history(store_url: str, doc: dict[str, Any], code: int) -> int:
+    """Record the finished run in the results store; a store that fails fails the run."""
+    from conformance.history.cli import record_doc
+    from conformance.history.store import StoreError
+
+    try:
+        print(f"history: {record_doc(store_url, doc)}")
+    except StoreError as exc:
+        print(f"error: history: {exc}", file=sys.stderr)
+        return code or 2
+    return code
 
 
 def run(opts: RunOptions) -> int:
@@ -146,7 +188,7 @@ def run(opts: RunOptions) -> int:
     run_dir.mkdir(parents=True, exist_ok=True)
     argv = build_pytest_argv(opts, run_dir, run_id)
     print("running:", " ".join(argv[1:]), flush=True)
-    pytest_rc = subprocess.call(argv)
+    pytest_rc = call_forwarding_signals(argv)
     doc, problem = _read_results(run_dir / "results.json")
     if problem:
         print(f"error: {problem}", file=sys.stderr)
@@ -158,6 +200,8 @@ def run(opts: RunOptions) -> int:
     code, reasons = run_exit_code(doc, pytest_rc)
     for reason in reasons:
         print(reason, file=sys.stderr)
+    if doc is not None and opts.history:
+        code = _record_history(opts.history, doc, code)
     if doc is not None and opts.baseline:
         try:
             change = diff_results(load_results(opts.baseline), doc)

@@ -1,8 +1,14 @@
-"""The reference's fixed, documented identities (account, zone, keys); overridable by env."""
+"""The reference's fixed, documented identities (account, zone, keys); overridable by env.
+
+The bindings bridge token is the exception: generated at every start (unless
+REFERENCE_BINDINGS_TOKEN sets it), printed by `conformance serve` and written to the ready file,
+so that only a process that can read those may write account data through the bridge.
+"""
 
 from __future__ import annotations
 
 import os
+import secrets
 from dataclasses import dataclass
 
 
@@ -18,6 +24,8 @@ class Identity:
     other_account_id: str
     other_access_key_id: str
     other_secret_access_key: str
+    # bearer token of the bindings bridge (docs/bindings-bridge.md)
+    bindings_token: str = ""
 
 
 def default_identity() -> Identity:
@@ -36,4 +44,5 @@ def default_identity() -> Identity:
         other_secret_access_key=env(
             "REFERENCE_OTHER_SECRET_ACCESS_KEY", "reference-other-secret-key-000000000000000"
         ),
+        bindings_token=env("REFERENCE_BINDINGS_TOKEN") or secrets.token_urlsafe(32),
     )

@@ -18,6 +18,8 @@ import uvicorn
 
 from reference_impl.context import ServerContext
 from reference_impl.durable_replies import DurableReplies
+from reference_impl.early_answer import CloseUnreadBodies
+from reference_impl.guarded_http import GuardedHttpTools, guarded_protocol
 from reference_impl.public.h2 import SURFACE as PUBLIC_TLS
 from reference_impl.public.h2 import PublicTlsServer
 from reference_impl.tls import ensure_certificate
@@ -42,6 +44,11 @@ class _QuietServer(uvicorn.Server):
     @contextlib.contextmanager
     def capture_signals(self) -> Iterator[None]:
         yield
+
+
+def _protocol(ctx: ServerContext) -> type[GuardedHttpTools]:
+    """Every uvicorn listener's HTTP protocol: httptools with header size and time bounded."""
+    return guarded_protocol(ctx.profile.max_header_bytes, ctx.profile.header_timeout_s)
 
 
 def _bind(host: str, port: int) -> socket.socket:
@@ -95,7 +102,7 @@ def ready_document(ctx: ServerContext) -> dict[str, Any]:
             "gateway": {"url": ctx.urls["gateway"], "networks": ["sepolia", "rinkeby"]},
             "public": {"url": ctx.urls["public"]},
             "edge": {"url": ctx.urls["edge"]},
-            "bindings": {"url": ctx.urls["bindings"]},
+            "bindings": {"url": ctx.urls["bindings"], "token": ident.bindings_token},
         },
     }
     if PUBLIC_TLS in ctx.urls:  # the public entrypoint again, over TLS with HTTP/2 (ALPN)
@@ -114,14 +121,24 @@ def ready_document(ctx: ServerContext) -> dict[str, Any]:
 
 
 def surface_app(module_name: str, ctx: ServerContext) -> Any:
-    """A surface's ASGI app; with `--durable`, replies wait until what they report is on disk."""
+    """A surface's ASGI app; with `--durable`, replies wait until what they report is on disk.
+
+    Every surface closes a connection whose `100-continue` body it answered without reading.
+    """
     app = import_module(module_name).build_app(ctx)
-    return DurableReplies(app, ctx) if ctx.durable_replies else app
+    if ctx.durable_replies:
+        app = DurableReplies(app, ctx)
+    if "early-answer-keeps-open" in (ctx.profile.deviate_breaks or ()):  # break-checks only
+        return app
+    return CloseUnreadBodies(app)
 
 
 def _write_atomically(path: Path, text: str) -> None:
+    """Owner-only (0600): the ready file carries the bindings bridge token."""
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        out.write(text)
     os.replace(tmp, path)
 
 
@@ -140,6 +157,7 @@ async def serve(
         app = surface_app(module_name, ctx)
         config = uvicorn.Config(
             app,
+            http=_protocol(ctx),
             log_level="warning",
             access_log=False,
             lifespan="on",
@@ -155,6 +173,7 @@ async def serve(
         ctx.shared[TLS_CERT_KEY] = str(certificate.cert)
         config = uvicorn.Config(
             surface_app(SURFACES["s3"], ctx),
+            http=_protocol(ctx),
             log_level="warning",
             access_log=False,
             lifespan="on",

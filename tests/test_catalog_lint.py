@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import os
 import re
 import shutil
 from importlib import resources
@@ -19,7 +20,13 @@ from conformance.plugin.catalog import (
     load_catalog_from,
 )
 
-DECISIONS = Path(__file__).resolve().parents[1].parent / "shared" / "spec" / "decisions.md"
+# EDGE_CONFORMANCE_SPEC_DIR points at the spec files from a checkout elsewhere (a worktree)
+SPEC_DIR = Path(
+    os.environ.get("EDGE_CONFORMANCE_SPEC_DIR")
+    or Path(__file__).resolve().parents[1].parent / "shared" / "spec"
+)
+DECISIONS = SPEC_DIR / "decisions.md"
+SPEC_FILES = ("interface-spec.md", "dates.md", "decisions.md")
 ID = re.compile(r"^(storage|logs|gateway)(\.[a-z0-9]+(-[a-z0-9]+)*)+$")
 
 # Ids other parts of the project (tests, docs) rely on, with the fields they rely on.
@@ -163,6 +170,64 @@ def test_decisions_used(catalog: Catalog) -> None:
     used = {r.decision for r in rules(catalog) if r.decision}
     unused = sorted(_decision_headings() - used - set(UNREFERENCED_DECISIONS))
     assert not unused, unused
+
+
+def _revised_decisions() -> set[str]:
+    """Headings of decisions.md entries revised to follow the provider's public facts."""
+    if not DECISIONS.is_file():
+        pytest.skip(f"{DECISIONS} is absent in this checkout")
+    text = DECISIONS.read_text(encoding="utf-8")
+    entries = re.split(r"^- (?=\*\*)", text, flags=re.MULTILINE)
+    return {
+        match.group(1)
+        for entry in entries
+        if "*revised*" in entry and (match := re.match(r"\*\*(.+?)\*\*", entry))
+    }
+
+
+def _spec_text() -> str:
+    if not DECISIONS.is_file():
+        pytest.skip(f"{SPEC_DIR} is absent in this checkout")
+    return "\n".join((SPEC_DIR / name).read_text(encoding="utf-8") for name in SPEC_FILES)
+
+
+def test_revised_decision_is_found() -> None:
+    """The revised-entry parser finds the entries the 2026-11-25 revision marked."""
+    revised = _revised_decisions()
+    assert {"Auth errors", "40 fields", "Placeholder operations"} <= revised, revised
+
+
+def test_sources_where_the_spec_is_silent(catalog: Catalog) -> None:
+    """A rule not literally in the spec's files names its public source.
+
+    That is a rule resting on a revised decision (which follows the provider's docs), a rule with
+    a date (since, until, compat date) none of the spec's files mentions, and a rule whose
+    `spec.source` is absent while its `source` says the claim comes from elsewhere.
+    """
+    revised = _revised_decisions()
+    text = _spec_text()
+    missing = []
+    for rule in rules(catalog):
+        if rule.source is not None:
+            continue
+        dates = [rule.since, rule.until, (rule.compat or {}).get("date")]
+        unknown = [d.isoformat() for d in dates if d is not None and d.isoformat() not in text]
+        if rule.decision in revised or unknown:
+            missing.append(f"{rule.id} (decision {rule.decision!r}, dates {unknown})")
+    assert not missing, missing
+
+
+def test_sources_are_dated_public_pages(catalog: Catalog) -> None:
+    """A source is a docs page or changelog entry with a date no later than today."""
+    today = dt.date.today()
+    bad = []
+    for rule in rules(catalog):
+        if rule.source is None:
+            continue
+        day = dt.date.fromisoformat(str(rule.source["date"]))
+        if day > today or rule.source["kind"] not in ("docs", "changelog"):
+            bad.append(rule.id)
+    assert not bad, bad
 
 
 def test_in_force_is_half_open(catalog: Catalog) -> None:

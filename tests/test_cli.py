@@ -127,7 +127,7 @@ def test_run_renders_and_summarises(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """After pytest: index.html beside results.json, one line per area, the verdict."""
-    monkeypatch.setattr("conformance.cli_run.subprocess.call", fake_pytest("mixed", 1))
+    monkeypatch.setattr("conformance.cli_run.call_forwarding_signals", fake_pytest("mixed", 1))
     code = main(["run", "--report-dir", str(tmp_path), "--run-id", "nightly 1"])
     out = capsys.readouterr()
     assert code == 1
@@ -142,10 +142,10 @@ def test_run_passes_against_all_pass(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """A clean run exits 0; a baseline with a regression against it would not."""
-    monkeypatch.setattr("conformance.cli_run.subprocess.call", fake_pytest("all-pass", 0))
+    monkeypatch.setattr("conformance.cli_run.call_forwarding_signals", fake_pytest("all-pass", 0))
     assert main(["run", "--report-dir", str(tmp_path), "--run-id", "a"]) == 0
     assert "verdict: CERTIFIED" in capsys.readouterr().out
-    monkeypatch.setattr("conformance.cli_run.subprocess.call", fake_pytest("mixed", 0))
+    monkeypatch.setattr("conformance.cli_run.call_forwarding_signals", fake_pytest("mixed", 0))
     code = main(
         [
             "run",
@@ -164,7 +164,7 @@ def test_run_without_results(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """pytest failing before writing results: its code is passed on and said."""
-    monkeypatch.setattr("conformance.cli_run.subprocess.call", fake_pytest(None, 4))
+    monkeypatch.setattr("conformance.cli_run.call_forwarding_signals", fake_pytest(None, 4))
     assert main(["run", "--report-dir", str(tmp_path), "--run-id", "c"]) == 4
     assert "code 4 (usage error) without writing results.json" in capsys.readouterr().err
     assert not (tmp_path / "c" / "index.html").exists()

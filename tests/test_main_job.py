@@ -61,6 +61,10 @@ def test_run_today_passes_every_slice_rule(tmp_path: Path) -> None:
     assert not any(case["status"] in {"FAIL", "ERROR", "XPASS"} for case in document["cases"])
     assert (run_dir / "junit.xml").is_file() and (run_dir / "index.html").is_file()
     assert str(run_dir / "index.html") in proc.stdout
+    log = run_dir / "reference.stderr"  # kept only when the reference wrote anything
+    assert not log.exists() or "Traceback" not in log.read_text("utf-8", "replace"), log.read_text(
+        "utf-8", "replace"
+    )[-3000:]
     for area in ("storage", "logs", "gateway"):
         assert any(line.lstrip().startswith(area) for line in proc.stdout.splitlines()), area
 

@@ -6,6 +6,7 @@ copy, a fork) the test is skipped rather than failing on a missing file.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,7 +15,11 @@ import pytest
 
 from conformance.plugin.catalog import load_catalog
 
-SPEC_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "spec"
+# EDGE_CONFORMANCE_SPEC_DIR points at the spec files from a checkout elsewhere (a worktree)
+SPEC_DIR = Path(
+    os.environ.get("EDGE_CONFORMANCE_SPEC_DIR")
+    or Path(__file__).resolve().parents[1].parent / "shared" / "spec"
+)
 SPEC = SPEC_DIR / "interface-spec.md"
 DATES = SPEC_DIR / "dates.md"
 

@@ -69,13 +69,17 @@ class BindingsClient:
         compat_date: dt.date,
         compat_flags: Sequence[str] = (),
         timeout: float = DEFAULT_TIMEOUT_S,
+        token: str | None = None,
     ) -> None:
         self.url = url.rstrip("/") + "/bridge"
         self.bucket = bucket
         self.compat_date = compat_date
         self.compat_flags = list(compat_flags)
         self.timeout = timeout
+        self.token = token
         self.session = requests.Session()
+        if token:  # the bridge's credential (docs/bindings-bridge.md); kept out of the evidence
+            self.session.headers["Authorization"] = f"Bearer {token}"
 
     @classmethod
     def from_surface(
@@ -87,6 +91,7 @@ class BindingsClient:
             compat_date,
             compat_flags,
             float(surface.get("timeout", DEFAULT_TIMEOUT_S)),
+            surface.get("token"),
         )
 
     def with_flags(self, *flags: str) -> BindingsClient:
@@ -97,6 +102,7 @@ class BindingsClient:
             self.compat_date,
             [*self.compat_flags, *flags],
             self.timeout,
+            self.token,
         )
         client.session = self.session
         return client

@@ -57,6 +57,8 @@ class Exchange:
     request_headers: dict[str, str] = field(default_factory=dict)
     response_headers: dict[str, str] = field(default_factory=dict)
     body_excerpt: str = ""
+    # what was sent, where the body decides the answer (a JSON-RPC request); "" when not recorded
+    request_body_excerpt: str = ""
 
     @classmethod
     def build(
@@ -67,6 +69,7 @@ class Exchange:
         request_headers: Any = None,
         response_headers: Any = None,
         body: bytes | str | None = None,
+        request_body: bytes | str | None = None,
     ) -> Exchange:
         req = {
             str(k).lower(): str(v)
@@ -75,7 +78,9 @@ class Exchange:
         }
         resp_all = {str(k).lower(): str(v) for k, v in dict(response_headers or {}).items()}
         resp = {k: v for k, v in resp_all.items() if k in KEPT_RESPONSE_HEADERS}
-        return cls(method.upper(), redact_url(url), status, req, resp, excerpt(body))
+        return cls(
+            method.upper(), redact_url(url), status, req, resp, excerpt(body), excerpt(request_body)
+        )
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)

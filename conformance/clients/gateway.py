@@ -16,6 +16,9 @@ import requests
 from conformance.clients.evidence import Exchange, collector
 
 DEFAULT_NETWORKS = ("sepolia", "rinkeby")
+# behaviours of the provider's gateway in front of the nodes: a 403 for a method outside its
+# allow-list, a 404 for a network it does not route. A plain node offers neither.
+PROVIDER_GATEWAY = ("method-allow-list", "network-routing")
 DEFAULT_TIMEOUT_S = 30.0
 JSON_HEADERS = {"Content-Type": "application/json"}
 _UNSET: Any = object()
@@ -30,6 +33,8 @@ class Reply:
     body: bytes
     json: Any = field(default=None)
     is_json: bool = False
+    # the request this answers ("POST /v1/sepolia {...}"), so a failure message shows both
+    request: str = ""
 
     @classmethod
     def from_response(cls, resp: requests.Response) -> Reply:
@@ -43,7 +48,8 @@ class Reply:
 
     def describe(self) -> str:
         text = self.body[:300].decode("utf-8", errors="replace")
-        return f"HTTP {self.status}: {text or '(empty body)'}"
+        answer = f"HTTP {self.status}: {text or '(empty body)'}"
+        return f"{self.request} -> {answer}" if self.request else answer
 
     def result(self) -> Any:
         """The `result` of a successful single response; AssertionError otherwise."""
@@ -62,20 +68,32 @@ class Reply:
 
 
 class GatewayClient:
-    def __init__(self, url: str, networks: list[str], timeout: float = DEFAULT_TIMEOUT_S) -> None:
+    def __init__(
+        self,
+        url: str,
+        networks: list[str],
+        timeout: float = DEFAULT_TIMEOUT_S,
+        provider_gateway: tuple[str, ...] = PROVIDER_GATEWAY,
+    ) -> None:
         self.url = url.rstrip("/")
         self.networks = networks
         self.timeout = timeout
+        self.provider_gateway = provider_gateway
         self.session = requests.Session()
 
     @classmethod
     def from_surface(cls, surface: Mapping[str, Any]) -> GatewayClient:
         networks = [str(n) for n in surface.get("networks") or DEFAULT_NETWORKS]
         timeout = float(surface.get("timeout", DEFAULT_TIMEOUT_S))
-        return cls(str(surface["url"]), networks, timeout)
+        declared = surface.get("provider_gateway", PROVIDER_GATEWAY)
+        return cls(str(surface["url"]), networks, timeout, tuple(str(b) for b in declared))
 
     def offers(self, network: str) -> bool:
         return network in self.networks
+
+    def offers_behaviour(self, behaviour: str) -> bool:
+        """Whether the target declares this provider-gateway behaviour (PROVIDER_GATEWAY)."""
+        return behaviour in self.provider_gateway
 
     def url_for(self, network: str) -> str:
         return f"{self.url}/v1/{network}"
@@ -106,8 +124,10 @@ class GatewayClient:
             http_method, url, data=data, headers=sent, timeout=self.timeout, allow_redirects=False
         )
         reply = Reply.from_response(resp)
+        sent_text = data[:300].decode("utf-8", errors="replace")
+        reply.request = f"{http_method} /v1/{network} {sent_text or '(empty body)'}"
         collector.add(
-            Exchange.build(http_method, url, reply.status, sent, resp.headers, reply.body)
+            Exchange.build(http_method, url, reply.status, sent, resp.headers, reply.body, data)
         )
         return reply
 

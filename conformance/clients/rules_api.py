@@ -61,6 +61,12 @@ class Reply:
         excerpt = self.text[:400] + ("…" if len(self.text) > 400 else "")
         return f"{self.method} {self.url} -> {self.status}: {excerpt}"
 
+    def assert_no_content(self) -> None:
+        """204 with an empty body (the provider's answer to a deleted ruleset)."""
+        assert self.status == 204 and not self.text.strip(), (
+            f"expected 204, no body: {self._where()}"
+        )
+
     def assert_envelope(self) -> dict[str, Any]:
         """The body is the envelope: result, success, errors (array), messages (array)."""
         body = self.json
@@ -178,6 +184,9 @@ class RulesApiClient(EnvelopeClient):
     ) -> None:
         super().__init__(base_url, email, api_key, timeout)
         self.zone_id = zone_id
+        # True once the run's safety journal holds the zone's entry point (docs/safety.md):
+        # the run restores it once at the end, so tests need not restore its rules each time
+        self.journaled = False
 
     @classmethod
     def from_surface(cls, surface: Mapping[str, Any]) -> RulesApiClient:

@@ -78,8 +78,19 @@ class WireReply:
 
     def _describe(self) -> str:
         code = self.error_code
-        detail = f" {code}: {self.error_message}" if code else ""
+        if code:
+            detail = f" {code}: {self.error_message}"
+        elif self.status >= 300:
+            # no <Code> to show: the body says what came back instead
+            text = self.body[:200].decode("utf-8", errors="replace").strip()
+            detail = f" with no error code ({text or 'empty body'})"
+        else:
+            detail = ""
         return f"{self.method} {self.url} answered {self.status}{detail}"
+
+    def describe(self) -> str:
+        """The request and its answer in one line, for failure and setup messages."""
+        return self._describe()
 
     def assert_ok(self) -> WireReply:
         assert 200 <= self.status < 300, f"expected success; {self._describe()}"

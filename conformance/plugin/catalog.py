@@ -53,6 +53,8 @@ class Rule:
     spec: Mapping[str, Any]
     decision: str | None
     file: str = dataclasses.field(default="", compare=False)
+    # the provider's public page a rule rests on beyond the spec (None: the spec's files say it)
+    source: Mapping[str, Any] | None = None
 
     def __hash__(self) -> int:
         return hash(self.id)
@@ -84,6 +86,7 @@ class Rule:
             "reason": self.reason,
             "spec": dict(self.spec),
             "decision": self.decision,
+            "source": dict(self.source) if self.source is not None else None,
         }
 
 
@@ -216,6 +219,7 @@ def _parse_rule(raw: Any, name: str, validator: jsonschema.Draft202012Validator)
         spec=data["spec"],
         decision=data["decision"],
         file=name,
+        source=data.get("source"),
     )
 
 

@@ -14,11 +14,11 @@ from typing import Any
 
 import pytest
 
-from conformance.plugin import cleanup, preflight, provision
+from conformance.plugin import account, cleanup, preflight, provision
 from conformance.plugin.applicability import NA_PREFIX
 from conformance.plugin.naming import Names
 from conformance.plugin.state import get_state
-from conformance.plugin.targets import Target
+from conformance.plugin.targets import REFERENCE, Target
 
 
 class Expected:
@@ -45,6 +45,7 @@ def use_surface(request: pytest.FixtureRequest, target: Target, name: str) -> di
         pytest.skip(f"{NA_PREFIX}surface {name} not offered by target {target.name}")
     state = get_state(request.config)
     preflight.ensure(state, request.session, target, name)
+    account.register_run(state)
     state.surfaces_used.add(name)
     return target.surface(name)
 
@@ -106,11 +107,17 @@ def bucket(s3: Any, names: Names) -> Iterator[str]:
 
 @pytest.fixture(scope="session")
 def rules_api(request: pytest.FixtureRequest, target: Target) -> Any:
-    """Rules API client (area A) of the target."""
+    """Rules API client (area A) of the target; a named target's zone is journaled before the
+    client is handed out (docs/safety.md), so no test changes it before the run can put it
+    back. The launched reference needs none of it: its zone is created for the run."""
     surface = use_surface(request, target, "rules_api")
     from conformance.clients.rules_api import RulesApiClient
 
-    return RulesApiClient.from_surface(surface)
+    client = RulesApiClient.from_surface(surface)
+    if target.name != REFERENCE:  # the launched reference's zone is the run's own, thrown away
+        account.engage_zone(request.session, get_state(request.config), client)
+        client.journaled = True
+    return client
 
 
 @pytest.fixture(scope="session")

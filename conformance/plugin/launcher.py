@@ -47,6 +47,11 @@ def ready_path(run_dir: Path) -> Path:
     return run_dir / "reference.ready.json"
 
 
+def stderr_path(run_dir: Path) -> Path:
+    """The launched reference's stderr (its log: warnings and tracebacks)."""
+    return run_dir / "reference.stderr"
+
+
 def _stderr_tail(path: Path, lines: int = 20) -> str:
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
@@ -80,9 +85,9 @@ def command(data_dir: Path, ready: Path, as_of: dt.date, profile: dict[str, str]
 
 def launch(run_dir: Path, as_of: dt.date, profile: dict[str, str]) -> ReferenceProcess:
     """Start the reference and wait for its ready file (READY_TIMEOUT seconds)."""
-    ready, stderr_path = ready_path(run_dir), run_dir / "reference.stderr"
+    ready, log = ready_path(run_dir), stderr_path(run_dir)
     ready.unlink(missing_ok=True)
-    with stderr_path.open("wb") as stderr:
+    with log.open("wb") as stderr:
         process = subprocess.Popen(
             command(run_dir / "data", ready, as_of, profile),
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr,
@@ -95,14 +100,14 @@ def launch(run_dir: Path, as_of: dt.date, profile: dict[str, str]) -> ReferenceP
         if process.poll() is not None:
             raise LaunchError(
                 f"reference implementation exited with code {process.returncode} before it was "
-                f"ready; stderr tail:\n{_stderr_tail(stderr_path)}"
+                f"ready; stderr tail:\n{_stderr_tail(log)}"
             )
         time.sleep(0.05)
     process.kill()
     process.wait()
     raise LaunchError(
         f"reference implementation not ready within {READY_TIMEOUT:g} s; stderr tail:\n"
-        f"{_stderr_tail(stderr_path)}"
+        f"{_stderr_tail(log)}"
     )
 
 

@@ -10,7 +10,7 @@ import json
 import shutil
 import warnings
 
-from conformance.plugin import cleanup, launcher
+from conformance.plugin import account, cleanup, launcher
 from conformance.plugin.state import State
 from conformance.plugin.targets import REFERENCE, Target
 
@@ -37,15 +37,42 @@ def clean_run_buckets(state: State, target: Target | None) -> None:
     cleanup.delete_prefixed(client, state.run_prefix + "-")
 
 
-def finish_run(state: State) -> None:
-    """Cleanup, then stop the reference if this run launched one; never raises."""
+def finish_run(state: State) -> list[str]:
+    """Restore the zone, cleanup, then stop the reference if this run launched one; never
+    raises. Returns the lines of a failed restore (the run must then fail)."""
+    failed: list[str] = []
+    target = None
     try:
-        clean_run_buckets(state, _target_for_cleanup(state))
+        target = _target_for_cleanup(state)
+        failed = account.release_zone(state, target)
+    except Exception as exc:
+        failed = [f"edge-conformance: RESTORE FAILED: {exc!r}"]
+        account.say(failed[0])
+    try:
+        if account.is_registered(state):  # the workers' news may be lost to an interrupt
+            state.surfaces_used.add("s3")
+        clean_run_buckets(state, target)
+        account.unregister_run(state, target)
     except Exception as exc:
         warnings.warn(cleanup.CleanupWarning(f"cleanup failed: {exc}"), stacklevel=1)
     if not state.run_dir.exists():
-        return
+        return failed
     message = launcher.stop(state.run_dir, state.reference)
     if message:
         warnings.warn(cleanup.CleanupWarning(message), stacklevel=1)
+    keep_reference_log(state)
     shutil.rmtree(state.run_dir, ignore_errors=True)
+    return failed
+
+
+def keep_reference_log(state: State) -> None:
+    """A launched reference's non-empty stderr goes beside results.json (reference.stderr):
+    a traceback there is a defect of the reference, and the run dir is about to be removed."""
+    log = launcher.stderr_path(state.run_dir)
+    if state.options.results is None or not log.is_file() or log.stat().st_size == 0:
+        return
+    try:
+        state.options.results.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(log, state.options.results.parent / log.name)
+    except OSError as exc:
+        warnings.warn(cleanup.CleanupWarning(f"reference log not kept: {exc}"), stacklevel=1)

@@ -89,6 +89,13 @@ def add_options(parser: pytest.Parser) -> None:
         metavar="N",
         help="steps of the stateful model test of the store (default: its small fixed budget)",
     )
+    group.addoption(
+        "--allow-shared-zone",
+        action="store_true",
+        default=False,
+        help="run on a zone that has log push jobs or custom field rules of its own "
+        "(they are affected during the run; docs/safety.md)",
+    )
 
 
 @dataclass(frozen=True)
@@ -105,6 +112,7 @@ class Options:
     expectations: Path | None = None
     compat_date: dt.date | None = None  # None: the as-of date (see effective_compat_date)
     compat_flags: tuple[str, ...] = ()
+    allow_shared_zone: bool = False
 
     @property
     def effective_compat_date(self) -> dt.date:
@@ -154,6 +162,7 @@ def read_options(config: pytest.Config) -> Options:
         expectations=Path(expectations) if expectations else None,
         compat_date=_compat_date(config.getoption("compat_date")),
         compat_flags=tuple(config.getoption("compat_flag")),
+        allow_shared_zone=bool(config.getoption("allow_shared_zone")),
     )
 
 

@@ -28,11 +28,13 @@ from conformance.plugin.options import Options, add_options, read_options
 from conformance.plugin.records import CaseRecorder
 from conformance.plugin.state import STATE_KEY, WORKERINPUT_KEY, State, build_state, get_state
 from conformance.plugin.targets import REFERENCE
+from conformance.safety import signals
 
 SUBPLUGINS = (collection, applicability, recorder, fixtures, zone_lock, expectations, allure_labels)
 RECORDER_KEY = pytest.StashKey[CaseRecorder]()
 STARTED_KEY = pytest.StashKey[str]()
 USED_KEY = "edge_conformance_surfaces_used"
+SIGNALS_KEY = pytest.StashKey[Any]()
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -64,6 +66,8 @@ def pytest_configure(config: pytest.Config) -> None:
         state.options = with_report_dir(config, state, started)
     options = state.options
     config.stash[STATE_KEY] = state
+    # SIGTERM/SIGHUP end the session like Ctrl-C, so teardown and the zone's restore run
+    config.stash[SIGNALS_KEY] = signals.install()
     expectations.configure(config, options.expectations, options.target)
     collection.register_marker(config)
     for module in SUBPLUGINS:
@@ -79,6 +83,12 @@ def pytest_configure(config: pytest.Config) -> None:
         config.stash[RECORDER_KEY] = CaseRecorder(config.rootpath, links=links)
         config.stash[STARTED_KEY] = started
         config.pluginmanager.register(config.stash[RECORDER_KEY], "edge_conformance.records")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    undo = config.stash.get(SIGNALS_KEY, None)
+    if undo is not None:
+        undo()
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -112,7 +122,8 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     if state.is_worker:
         config.workeroutput[USED_KEY] = sorted(state.surfaces_used)  # type: ignore[attr-defined]
         return
-    lifecycle.finish_run(state)
+    if lifecycle.finish_run(state) and session.exitstatus == 0:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
     if state.options.results is not None:
         _write_results(config)
 

@@ -42,6 +42,26 @@ def _message(report: pytest.TestReport) -> str:
     return text if len(text) <= MESSAGE_LIMIT else text[:MESSAGE_LIMIT] + "…"
 
 
+def last_exchange(evidence: list[dict[str, Any]]) -> str:
+    """The newest recorded exchange in one line: the request (and its body, when recorded) and
+    the answer, so a failure message names what was sent and what came back even when the
+    assertion itself only compares two values."""
+    if not evidence:
+        return ""
+    e = evidence[-1]
+    sent = f" {e['request_body_excerpt'][:300]}" if e.get("request_body_excerpt") else ""
+    status = e.get("status")
+    body = (e.get("body_excerpt") or "")[:300]
+    answer = f"{status if status is not None else 'no response'}" + (f" {body}" if body else "")
+    return f"last exchange: {e.get('method', '?')} {e.get('url', '')}{sent} -> {answer}"
+
+
+def with_exchange(message: str, evidence: list[dict[str, Any]]) -> str:
+    """A FAIL/ERROR message followed by the last exchange of the test (if any)."""
+    line = last_exchange(evidence)
+    return f"{message}\n{line}" if line else message
+
+
 def phase_status(report: pytest.TestReport, props: dict[str, Any]) -> tuple[str, str | None]:
     """Status of one phase of a test and its message (None for a plain pass)."""
     wasxfail = getattr(report, "wasxfail", None)
@@ -114,8 +134,11 @@ class CaseRecorder:
         status, message = phase_status(report, props)
         if report.when == "call":
             pending.failed_rule = props.get(FAILED_RULE)
+        evidence = list(props.get(EVIDENCE, []))
+        if status in (FAIL, ERROR) and message is not None:
+            message = with_exchange(message, evidence)
         if report.when == "call" or status != PASS:
-            pending.phases.append((status, message, list(props.get(EVIDENCE, []))))
+            pending.phases.append((status, message, evidence))
         if report.when == "teardown":
             self._finish(report.nodeid)
 

@@ -6,6 +6,7 @@ prefix is random, the run directory is only a path until the reference has to be
 
 from __future__ import annotations
 
+import os
 import secrets
 import tempfile
 from dataclasses import dataclass, field
@@ -30,12 +31,14 @@ class State:
     run_dir: Path
     is_worker: bool
     worker_id: str
+    owner_pid: int = 0  # the run's controller (or only) process: the registry's liveness check
     catalog_cache: Any = None
     target_cache: Target | None = None
     target_error: str | None = None
     reference: ReferenceProcess | None = None
     preflight_done: dict[str, str | None] = field(default_factory=dict)
     surfaces_used: set[str] = field(default_factory=set)
+    registered: bool = False  # this process entered the run in the safety registry
 
     def catalog(self, config: pytest.Config) -> Any:
         """The rule catalog, loaded on first use (a conftest may supply a test catalog)."""
@@ -60,11 +63,14 @@ def build_state(config: pytest.Config, options: Options) -> State:
     shared: dict[str, str] | None = getattr(config, "workerinput", {}).get(WORKERINPUT_KEY)
     if shared is not None:
         prefix, run_dir = shared["run_prefix"], Path(shared["run_dir"])
+        owner = int(shared.get("owner_pid") or os.getppid())
     else:
         prefix = new_run_prefix()
         run_dir = Path(tempfile.gettempdir()) / f"edge-conformance-{prefix}"
+        owner = os.getpid()
     worker = getattr(config, "workerinput", {}).get("workerid", "main")
-    return State(options, prefix, run_dir, hasattr(config, "workerinput"), str(worker))
+    is_worker = hasattr(config, "workerinput")
+    return State(options, prefix, run_dir, is_worker, str(worker), owner_pid=owner)
 
 
 def get_state(config: pytest.Config) -> State:
@@ -73,4 +79,8 @@ def get_state(config: pytest.Config) -> State:
 
 def workerinput_for(state: State) -> dict[str, str]:
     """What the controller hands every xdist worker, so that all share one run."""
-    return {"run_prefix": state.run_prefix, "run_dir": str(state.run_dir)}
+    return {
+        "run_prefix": state.run_prefix,
+        "run_dir": str(state.run_dir),
+        "owner_pid": str(state.owner_pid),
+    }

@@ -33,7 +33,12 @@ REQUIRED: dict[str, tuple[str, ...]] = {
 }
 DEFAULTS: dict[str, dict[str, Any]] = {
     "s3": {"region": "auto", "vendor_prefix": "x-amz-", "ext_prefix": "cf-", "verify": True},
-    "gateway": {"networks": ["sepolia", "rinkeby"]},
+    # provider_gateway: the behaviours of the provider's gateway (not of JSON-RPC itself) that
+    # the target offers; a plain node declares [] and those rules are N/A for it
+    "gateway": {
+        "networks": ["sepolia", "rinkeby"],
+        "provider_gateway": ["method-allow-list", "network-routing"],
+    },
 }
 
 

@@ -133,6 +133,7 @@ def _evidence(exchange: dict[str, Any]) -> dict[str, Any]:
         "request_headers": request_headers,
         "response_headers": headers,
         "body": exchange.get("body_excerpt") or "",
+        "request_body": exchange.get("request_body_excerpt") or "",
     }
 
 

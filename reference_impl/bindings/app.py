@@ -3,14 +3,15 @@
 The protocol (docs/bindings-bridge.md, schema conformance/schemas/bindings_bridge.schema.json) is
 how the suite reaches a runtime binding over HTTP; a small worker speaks the same protocol over a
 real binding for other implementations. Refusals of the binding are HTTP 200 with
-`{error: {name, message}}`; a malformed bridge request is 400 `BridgeError`; anything unexpected is
+`{error: {name, message}}`; a malformed bridge request is 400 `BridgeError` (413 when too large);
+a request without the bridge's bearer token is 401 `BridgeAuthError`; anything unexpected is
 500 `InternalError`, which the suite counts against the binding.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import json
+import hmac
 import re
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -20,6 +21,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
+from reference_impl import jsonbody
 from reference_impl.bindings import multipart
 from reference_impl.bindings.bucket import BindingBucket, Compat, decode_body
 from reference_impl.bindings.errors import BindingError, InternalError
@@ -76,11 +78,11 @@ def _compat(doc: dict[str, Any], default: dt.date) -> Compat:
     return Compat(date, frozenset(flags))
 
 
-def _parse(body: bytes) -> tuple[str, str, dict[str, Any], dict[str, Any]]:
+def _parse(body: bytes, max_depth: int) -> tuple[str, str, dict[str, Any], dict[str, Any]]:
     try:
-        doc = json.loads(body)
-    except ValueError:
-        raise BridgeRequestError("body is not JSON") from None
+        doc = jsonbody.loads(body, max_depth)
+    except jsonbody.JsonBodyError as exc:
+        raise BridgeRequestError(str(exc)) from None
     if not isinstance(doc, dict):
         raise BridgeRequestError("body must be a JSON object {op, bucket, args, compat}")
     op, bucket, args = doc.get("op"), doc.get("bucket"), doc.get("args") or {}
@@ -97,10 +99,30 @@ def _error(status: int, name: str, message: str) -> JSONResponse:
     return JSONResponse({"error": {"name": name, "message": message}}, status_code=status)
 
 
+def authorised(request: Request, token: str) -> bool:
+    """The request carries `Authorization: Bearer <token>` (compared in constant time)."""
+    scheme, _, given = request.headers.get("authorization", "").partition(" ")
+    return scheme.lower() == "bearer" and hmac.compare_digest(
+        given.strip().encode(), token.encode()
+    )
+
+
 def build_app(ctx: ServerContext) -> Starlette:
+    token = ctx.identity.bindings_token
+    prof = ctx.profile
+
     async def bridge(request: Request) -> JSONResponse:
+        if not authorised(request, token):
+            message = "the bridge takes Authorization: Bearer <token> (the ready file's bindings)"
+            return _error(401, "BridgeAuthError", message)
         try:
-            op, name, args, doc = _parse(await request.body())
+            declared = request.headers.get("content-length", "")
+            limit = int(prof.bindings_max_body_bytes)
+            body = await jsonbody.read_limited(request.stream(), declared, limit)
+        except jsonbody.JsonBodyError as exc:
+            return _error(413, "BridgeError", str(exc))
+        try:
+            op, name, args, doc = _parse(body, int(prof.max_json_depth))
             bucket = BindingBucket(ctx, name, _compat(doc, ctx.behaviour_date))
             result = await OPS[op](bucket, args)
         except BridgeRequestError as exc:

@@ -17,7 +17,8 @@ from typing import Any
 from reference_impl.bindings import conditions, objects, ranges
 from reference_impl.bindings.errors import BindingError, InternalError, store_error, type_error
 from reference_impl.context import ServerContext
-from reference_impl.storage.engine import ObjectRecord
+from reference_impl.storage.engine import BucketGone, ObjectRecord
+from reference_impl.storage.full import StorageFull
 
 HONOR_INCLUDE_FLAG = "r2_list_honor_include"
 USER_HASHES = ("md5", "sha1", "sha256", "sha384", "sha512")
@@ -36,9 +37,23 @@ class Compat:
 def check_key(operation: str, key: Any) -> str:
     if not isinstance(key, str):
         raise type_error(operation, "key must be a string")
-    if len(key.encode()) > MAX_KEY_BYTES:
+    try:
+        size = len(key.encode())
+    except UnicodeEncodeError:  # a lone surrogate from JSON: not UTF-8, so not a key
+        raise store_error(operation, "The specified object name is not valid", 10020) from None
+    if size > MAX_KEY_BYTES:
         raise store_error(operation, "The specified object name is not valid", 10020)
     return key
+
+
+def storage_full(operation: str) -> BindingError:
+    """No space left (storage.full.StorageFull): a refusal that says so, nothing stored."""
+    return BindingError("Error", f"{operation}: no space left to store the object")
+
+
+def bucket_gone(operation: str) -> BindingError:
+    """The bucket was deleted while the call ran (storage.engine.BucketGone): nothing stored."""
+    return store_error(operation, "The specified bucket does not exist.", 10006)
 
 
 class BindingBucket:
@@ -90,9 +105,16 @@ class BindingBucket:
         kept = self._verify(claims, value)
         if kept:
             meta["checksums"] = kept
-        blob = await self.ctx.store.write_blob(_once(value))
         content_type = meta["http"].get("content-type", "application/octet-stream")
-        record = self.ctx.store.put_object(self.account, self.name, key, blob, content_type, meta)
+        try:
+            blob = await self.ctx.store.write_blob(_once(value))
+            record = self.ctx.store.put_object(
+                self.account, self.name, key, blob, content_type, meta
+            )
+        except BucketGone:
+            raise bucket_gone("put") from None
+        except StorageFull:
+            raise storage_full("put") from None
         return self.describe(record)
 
     def _meta(self, options: dict[str, Any]) -> dict[str, Any]:
@@ -159,7 +181,8 @@ class BindingBucket:
     async def delete(self, keys: Any) -> None:
         many = keys if isinstance(keys, list) else [keys]
         if len(many) > MAX_LIST_LIMIT:
-            raise store_error("delete", "Too many keys in one delete", 10003)
+            # 10022 as other invalid arguments; 10003 is AccessDenied in the provider's table
+            raise store_error("delete", "Too many keys in one delete", 10022)
         checked = [check_key("delete", key) for key in many]
         if self.profile.deviate_bindings_delete_first_only:
             checked = checked[:1]

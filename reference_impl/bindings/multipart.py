@@ -10,9 +10,17 @@ from __future__ import annotations
 from typing import Any
 
 from reference_impl.bindings import objects
-from reference_impl.bindings.bucket import BindingBucket, _once, check_key
-from reference_impl.bindings.errors import store_error, type_error
-from reference_impl.storage.multipart import Part, Upload, multipart_etag, uploads_of
+from reference_impl.bindings.bucket import (
+    BindingBucket,
+    _once,
+    bucket_gone,
+    check_key,
+    storage_full,
+)
+from reference_impl.bindings.errors import BindingError, store_error, type_error
+from reference_impl.storage.engine import BucketGone
+from reference_impl.storage.full import StorageFull
+from reference_impl.storage.multipart import Part, Upload, UploadGone, multipart_etag, uploads_of
 
 MIN_PART_BYTES = 5 * 1024 * 1024
 MAX_PART_NUMBER = 10_000
@@ -23,13 +31,17 @@ def _enabled(bucket: BindingBucket, operation: str) -> None:
         raise type_error(operation, "multipart uploads are not available on this binding")
 
 
+def _upload_gone(operation: str) -> BindingError:
+    return store_error(operation, "The specified multipart upload does not exist.", 10024)
+
+
 def _upload(bucket: BindingBucket, operation: str, key: Any, upload_id: Any) -> Upload:
     _enabled(bucket, operation)
     found = uploads_of(bucket.ctx.store).get(
         bucket.account, bucket.name, check_key(operation, key), str(upload_id)
     )
     if found is None:
-        raise store_error(operation, "The specified multipart upload does not exist.", 10024)
+        raise _upload_gone(operation)
     return found
 
 
@@ -38,9 +50,12 @@ async def create(bucket: BindingBucket, key: Any, options: dict[str, Any]) -> di
     key = check_key("createMultipartUpload", key)
     meta = bucket._meta(options)
     content_type = meta["http"].get("content-type", "application/octet-stream")
-    upload = uploads_of(bucket.ctx.store).create(
-        bucket.account, bucket.name, key, content_type, meta
-    )
+    try:
+        upload = uploads_of(bucket.ctx.store).create(
+            bucket.account, bucket.name, key, content_type, meta
+        )
+    except BucketGone:
+        raise bucket_gone("createMultipartUpload") from None
     return {"key": key, "uploadId": upload.upload_id}
 
 
@@ -54,8 +69,13 @@ async def upload_part(
         or not 1 <= number <= MAX_PART_NUMBER
     ):
         raise type_error("uploadPart", f"partNumber must be from 1 to {MAX_PART_NUMBER}")
-    blob = await bucket.ctx.store.write_blob(_once(value), inline=False)
-    part = uploads_of(bucket.ctx.store).put_part(upload.upload_id, number, blob)
+    try:
+        blob = await bucket.ctx.store.write_blob(_once(value), inline=False)
+        part = uploads_of(bucket.ctx.store).put_part(upload.upload_id, number, blob)
+    except UploadGone:
+        raise _upload_gone("uploadPart") from None
+    except StorageFull:
+        raise storage_full("uploadPart") from None
     return {"partNumber": part.number, "etag": part.etag}
 
 
@@ -86,17 +106,24 @@ async def complete(bucket: BindingBucket, key: Any, upload_id: Any, parts: Any) 
     uploads = uploads_of(store)
     chosen = _chosen({p.number: p for p in uploads.parts(upload.upload_id)}, parts)
     joined = chosen[:-1] if bucket.profile.deviate_bindings_multipart_drop_last_part else chosen
-    blob = await uploads.join(joined)
     meta = {**upload.meta, objects.MULTIPART_KEY: True}
-    record = store.put_object(
-        bucket.account,
-        bucket.name,
-        upload.key,
-        blob,
-        upload.content_type,
-        meta,
-        etag=multipart_etag(chosen),
-    )
+    try:
+        blob = await uploads.join(joined)
+        record = store.put_object(
+            bucket.account,
+            bucket.name,
+            upload.key,
+            blob,
+            upload.content_type,
+            meta,
+            etag=multipart_etag(chosen),
+        )
+    except UploadGone:
+        raise _upload_gone("complete") from None
+    except BucketGone:
+        raise bucket_gone("complete") from None
+    except StorageFull:
+        raise storage_full("complete") from None
     uploads.delete(upload.upload_id)
     return bucket.describe(record)
 

@@ -8,7 +8,9 @@ The built-in origin answers 200 with a JSON echo of what it received, `x-origin:
 `set-cookie` headers (so the first-instance limit can be shown), and for every request header
 `x-ec-respond-<name>: <value>` a response header `<name>: <value>` (so tests choose response
 header values). A fixed request-header transform rule (`x-ec-transform` is rewritten before the
-origin sees it) shows that logs hold the original header, as the spec's limits require.
+origin sees it) shows that logs hold the original header, as the spec's limits require; a fixed
+response-header transform rule (`x-ec-response-transform` from the origin is rewritten before
+the client gets it) shows raw against transformed response fields (from 2025-04-18).
 `POST /cdn-cgi/edge-conformance/flush` delivers pending batches at once.
 """
 
@@ -30,11 +32,18 @@ from starlette.routing import Route
 
 from reference_impl.context import ServerContext
 from reference_impl.edge.delivery import Delivery
-from reference_impl.edge.records import CUSTOM_DATA_LIMIT, base_record, custom_field_objects
+from reference_impl.edge.records import (
+    Exchange,
+    LogOptions,
+    base_record,
+    custom_field_objects,
+)
 
 FLUSH_PATH = "/cdn-cgi/edge-conformance/flush"
 TRANSFORMED_HEADER = "x-ec-transform"
 TRANSFORMED_VALUE = "rewritten-by-transform-rule"
+RESPONSE_TRANSFORMED_HEADER = "x-ec-response-transform"
+RESPONSE_TRANSFORMED_VALUE = "rewritten-by-response-transform-rule"
 RESPOND_PREFIX = "x-ec-respond-"
 ORIGIN_COOKIES = ("ec_first=1; Path=/", "ec_second=2; Path=/")
 SHARED_KEY = "log_delivery"
@@ -47,6 +56,16 @@ def _raw_headers(request: Request) -> list[tuple[str, str]]:
 def transform(headers: list[tuple[str, str]]) -> list[tuple[str, str]]:
     """The zone's one (fixed) request header transform rule, applied before the origin."""
     return [(k, TRANSFORMED_VALUE if k == TRANSFORMED_HEADER else v) for k, v in headers]
+
+
+def _response_headers(response: Response) -> list[tuple[str, str]]:
+    return [(k.decode("latin-1").lower(), v.decode("latin-1")) for k, v in response.raw_headers]
+
+
+def transform_response(response: Response) -> None:
+    """The zone's one (fixed) response header transform rule, applied after the origin."""
+    if RESPONSE_TRANSFORMED_HEADER in response.headers:
+        response.headers[RESPONSE_TRANSFORMED_HEADER] = RESPONSE_TRANSFORMED_VALUE
 
 
 def origin(method: str, uri: str, headers: list[tuple[str, str]]) -> Response:
@@ -65,6 +84,24 @@ def origin(method: str, uri: str, headers: list[tuple[str, str]]) -> Response:
     return response
 
 
+def log_options(ctx: ServerContext) -> LogOptions:
+    """The profile's custom-field logging at its date, with its deliberate deviations."""
+    profile = ctx.profile
+    limit = profile.custom_field_data_limit
+    if profile.deviate_custom_data_limit:  # a lower cut, whether or not a limit is in force
+        limit = profile.deviate_custom_data_limit
+    if profile.deviate_no_custom_data_limit:
+        limit = None
+    return LogOptions(
+        limit=limit,
+        response_transformed=bool(profile.response_fields_transformed)
+        and not profile.deviate_log_raw_response_fields,
+        every_instance=bool(profile.deviate_log_every_instance),
+        first_only=bool(profile.deviate_first_instance_only),
+        arrays_as_defaults=bool(profile.deviate_arrays_as_defaults),
+    )
+
+
 class Edge:
     def __init__(self, ctx: ServerContext, delivery: Delivery) -> None:
         self.ctx = ctx
@@ -79,9 +116,13 @@ class Edge:
         uri = request.url.path + (f"?{request.url.query}" if request.url.query else "")
         transformed = transform(original)
         response = origin(request.method, uri, transformed)
-        await request.body()  # drain: the origin echoes headers only
-        logged = transformed if self.ctx.profile.deviate_log_transformed_headers else original
-        self._log(request, uri, start_ns, logged, response)
+        from_origin = _response_headers(response)
+        transform_response(response)
+        async for _ in request.stream():  # drain without keeping: the origin echoes headers only
+            pass
+        raw = transformed if self.ctx.profile.deviate_log_transformed_headers else original
+        exchange = Exchange(raw, transformed, from_origin, _response_headers(response))
+        self._log(request, uri, start_ns, exchange, response)
         return response
 
     def _log(
@@ -89,15 +130,12 @@ class Edge:
         request: Request,
         uri: str,
         start_ns: int,
-        original: list[tuple[str, str]],
+        exchange: Exchange,
         response: Response,
     ) -> None:
         zone_id = self.ctx.identity.zone_id
         state = self.ctx.shared.get("mgmt_state")
         config = state.custom_fields(zone_id) if state is not None else {}
-        response_headers = [
-            (k.decode("latin-1").lower(), v.decode("latin-1")) for k, v in response.raw_headers
-        ]
         record: dict[str, Any] = base_record(
             ray_id=secrets.token_hex(8),
             start_ns=start_ns,
@@ -108,13 +146,8 @@ class Edge:
             status=response.status_code,
             client_ip=request.client.host if request.client else "",
         )
-        profile = self.ctx.profile
-        limit = profile.deviate_custom_data_limit or CUSTOM_DATA_LIMIT
-        if profile.deviate_no_custom_data_limit:
-            limit = None
-        every = bool(profile.deviate_log_every_instance)
-        record.update(custom_field_objects(config, original, response_headers, limit, every))
-        for name in profile.deviate_drop_record_fields or ():
+        record.update(custom_field_objects(config, exchange, log_options(self.ctx)))
+        for name in self.ctx.profile.deviate_drop_record_fields or ():
             record.pop(name, None)
         self.delivery.add(zone_id, record)
 

@@ -22,6 +22,7 @@ import anyio
 
 from reference_impl.context import ServerContext
 from reference_impl.edge.records import job_line
+from reference_impl.storage.engine import BucketGone
 
 LOG = logging.getLogger(__name__)
 DATASET = "http_requests"
@@ -113,7 +114,11 @@ class Delivery:
             yield body
 
         blob = await store.write_blob(chunks())
-        store.put_object(account, bucket, key, blob, "application/gzip", {"user": {}, "http": {}})
+        try:
+            meta: dict[str, Any] = {"user": {}, "http": {}}
+            store.put_object(account, bucket, key, blob, "application/gzip", meta)
+        except BucketGone:  # deleted while the batch was written
+            return f"bucket {bucket!r} does not exist"
         return None
 
     def _record_outcome(self, zone_id: str, job_id: str, error: str | None) -> None:

@@ -4,6 +4,11 @@ The custom field objects follow the spec's limits (decisions.md, Area A): only t
 instance of a repeated header, only the headers as the client sent them (before the edge's
 transform rule), names kept as configured (cookies case-sensitive), and at most 8192 bytes of
 combined custom field data (names and values) in configuration order, the crossing value cut.
+From 2025-04-18 (the provider's change; dated in the edge profile, passed in as `LogOptions`)
+request_fields stay raw, transformed_request_fields log the value after the request transform,
+response_fields the value after the response transform and raw_response_fields the origin's;
+with `preserve_duplicates` every instance of a repeated header is logged, as a JSON array of
+its values in order (a header sent once stays a string); the 8 KB statement is gone (no cut).
 A job then selects fields and the timestamp format when a record is written out.
 """
 
@@ -11,7 +16,8 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from http.cookies import SimpleCookie
 from typing import Any
 from urllib.parse import parse_qsl
@@ -56,23 +62,71 @@ def _unquote(value: str) -> str:
     return value
 
 
+@dataclass(frozen=True)
+class Exchange:
+    """The headers of one request and its response, each before and after the transform rules."""
+
+    request_raw: Headers
+    request_transformed: Headers
+    response_raw: Headers
+    response_transformed: Headers
+
+
+@dataclass(frozen=True)
+class LogOptions:
+    """How custom fields are logged at the profile's date (and its deliberate deviations)."""
+
+    limit: int | None = CUSTOM_DATA_LIMIT  # combined bytes; None: no cut
+    response_transformed: bool = False  # response_fields log the transformed value
+    every_instance: bool = False  # deviation: join every instance whatever is configured
+    first_only: bool = False  # deviation: ignore preserve_duplicates
+    arrays_as_defaults: bool = False  # deviation: the two added arrays act like their twins
+
+
+Value = str | list[str]
+
+
+def _lookup(headers: Headers, options: LogOptions, preserve: bool) -> Callable[[str], Value | None]:
+    def find(name: str) -> Value | None:
+        values = [value for key, value in headers if key == name]
+        if not values:
+            return None
+        if options.every_instance:
+            return ", ".join(values)
+        if preserve and len(values) > 1 and not options.first_only:
+            return values
+        return values[0]
+
+    return find
+
+
+def _cost(name: str, value: Value) -> int:
+    values = value if isinstance(value, list) else [value]
+    return len(name.encode()) + sum(len(v.encode()) for v in values)
+
+
 def custom_field_objects(
-    config: dict[str, list[str]],
-    request_headers: Headers,
-    response_headers: Headers,
-    limit: int | None = CUSTOM_DATA_LIMIT,
-    every_instance: bool = False,
-) -> dict[str, dict[str, str]]:
-    """RequestHeaders / ResponseHeaders / Cookies for the configured names, cut at `limit`."""
-    cookies = request_cookies(request_headers)
-    req, resp, every = request_headers, response_headers, every_instance
-    sources: list[tuple[str, str, Any]] = [
-        ("RequestHeaders", "request_fields", lambda n: first_instance(req, n, every)),
-        ("ResponseHeaders", "response_fields", lambda n: first_instance(resp, n, every)),
+    config: dict[str, list[str]], exchange: Exchange, options: LogOptions | None = None
+) -> dict[str, dict[str, Value]]:
+    """RequestHeaders / ResponseHeaders / Cookies for the configured names, cut at the limit."""
+    options = options or LogOptions()
+    preserve = bool(config.get("preserve_duplicates"))
+    cookies = request_cookies(exchange.request_raw)
+    raw_req = _lookup(exchange.request_raw, options, preserve)
+    new_req = _lookup(exchange.request_transformed, options, preserve)
+    raw_resp = _lookup(exchange.response_raw, options, preserve)
+    new_resp = _lookup(exchange.response_transformed, options, preserve)
+    default_resp = new_resp if options.response_transformed else raw_resp
+    twins = options.arrays_as_defaults
+    sources: list[tuple[str, str, Callable[[str], Value | None]]] = [
+        ("RequestHeaders", "request_fields", raw_req),
+        ("RequestHeaders", "transformed_request_fields", raw_req if twins else new_req),
+        ("ResponseHeaders", "response_fields", default_resp),
+        ("ResponseHeaders", "raw_response_fields", default_resp if twins else raw_resp),
         ("Cookies", "cookie_fields", cookies.get),
     ]
-    out: dict[str, dict[str, str]] = {name: {} for name, _, _ in sources}
-    budget = limit if limit is not None else float("inf")
+    out: dict[str, dict[str, Value]] = {"RequestHeaders": {}, "ResponseHeaders": {}, "Cookies": {}}
+    budget = options.limit if options.limit is not None else float("inf")
     for field_name, key, lookup in sources:
         for name in config.get(key, []):
             value = lookup(name)
@@ -80,10 +134,10 @@ def custom_field_objects(
                 continue
             if budget <= 0:
                 return out
-            cost = len(name.encode()) + len(value.encode())
+            cost = _cost(name, value)
             if cost > budget:
                 room = int(budget) - len(name.encode())
-                if room > 0:
+                if room > 0 and isinstance(value, str):
                     out[field_name][name] = value.encode()[:room].decode("utf-8", "ignore")
                 return out
             out[field_name][name] = value

@@ -16,6 +16,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from reference_impl import jsonbody
 from reference_impl.context import ServerContext
 from reference_impl.gateway.errors import (
     INTERNAL_ERROR,
@@ -100,12 +101,10 @@ def build_app(ctx: ServerContext) -> Starlette:
         net = gateway.networks.get(name)
         if net is None or not net.served:
             return network_refusal(name, net, body)
-        if too_deep(body, int(gateway.limits["max_depth"])):
-            return refuse(200, RpcError(PARSE_ERROR, "parse error: nesting too deep"))
-        try:
-            doc = json.loads(body.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError, RecursionError):
-            return refuse(200, RpcError(PARSE_ERROR, "parse error"))
+        try:  # NaN / Infinity are not JSON (RFC 8259): -32700 like any other non-JSON text
+            doc = jsonbody.loads(body, int(gateway.limits["max_depth"]))
+        except jsonbody.JsonBodyError as exc:
+            return refuse(200, RpcError(PARSE_ERROR, f"parse error: {exc}"))
 
         async def dispatch(method: str, params: Any) -> Any:
             return await gateway.dispatch(net, method, params)
@@ -135,41 +134,11 @@ def build_app(ctx: ServerContext) -> Starlette:
     )
 
 
-def too_deep(body: bytes, limit: int) -> bool:
-    """True when arrays/objects nest deeper than `limit`.
-
-    Checked before json.loads: libraries loaded with the chain raise the recursion limit, and
-    then a deeply nested body can overflow the C stack inside the JSON decoder.
-    """
-    if body.count(b"[") + body.count(b"{") <= limit:
-        return False
-    depth, in_string, escaped = 0, False, False
-    for byte in body:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif byte == 0x5C:  # backslash
-                escaped = True
-            elif byte == 0x22:  # quote
-                in_string = False
-        elif byte == 0x22:
-            in_string = True
-        elif byte in (0x5B, 0x7B):
-            depth += 1
-            if depth > limit:
-                return True
-        elif byte in (0x5D, 0x7D):
-            depth -= 1
-    return False
-
-
 def _single_id(body: bytes) -> Any:
     """The id of a single request body, so refusals still echo it; None when there is none."""
-    if too_deep(body, 64):
-        return None
     try:
-        doc = json.loads(body.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError):
+        doc = jsonbody.loads(body, 64)
+    except jsonbody.JsonBodyError:
         return None
     if isinstance(doc, dict) and valid_id(doc.get("id")):
         return doc.get("id")

@@ -14,6 +14,7 @@ from typing import Any
 
 from reference_impl.gateway import params as p
 from reference_impl.gateway.errors import SERVER_ERROR, RpcError
+from reference_impl.gateway.fees import fee_history
 from reference_impl.gateway.format import Formatter
 
 DEV_PRIVATE_KEY = "0x" + "00" * 31 + "01"
@@ -76,6 +77,15 @@ class EmbeddedChain:
             "eth_getTransactionByHash": self._transaction,
             "eth_getTransactionReceipt": self._receipt,
             "eth_getLogs": self._logs,
+            # more of the provider's supported methods (methods.yaml)
+            "web3_sha3": self._sha3,
+            "net_listening": lambda: True,
+            "eth_syncing": lambda: False,
+            "eth_mining": lambda: False,  # blocks are made on demand, nothing is mined
+            "eth_feeHistory": self._fee_history,
+            "eth_getStorageAt": self._storage_at,
+            "eth_getBlockTransactionCountByNumber": self._tx_count_by_number,
+            "eth_getBlockTransactionCountByHash": self._tx_count_by_hash,
         }
 
     def request(self, method: str, params: Any) -> Any:
@@ -86,6 +96,10 @@ class EmbeddedChain:
                 self._et = _tester(self.chain_id)
                 _seed(self._et)
             return self._handlers[method](*args)
+
+    def answers(self, method: str) -> bool:
+        """Whether the embedded chain can answer this method (methods.yaml `embedded`)."""
+        return method in self._handlers
 
     # -- helpers -----------------------------------------------------------------------------
     def _block(self, ref: int | str, full: bool = False) -> Any:
@@ -204,6 +218,52 @@ class EmbeddedChain:
             from_block=frm, to_block=to, address=flt.get("address"), topics=flt.get("topics")
         )
         return [self.fmt.log(e) for e in entries]
+
+    @staticmethod
+    def _sha3(data: str) -> str:
+        from eth_utils.crypto import keccak
+
+        return "0x" + keccak(hexstr=data).hex()
+
+    def _fee_history(self, count: int, newest: int | str, pct: list[float]) -> Any:
+        from eth_tester.exceptions import BlockNotFound
+
+        try:
+            number = int(self._block(newest)["number"])
+        except BlockNotFound:
+            raise RpcError(SERVER_ERROR, "unknown block") from None
+
+        def receipt_gas(tx_hash: Any) -> int:
+            return int(self._et.get_transaction_receipt(tx_hash)["gas_used"])
+
+        return fee_history(
+            lambda n: self._block(n, True), receipt_gas, number, count, pct, self.fmt.qty
+        )
+
+    def _storage_at(self, account: str, slot: int, block: int | str) -> str:
+        from eth_tester.exceptions import BlockNotFound
+
+        try:
+            value = self._et.get_storage_at(account, hex(slot), block)
+        except BlockNotFound:
+            raise RpcError(SERVER_ERROR, "header not found") from None
+        return "0x" + format(int(value, 16) if isinstance(value, str) else int(value), "064x")
+
+    def _tx_count_by_number(self, ref: int | str) -> str | None:
+        from eth_tester.exceptions import BlockNotFound
+
+        try:
+            return self.fmt.qty(len(self._block(ref)["transactions"]))
+        except BlockNotFound:
+            return None
+
+    def _tx_count_by_hash(self, block_hash: str) -> str | None:
+        from eth_tester.exceptions import BlockNotFound
+
+        try:
+            return self.fmt.qty(len(self._et.get_block_by_hash(block_hash)["transactions"]))
+        except BlockNotFound:
+            return None
 
     def _bound(self, ref: int | str | None) -> int:
         latest = int(self._block("latest")["number"])

@@ -132,6 +132,34 @@ def _topic(value: Any) -> Any:
     return hash32(value, "topic")
 
 
+def percentiles(value: Any, what: str = "percentiles") -> list[float]:
+    """eth_feeHistory reward percentiles: numbers from 0 to 100, ascending."""
+    if value is None:
+        return []
+    if not isinstance(value, list) or len(value) > 100:
+        raise invalid_params(f"{what} must be a list of at most 100 numbers")
+    out: list[float] = []
+    for item in value:
+        if isinstance(item, bool) or not isinstance(item, int | float) or not 0 <= item <= 100:
+            raise invalid_params(f"{what}: each percentile is a number from 0 to 100")
+        if out and item < out[-1]:
+            raise invalid_params(f"{what} must be in ascending order")
+        out.append(float(item))
+    return out
+
+
+def hashes(value: Any, what: str = "keys") -> list[str]:
+    if not isinstance(value, list):
+        raise invalid_params(f"{what} must be a list of 32-byte hashes")
+    return [hash32(item, what) for item in value]
+
+
+def json_object(value: Any, what: str = "object") -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise invalid_params(f"{what} must be an object")
+    return value
+
+
 CHECKS: dict[str, Callable[[Any, str], Any]] = {
     "block": block,
     "bool": boolean,
@@ -141,6 +169,9 @@ CHECKS: dict[str, Callable[[Any, str], Any]] = {
     "quantity": quantity,
     "call": call,
     "filter": log_filter,
+    "percentiles": percentiles,
+    "hashes": hashes,
+    "object": json_object,
 }
 
 

@@ -81,10 +81,19 @@ class Gateway:
         return self._upstreams[network.name]
 
     async def dispatch(self, network: Network, method: str, params: Any) -> Any:
-        if method not in p.method_specs():
+        refused = self.profile.deviate_refused_methods or ()
+        if method not in p.method_specs() or method in refused:
             raise RpcError(METHOD_NOT_FOUND, f"method not found: {method[:80]}")
         p.check(method, params)  # before any upstream sees it, so bad input is always -32602
         override = self.profile.deviate_chain_id_override
         if override is not None and method in ("eth_chainId", "net_version"):
             return hex(int(override)) if method == "eth_chainId" else str(int(override))
-        return await self.upstream(network).request(method, params)
+        upstream = self.upstream(network)
+        if isinstance(upstream, EmbeddedUpstream) and not upstream.chain.answers(method):
+            # served by the provider, not by an embedded test chain (methods.yaml `embedded`)
+            raise RpcError(
+                METHOD_NOT_FOUND,
+                f"{method} needs an upstream node (gateway_upstreams); the embedded chain "
+                "cannot answer it",
+            )
+        return await upstream.request(method, params)

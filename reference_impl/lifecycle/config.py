@@ -110,3 +110,15 @@ def render(rules: list[dict[str, Any]]) -> bytes:
             ET.SubElement(abort, "DaysAfterInitiation").text = str(rule["abort_days"])
     body: bytes = ET.tostring(root, encoding="utf-8", xml_declaration=True)
     return body
+
+
+def seed_default(store: Any, profile: Any, account: str, bucket: str) -> bool:
+    """Give a new bucket the provider's default rules (profile `lifecycle_default_rules`).
+
+    True when rules were stored (the caller then makes sure the applier runs).
+    """
+    rules = profile.lifecycle_default_rules
+    if not rules or not profile.lifecycles:
+        return False
+    store.put_bucket_config(account, bucket, KIND, [dict(rule) for rule in rules])
+    return True

@@ -7,7 +7,6 @@ plain text or a 500.
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 from collections.abc import Awaitable, Callable
@@ -18,6 +17,7 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
+from reference_impl import jsonbody
 from reference_impl.context import ServerContext
 from reference_impl.mgmt.dashboard import dashboard_routes
 from reference_impl.mgmt.envelope import ApiError, error_table, fail, ok
@@ -99,10 +99,17 @@ class MgmtApi:
             raise ApiError("zone_not_found", params["zone"])
         body: Any = None
         if request.method in ("POST", "PUT"):
-            raw = await request.body()
+            declared = request.headers.get("content-length", "")
+            limit = int(self.profile.max_json_body_bytes)
             try:
-                body = json.loads(raw) if raw.strip() else None
-            except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as exc:
+                raw = await jsonbody.read_limited(request.stream(), declared, limit)
+            except jsonbody.JsonBodyError as exc:
+                raise ApiError("body_too_large", str(exc)) from None
+            try:  # strict RFC 8259 (no NaN), nesting bounded: never a RecursionError later
+                body = (
+                    jsonbody.loads(raw, int(self.profile.max_json_depth)) if raw.strip() else None
+                )
+            except jsonbody.JsonBodyError as exc:
                 if self.profile.deviate_invalid_json_plain:
                     return PlainTextResponse("bad json", status_code=400)
                 raise ApiError("invalid_json", str(exc)) from None
@@ -119,6 +126,8 @@ class MgmtApi:
         ident = self.ctx.identity
         if email == ident.email and key == ident.api_key:
             return
+        if "x-auth-email" not in request.headers or "x-auth-key" not in request.headers:
+            raise ApiError("missing_auth_headers")  # decisions.md Auth errors: 9106, no chain
         chain = []
         if not EMAIL.match(email):
             chain.append("invalid_email_header")
@@ -144,7 +153,8 @@ class MgmtApi:
 
     async def _delete_ruleset(self, p: dict[str, str], body: Any) -> Any:
         self.rulesets.delete(p["zone"], p["id"])
-        return None
+        # the provider answers a deleted ruleset with 204 and no body (its Rulesets API reference)
+        return Response(status_code=204)
 
     async def _get_entry(self, p: dict[str, str], body: Any) -> Any:
         return self.rulesets.get_entrypoint(p["zone"], p["phase"])

@@ -28,6 +28,7 @@ from reference_impl.mgmt.logpush_checks import (
 )
 from reference_impl.mgmt.state import MgmtState
 from reference_impl.profile import Profile
+from reference_impl.storage.engine import BucketGone
 
 HTTP_TIMEOUT = 5.0
 
@@ -77,7 +78,12 @@ class Jobs:
 
         blob = await self.store.write_blob(chunks())
         meta: dict[str, Any] = {"user": {}, "http": {}}
-        self.store.put_object(self.account_id, bucket, key, blob, "text/plain", meta)
+        try:
+            self.store.put_object(self.account_id, bucket, key, blob, "text/plain", meta)
+        except BucketGone:  # deleted while the challenge was written
+            raise ApiError(
+                "destination_invalid", f"bucket {bucket!r} does not exist", "/destination_conf"
+            ) from None
 
     @staticmethod
     def _post_challenge(destination: str, token: str) -> None:

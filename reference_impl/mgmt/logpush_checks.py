@@ -17,11 +17,17 @@ from reference_impl.mgmt.envelope import ApiError
 from reference_impl.profile import Profile
 
 JOB_NAME = re.compile(r"^[a-zA-Z0-9\-.]{0,512}$")
+PRINTABLE = re.compile(r"\A[\x21-\x7e]+\Z")
+_LABEL = r"[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?"
+# a DNS name or bucket (dot-separated labels), or a bracketed IPv6 literal; optional port
+HOST = re.compile(rf"\A(?:{_LABEL}(?:\.{_LABEL})*|\[[0-9A-Fa-f:.]+\])(?::[0-9]{{1,5}})?\Z")
 
 
 @dataclass(frozen=True)
 class Vocabulary:
     destination_schemes: frozenset[str]
+    destination_max_chars: int
+    destination_segment_max_chars: int
     datasets: frozenset[str]
     custom_fields_dataset: str
     custom_field_names: frozenset[str]
@@ -37,6 +43,8 @@ def vocabulary() -> Vocabulary:
     sets = {k: frozenset(v) for k, v in raw.items() if isinstance(v, list)}
     return Vocabulary(
         destination_schemes=sets["destination_schemes"],
+        destination_max_chars=int(raw["destination_max_chars"]),
+        destination_segment_max_chars=int(raw["destination_segment_max_chars"]),
         datasets=sets["datasets"],
         custom_fields_dataset=str(raw["custom_fields_dataset"]),
         custom_field_names=sets["custom_field_names"],
@@ -47,17 +55,34 @@ def vocabulary() -> Vocabulary:
 
 
 def check_destination(profile: Profile, value: Any, pointer: str = "/destination_conf") -> str:
+    """A destination URI the reference can name a challenge file after: printable ASCII, a
+    known scheme, a host or bucket name (never `..` or user info) and path segments a file
+    system takes; anything else is a 400 in the envelope, never an OSError or encode error."""
     if not isinstance(value, str) or not value:
         raise ApiError("destination_invalid", "destination_conf is required", pointer)
     if profile.deviate_accept_any_destination:
         return value
+    vocab = vocabulary()
+    if len(value) > vocab.destination_max_chars:
+        limit = vocab.destination_max_chars
+        raise ApiError("destination_invalid", f"longer than {limit} characters", pointer)
+    if not PRINTABLE.match(value):
+        message = "only printable ASCII without spaces (percent-encode the rest)"
+        raise ApiError("destination_invalid", message, pointer)
     parts = urlsplit(value)
-    if parts.scheme not in vocabulary().destination_schemes:
+    if parts.scheme not in vocab.destination_schemes:
         raise ApiError("destination_invalid", f"unsupported scheme {parts.scheme!r}", pointer)
     if not parts.netloc:
         raise ApiError("destination_invalid", "the destination names no bucket or host", pointer)
-    if ".." in parts.path.split("/"):
-        raise ApiError("destination_invalid", "'..' is not allowed in the path", pointer)
+    if not HOST.match(parts.netloc):
+        message = f"{parts.netloc!r:.80} is not a host or bucket name"
+        raise ApiError("destination_invalid", message, pointer)
+    segments = parts.path.split("/")
+    if "." in segments or ".." in segments:
+        raise ApiError("destination_invalid", "'.' and '..' are not allowed in the path", pointer)
+    if any(len(segment) > vocab.destination_segment_max_chars for segment in segments):
+        limit = vocab.destination_segment_max_chars
+        raise ApiError("destination_invalid", f"a path segment is over {limit} characters", pointer)
     return value
 
 

@@ -17,8 +17,11 @@ from typing import Any
 from starlette.responses import JSONResponse, Response
 
 from reference_impl.context import ServerContext
+from reference_impl.lifecycle import applier as lifecycle_applier
+from reference_impl.lifecycle import config as lifecycle_config
 from reference_impl.mgmt import audit
 from reference_impl.mgmt.envelope import ApiError, drop_fields, ok
+from reference_impl.public.domains import registry
 from reference_impl.s3.buckets import valid_bucket_name
 
 JURISDICTIONS = ("default", "eu", "fedramp")
@@ -109,6 +112,8 @@ class R2Buckets:
             raise ApiError("bucket_invalid", f"jurisdiction {jurisdiction!r}", "/jurisdiction")
         if not self.ctx.store.create_bucket(account, name, "auto"):
             raise ApiError("bucket_exists", name)
+        if lifecycle_config.seed_default(self.ctx.store, self.ctx.profile, account, name):
+            lifecycle_applier.ensure_running(self.ctx)
         if jurisdiction != "default":
             self.ctx.store.put_bucket_config(account, name, JURISDICTION_KIND, jurisdiction)
         change = {"jurisdiction": jurisdiction}
@@ -129,6 +134,7 @@ class R2Buckets:
             raise ApiError("bucket_not_empty", bucket.name)
         if not self.profile.deviate_bucket_delete_keeps:
             self.ctx.store.delete_bucket(account, bucket.name)
+            registry(self.ctx).remove_bucket(account, bucket.name)  # recreated: private
         audit.record(self.ctx, account, bucket.name, "DeleteBucket", None, self._actor())
         return {}
 

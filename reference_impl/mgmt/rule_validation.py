@@ -1,5 +1,8 @@
 """Checks of the rules of an `http_log_custom_fields` ruleset (spec "Rule" + decisions.md).
 
+The arrays of action_parameters and the field limits are dated profile fields: the spec's three
+arrays and 40 fields in total, and from 2025-04-18 (the provider's change) five arrays, 100
+names per array and `preserve_duplicates`; a header is logged raw or transformed, not both.
 Every refusal names the offending field with a JSON pointer relative to the request body.
 Deviation fields of the profile switch single checks off so the suite can be shown to notice.
 """
@@ -14,8 +17,12 @@ from reference_impl.profile import Profile
 
 LOG_PHASE = "http_log_custom_fields"
 ACTION = "log_custom_field"
-FIELD_ARRAYS = ("request_fields", "response_fields", "cookie_fields")
-MAX_CUSTOM_FIELDS = 40  # spec "Limits": 40 in total across the three arrays
+COOKIE_ARRAY = "cookie_fields"
+# arrays naming the same headers, one raw and one transformed: a name may be in only one of them
+TWINS = (
+    ("request_fields", "transformed_request_fields"),
+    ("response_fields", "raw_response_fields"),
+)
 HEADER_TOKEN = re.compile(r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$")
 
 
@@ -25,7 +32,9 @@ def normalise_rules(profile: Profile, phase: str, rules: Any) -> list[dict[str, 
         raise ApiError("rule_invalid", "rules must be an array", "/rules")
     out = [_rule(profile, phase, index, rule) for index, rule in enumerate(rules)]
     if phase == LOG_PHASE and not profile.deviate_ignore_field_limit:
-        _check_field_count(out, profile.deviate_custom_fields_max or MAX_CUSTOM_FIELDS)
+        _check_field_count(profile, out)
+    if phase == LOG_PHASE and not profile.deviate_raw_and_transformed_both:
+        _check_twins(out)
     return out
 
 
@@ -66,9 +75,10 @@ def _log_parameters(profile: Profile, at: str, params: Any) -> dict[str, Any]:
         if profile.deviate_accept_empty_action_parameters and params is None:
             return {}
         raise ApiError("rule_invalid", "action_parameters must be an object", at)
-    present = [key for key in FIELD_ARRAYS if params.get(key) is not None]
+    arrays: list[str] = list(profile.custom_field_arrays)
+    present = [key for key in arrays if params.get(key) is not None]
     if not present and not profile.deviate_accept_empty_action_parameters:
-        raise ApiError("rule_invalid", "name at least one of " + ", ".join(FIELD_ARRAYS), at)
+        raise ApiError("rule_invalid", "name at least one of " + ", ".join(arrays), at)
     out: dict[str, Any] = {}
     for key in present:
         items = params[key]
@@ -78,6 +88,13 @@ def _log_parameters(profile: Profile, at: str, params: Any) -> dict[str, Any]:
             {"name": _field_name(profile, key, f"{at}/{key}/{j}", item)}
             for j, item in enumerate(items)
         ]
+    if profile.custom_fields_preserve_duplicates and "preserve_duplicates" in params:
+        flag = params["preserve_duplicates"]
+        if not isinstance(flag, bool):
+            raise ApiError(
+                "rule_invalid", "preserve_duplicates is a boolean", f"{at}/preserve_duplicates"
+            )
+        out["preserve_duplicates"] = flag
     return out
 
 
@@ -91,7 +108,7 @@ def _field_name(profile: Profile, array: str, at: str, item: Any) -> str:
         raise ApiError("rule_invalid", "the field name is empty", f"{at}/name")
     if not HEADER_TOKEN.match(name):
         raise ApiError("rule_invalid", f"{name!r} is not a valid name", f"{at}/name")
-    if array == "cookie_fields":
+    if array == COOKIE_ARRAY:
         return name.lower() if profile.deviate_lowercase_cookie_names else name
     if name != name.lower():
         if profile.deviate_lowercase_header_names:
@@ -100,16 +117,43 @@ def _field_name(profile: Profile, array: str, at: str, item: Any) -> str:
     return name
 
 
-def _check_field_count(rules: list[dict[str, Any]], limit: int) -> None:
+def _check_field_count(profile: Profile, rules: list[dict[str, Any]]) -> None:
+    """The limit in force: across every array (the spec's 40) or per array (100 from 2025)."""
+    total_max, per_array_max = profile.custom_fields_total_max, profile.custom_fields_per_array_max
+    if profile.deviate_custom_fields_max:  # a lower limit, wherever one is in force
+        total_max = profile.deviate_custom_fields_max if total_max else None
+        per_array_max = profile.deviate_custom_fields_max if per_array_max else None
     seen = 0
+    per_array: dict[str, int] = {}
     for index, rule in enumerate(rules):
         params = rule.get("action_parameters") or {}
-        for key in FIELD_ARRAYS:
+        for key in profile.custom_field_arrays:
             for j, _ in enumerate(params.get(key) or []):
                 seen += 1
-                if seen > limit:
+                per_array[key] = per_array.get(key, 0) + 1
+                at = f"/rules/{index}/action_parameters/{key}/{j}"
+                if total_max is not None and seen > total_max:
                     raise ApiError(
-                        "fields_limit",
-                        f"at most {limit} custom fields in total",
-                        f"/rules/{index}/action_parameters/{key}/{j}",
+                        "fields_limit", f"at most {total_max} custom fields in total", at
+                    )
+                if per_array_max is not None and per_array[key] > per_array_max:
+                    raise ApiError("fields_limit", f"at most {per_array_max} names in {key}", at)
+
+
+def _check_twins(rules: list[dict[str, Any]]) -> None:
+    """A header is logged raw or transformed, not both (the provider's custom-fields page)."""
+    for raw_key, other_key in TWINS:
+        named: set[str] = set()
+        for rule in rules:
+            named.update(
+                i["name"] for i in (rule.get("action_parameters") or {}).get(raw_key) or []
+            )
+        for index, rule in enumerate(rules):
+            params = rule.get("action_parameters") or {}
+            for j, item in enumerate(params.get(other_key) or []):
+                if item["name"] in named:
+                    raise ApiError(
+                        "rule_invalid",
+                        f"{item['name']!r} is named in both {raw_key} and {other_key}",
+                        f"/rules/{index}/action_parameters/{other_key}/{j}/name",
                     )

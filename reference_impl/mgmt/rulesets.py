@@ -1,13 +1,15 @@
 """Zone rulesets: list, create, read, replace rules, delete, and the phase entry point.
 
 Only one `kind: zone` ruleset may exist per phase and zone (decisions.md: 400, code 20217,
-pointer /kind); PUT replaces every rule, bumps the ruleset version and keeps the ids of the
-rules sent back with their id (their own version is bumped then).
+pointer /kind); PUT replaces every rule, bumps the ruleset version and keeps the id a rule is
+sent with (its own version is bumped when the ruleset had it; decisions.md "Rule ids sent on
+PUT").
 """
 
 from __future__ import annotations
 
 import copy
+import re
 from typing import Any
 
 from reference_impl.mgmt.common import new_id, now_iso, optional_str, require_object
@@ -31,6 +33,7 @@ PHASES = (
     "http_custom_errors",
     "http_ratelimit",
 )
+RULE_ID = re.compile(r"[0-9a-f]{32}")
 LIST_FIELDS = ("id", "name", "description", "kind", "phase", "version", "last_updated")
 
 
@@ -142,10 +145,10 @@ class Rulesets:
     ) -> list[dict[str, Any]]:
         """Give every rule its server fields; a rule sent with a known id keeps it."""
         known = {rule["id"]: rule for rule in previous}
-        out = []
+        out: list[dict[str, Any]] = []
         for rule in rules:
             before = known.get(rule.get("id", ""))
-            rule_id = rule["id"] if before else new_id(self.profile)
+            rule_id = self._kept_id(rule, before, out)
             version = str(int(before.get("version", "0")) + 1) if before else "1"
             stamped = {
                 "id": rule_id,
@@ -161,6 +164,18 @@ class Rulesets:
                 stamped["action_parameters"] = rule["action_parameters"]
             out.append(stamped)
         return out
+
+    def _kept_id(
+        self, rule: dict[str, Any], before: dict[str, Any] | None, out: list[dict[str, Any]]
+    ) -> str:
+        """The id a rule keeps: the one it was sent with when that is a rule id (32 hex) not
+        yet taken in this request, known or not (decisions.md "Rule ids sent on PUT": a
+        client that puts saved rules back gets their ids back); otherwise a new one."""
+        sent = rule.get("id")
+        taken = {r["id"] for r in out}
+        if before or (isinstance(sent, str) and RULE_ID.fullmatch(sent) and sent not in taken):
+            return str(sent)
+        return new_id(self.profile)
 
     def _shown(self, ruleset: dict[str, Any]) -> dict[str, Any]:
         shown = drop_fields(self.profile, "ruleset", copy.deepcopy(ruleset))

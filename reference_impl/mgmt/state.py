@@ -14,6 +14,16 @@ import threading
 from pathlib import Path
 from typing import Any
 
+# every array a log_custom_field rule may hold (validation decides which are in force at a date)
+CUSTOM_FIELD_ARRAYS = (
+    "request_fields",
+    "transformed_request_fields",
+    "response_fields",
+    "raw_response_fields",
+    "cookie_fields",
+)
+PRESERVE_DUPLICATES = "preserve_duplicates"
+
 
 class MgmtState:
     """Rulesets, log push jobs and ownership challenges per zone."""
@@ -50,17 +60,23 @@ class MgmtState:
         return None
 
     def custom_fields(self, zone_id: str) -> dict[str, list[str]]:
-        """Configured custom field names, in configuration order (for the log producer)."""
-        arrays = ("request_fields", "response_fields", "cookie_fields")
-        out: dict[str, list[str]] = {k: [] for k in arrays}
+        """Configured custom field names per array, in configuration order (for the log producer).
+
+        Every array the rules may name is a key (empty when unused); `preserve_duplicates` is a
+        key too, holding `["true"]` when an enabled rule asks for it.
+        """
+        out: dict[str, list[str]] = {k: [] for k in CUSTOM_FIELD_ARRAYS}
+        preserve = False
         with self._lock:
             ruleset = self.entrypoint(zone_id, "http_log_custom_fields")
             for rule in (ruleset or {}).get("rules", []):
                 if not rule.get("enabled", True):
                     continue
                 params = rule.get("action_parameters") or {}
+                preserve = preserve or params.get("preserve_duplicates") is True
                 for key, names in out.items():
                     names.extend(item["name"] for item in params.get(key) or [])
+        out[PRESERVE_DUPLICATES] = ["true"] if preserve else []
         return out
 
     # -- log push jobs ----------------------------------------------------------------------

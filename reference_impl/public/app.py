@@ -2,16 +2,16 @@
 
 One listener serves every custom domain (as one edge serves many hostnames): the `Host`
 header names the domain, the registry (`domains.py`, filled through the management API's
-`/r2/buckets/{bucket}/domains/custom`) names the bucket. A loopback Host (127.0.0.1, localhost)
-falls back to the default account's `public_bucket`, so that a developer can browse it without
-a domain. Reads are anonymous GET/HEAD with the S3 API's range and conditional handling; CORS
-follows the bucket's rules (`cors.py`); gzip objects follow `encoding.py`.
+`/r2/buckets/{bucket}/domains/custom`) names the bucket. Nothing else does: a bucket is public
+only through a linked, enabled domain (the Host header is the client's to choose, so a fallback
+on it, such as the loopback Host once served, publishes a private bucket to anyone). Reads are
+anonymous GET/HEAD with the S3 API's range and conditional handling; CORS follows the bucket's
+rules (`cors.py`); gzip objects follow `encoding.py`.
 """
 
 from __future__ import annotations
 
 import logging
-from urllib.parse import unquote
 
 from starlette.applications import Starlette
 from starlette.datastructures import MutableHeaders
@@ -26,9 +26,11 @@ from reference_impl.s3.app import error_response
 from reference_impl.s3.call import Call
 from reference_impl.s3.errors import S3Error
 from reference_impl.s3.objects import get_object
+from reference_impl.s3.uri import utf8_unquote
+from reference_impl.storage.engine import BucketGone
+from reference_impl.storage.full import StorageFull
 
 LOG = logging.getLogger(__name__)
-LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "[::1]", "::1"})
 METHODS = ["GET", "HEAD", "OPTIONS", "PUT", "POST", "DELETE", "PATCH"]
 
 
@@ -37,8 +39,6 @@ def _bucket_for(ctx: ServerContext, request: Request) -> tuple[str, str]:
     found = registry(ctx).bucket_of(host)
     if found is not None:
         return found
-    if normalise_host(host) in LOOPBACK_HOSTS:
-        return ctx.identity.account_id, str(ctx.profile.public_bucket)
     raise S3Error("NoSuchBucket", BucketName=normalise_host(host))
 
 
@@ -51,7 +51,10 @@ def _without_range(request: Request) -> Request:
 
 async def _read(ctx: ServerContext, request: Request, account: str, bucket: str) -> Response:
     raw = request.scope.get("raw_path", b"").decode("latin-1").split("?", 1)[0]
-    key = unquote(raw)[1:]
+    try:
+        key = utf8_unquote(raw)[1:]
+    except ValueError:  # not UTF-8: no key has this name (reference_impl/s3/uri.py)
+        raise S3Error("InvalidURI") from None
     if request.method not in ("GET", "HEAD"):
         raise S3Error("MethodNotAllowed")
     if ctx.profile.deviate_public_require_auth:
@@ -97,6 +100,10 @@ def build_app(ctx: ServerContext) -> Starlette:
             return cors.decorate(ctx, request, account, bucket, response)
         except S3Error as error:
             return error_response(ctx, error)
+        except BucketGone as gone:  # deleted while a migration fetch stored the object
+            return error_response(ctx, S3Error("NoSuchBucket", BucketName=gone.bucket))
+        except StorageFull:  # a migration fetch found the disk full
+            return error_response(ctx, S3Error("InsufficientStorage"))
         except Exception:  # a bug of ours: answer 500 and keep serving
             LOG.exception("public entrypoint failed on %s %s", request.method, request.url.path)
             return error_response(ctx, S3Error("InternalError"))

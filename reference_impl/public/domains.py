@@ -2,8 +2,8 @@
 
 One JSON document (`<data_dir>/public/domains.json`), rewritten atomically after each change,
 because the public listener must find a domain's bucket from the `Host` alone and the set is
-small. A domain belongs to at most one bucket; deleting the bucket leaves the record, and the
-entrypoint then answers 404 NoSuchBucket for it, as a dangling domain would.
+small. A domain belongs to at most one bucket; deleting the bucket removes its domains, so that
+a bucket later created under the same name is private until a domain is linked to it again.
 """
 
 from __future__ import annotations
@@ -77,6 +77,19 @@ class DomainRegistry:
                 return False
             self._save()
             return True
+
+    def remove_bucket(self, account: str, bucket: str) -> None:
+        """Unlink every domain of a bucket being deleted."""
+        with self._lock:
+            linked = [
+                d
+                for d, r in self._domains.items()
+                if (r["account"], r["bucket"]) == (account, bucket)
+            ]
+            for domain in linked:
+                del self._domains[domain]
+            if linked:
+                self._save()
 
     def bucket_of(self, host: str) -> tuple[str, str] | None:
         """(account, bucket) served on this Host header, when an enabled domain names it."""

@@ -30,6 +30,8 @@ class PublicTlsServer:
         self.app = app
         self.certificate = certificate
         self.http2 = bool(ctx.profile.public_http2)
+        self.max_header_bytes = int(ctx.profile.max_header_bytes)
+        self.header_timeout = float(ctx.profile.header_timeout_s)
         self.started = False
         self._stop = asyncio.Event()
 
@@ -54,7 +56,12 @@ class PublicTlsServer:
         config.accesslog = None
         config.loglevel = "WARNING"
         config.graceful_timeout = 1.0
-        config.keep_alive_timeout = 30.0
+        # the same input bounds as the uvicorn listeners (reference_impl/guarded_http.py):
+        # hypercorn's idle timer runs until a request's header block is complete, so the
+        # keep-alive timeout is also the header timeout; h11 refuses a longer header block
+        config.keep_alive_timeout = self.header_timeout
+        config.h11_max_incomplete_size = self.max_header_bytes
+        config.h2_max_header_list_size = self.max_header_bytes
         return config
 
     async def serve(self, sockets: list[socket.socket]) -> None:

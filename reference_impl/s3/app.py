@@ -16,6 +16,8 @@ from reference_impl.s3.dispatch import route
 from reference_impl.s3.errors import S3Error
 from reference_impl.s3.xml_text import xml_safe
 from reference_impl.s3.xmlio import S3_XMLNS, XML_CONTENT_TYPE, render
+from reference_impl.storage.engine import BucketGone
+from reference_impl.storage.full import StorageFull, is_full
 
 log = logging.getLogger(__name__)
 
@@ -48,7 +50,12 @@ def build_app(ctx: ServerContext) -> ASGIApp:
         except S3Error as error:
             response = error_response(ctx, error, request.url.path)
             return content_type.xml_content_type_deviation(ctx, response)
-        except Exception:  # a bug of ours: say so as S3 does, and keep serving
+        except BucketGone as gone:  # deleted while the body streamed: nothing was stored
+            missing = S3Error("NoSuchBucket", BucketName=gone.bucket)
+            return error_response(ctx, missing, request.url.path)
+        except Exception as exc:  # a bug of ours: say so as S3 does, and keep serving
+            if is_full(exc) or isinstance(exc, StorageFull):  # not a bug: say what it is
+                return error_response(ctx, S3Error("InsufficientStorage"), request.url.path)
             log.exception("internal error on %s %s", request.method, request.url.path)
             return error_response(ctx, S3Error("InternalError"))
 

@@ -9,7 +9,7 @@ re-streams a response body, such as the public surface's gzip decoding, works un
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 
 from starlette.responses import StreamingResponse
 from starlette.types import Receive, Scope, Send
@@ -29,3 +29,27 @@ class WholeBody(StreamingResponse):
         await send({"type": "http.response.body", "body": self.whole, "more_body": False})
         if self.background is not None:
             await self.background()
+
+
+class ClosingStream(StreamingResponse):
+    """A streamed body whose source is closed when the reply ends, however it ends.
+
+    A dropped download cancels the send: without this the open blob (maybe already deleted,
+    its space not yet freed) waited for the garbage collector to finalise the generator.
+    """
+
+    def __init__(
+        self,
+        content: AsyncIterator[bytes],
+        close: Callable[[], None],
+        status_code: int,
+        headers: Mapping[str, str],
+    ) -> None:
+        super().__init__(content, status_code=status_code, headers=headers)
+        self._close = close
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self._close()

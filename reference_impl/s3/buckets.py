@@ -7,7 +7,10 @@ import re
 from starlette.responses import Response
 
 from reference_impl.context import ServerContext
+from reference_impl.lifecycle import applier as lifecycle_applier
+from reference_impl.lifecycle import config as lifecycle_config
 from reference_impl.mgmt import audit
+from reference_impl.public.domains import registry
 from reference_impl.s3.call import Call, broken
 from reference_impl.s3.errors import S3Error
 from reference_impl.s3.xmlio import parse_body, xml_response
@@ -63,6 +66,8 @@ async def create_bucket(ctx: ServerContext, call: Call) -> Response:
         raise S3Error("NotImplemented", "Object lock is not supported")
     if not ctx.store.create_bucket(call.account, call.bucket, "auto"):
         raise S3Error("BucketAlreadyOwnedByYou", BucketName=call.bucket)
+    if lifecycle_config.seed_default(ctx.store, ctx.profile, call.account, call.bucket):
+        lifecycle_applier.ensure_running(ctx)
     audit.record_s3(ctx, call, "CreateBucket", {"location": location})
     headers = {}
     if ctx.profile.create_bucket_location_header:
@@ -76,6 +81,7 @@ async def delete_bucket(ctx: ServerContext, call: Call) -> Response:
     if not empty and not broken(ctx, "delete-non-empty"):
         raise S3Error("BucketNotEmpty", BucketName=bucket.name)
     ctx.store.delete_bucket(call.account, bucket.name)
+    registry(ctx).remove_bucket(call.account, bucket.name)  # a recreated bucket starts private
     audit.record_s3(ctx, call, "DeleteBucket")
     return Response(status_code=204)
 

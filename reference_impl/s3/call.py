@@ -8,7 +8,6 @@ import ipaddress
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from functools import lru_cache
-from urllib.parse import unquote
 
 from starlette.requests import Request
 
@@ -17,6 +16,7 @@ from reference_impl.identity import Identity
 from reference_impl.s3 import sigv4
 from reference_impl.s3.chunked import EMPTY_SHA256, AwsChunkedDecoder, StreamingAuth, is_streaming
 from reference_impl.s3.errors import S3Error
+from reference_impl.s3.uri import utf8_unquote
 
 MAX_XML_BODY = 4 * 1024 * 1024
 SIGNING_QUERY_KEYS = {
@@ -139,6 +139,11 @@ def resolve(ctx: ServerContext, request: Request) -> Call:
     raw_path = request.scope.get("raw_path", b"").decode("latin-1") or request.url.path
     raw_path = raw_path.split("?", 1)[0]
     raw_query = request.scope.get("query_string", b"").decode("latin-1")
+    try:  # a key, prefix or marker that is not UTF-8 would alias others: refused, before auth
+        path = utf8_unquote(raw_path)
+        utf8_unquote(raw_query)
+    except ValueError:
+        raise S3Error("InvalidURI") from None
     keys = keys_of(ctx)
     profile = ctx.profile
     if profile.verify_signatures:
@@ -150,15 +155,20 @@ def resolve(ctx: ServerContext, request: Request) -> Call:
             not broken(ctx, "presign-no-expiry"),
         )
         headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in request.scope["headers"]]
-        verified = sigv4.verify(
-            request.method,
-            raw_path,
-            raw_query,
-            headers,
-            keys,
-            policy,
-            dt.datetime.now(dt.UTC),
-        )
+        try:
+            verified = sigv4.verify(
+                request.method,
+                raw_path,
+                raw_query,
+                headers,
+                keys,
+                policy,
+                dt.datetime.now(dt.UTC),
+            )
+        except S3Error as exc:
+            if exc.code == "Unauthorized" and broken(ctx, "unsigned-access-denied"):
+                raise S3Error("AccessDenied", "Anonymous access is not allowed") from None
+            raise
         account, payload = verified.account, verified.payload_sha256
         streaming = verified.streaming
     else:
@@ -172,7 +182,6 @@ def resolve(ctx: ServerContext, request: Request) -> Call:
         host_account = host_bucket = None
     if host_account is not None and host_account != account:
         raise S3Error("AccessDenied", "The credentials do not grant access to this account")
-    path = unquote(raw_path)
     query = {}
     for item in raw_query.split("&"):
         if item:

@@ -111,14 +111,24 @@ def check_read(conditions: Conditions, record: ObjectRecord, lists: bool) -> int
 
 
 def check_write(
-    conditions: Conditions, record: ObjectRecord | None, lists: bool, name: str = ""
+    conditions: Conditions,
+    record: ObjectRecord | None,
+    lists: bool,
+    name: str = "",
+    missing: str = "PreconditionFailed",
 ) -> None:
     """For writes against the current object (None when absent): raise 412 when unmet.
 
-    If-Match needs an object that matches; If-None-Match fails on a match (`*`: on any
-    object); the date conditions only apply when there is an object to date.
+    If-Match needs an object that matches; without any object it fails with `missing`
+    (S3's conditional writes answer 404 NoSuchKey there, docs/decisions.md); If-None-Match
+    fails on a match (`*`: on any object); the date conditions only apply when there is an
+    object to date.
     """
     label = name
+    if conditions.if_match is not None and record is None:
+        if missing == "NoSuchKey":
+            raise S3Error("NoSuchKey")
+        raise S3Error("PreconditionFailed", Condition=f"{label}If-Match")
     if conditions.if_match is not None and (
         record is None or not etag_matches(conditions.if_match, record.etag, lists)
     ):
@@ -137,3 +147,12 @@ def check_write(
     stamp = _date(conditions.if_modified_since)
     if stamp is not None and not _modified_after(record, stamp):
         raise S3Error("PreconditionFailed", Condition=f"{label}If-Modified-Since")
+
+
+def delete_allowed(if_match: str, record: ObjectRecord | None, lists: bool) -> bool:
+    """A conditional delete (DeleteObject If-Match, a DeleteObjects entry's ETag).
+
+    S3 deletes when the ETag matches and answers a missing object as deleted: there is
+    nothing whose ETag could differ.
+    """
+    return record is None or etag_matches(if_match, record.etag, lists)

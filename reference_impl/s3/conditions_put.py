@@ -6,6 +6,8 @@ Both operations share the provider's `cf-create-bucket-if-missing` header and th
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from reference_impl.context import ServerContext
 from reference_impl.s3 import conditions
 from reference_impl.s3.buckets import require_bucket, valid_bucket_name
@@ -40,7 +42,15 @@ def check_write_conditions(ctx: ServerContext, call: Call) -> None:
     if broken(ctx, "put-met-conditions-412"):
         raise S3Error("PreconditionFailed", Condition="any")
     current = ctx.store.get_object(call.account, call.bucket, call.key)
-    conditions.check_write(wanted, current, bool(ctx.profile.conditional_etag_lists))
+    if current is None and broken(ctx, "if-match-missing-writes"):
+        wanted = replace(wanted, if_match=None)
+    lists = bool(ctx.profile.conditional_etag_lists)
+    conditions.check_write(wanted, current, lists, missing=missing_if_match(ctx))
+
+
+def missing_if_match(ctx: ServerContext) -> str:
+    """The error of an If-Match write on a missing key: S3's 404 NoSuchKey (break: 412)."""
+    return "PreconditionFailed" if broken(ctx, "if-match-missing-412") else "NoSuchKey"
 
 
 def prepare_write(ctx: ServerContext, call: Call) -> None:

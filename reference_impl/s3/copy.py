@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import AsyncIterator, Iterator
-from urllib.parse import unquote
 
 from starlette.responses import Response
 
@@ -19,6 +18,7 @@ from reference_impl.s3.call import Call, broken
 from reference_impl.s3.errors import S3Error
 from reference_impl.s3.multipart import part_number, record_part, require_upload
 from reference_impl.s3.objects import _metadata, check_key
+from reference_impl.s3.uri import utf8_unquote
 from reference_impl.s3.xmlio import iso8601, xml_response
 from reference_impl.storage.blobs import BlobInfo
 from reference_impl.storage.engine import ObjectRecord
@@ -30,7 +30,12 @@ SOURCE_RANGE = re.compile(r"^bytes=(\d+)-(\d+)$")
 
 def parse_source(ctx: ServerContext, text: str) -> tuple[str, str]:
     """`/bucket/key` (URL-encoded, optional `?versionId=`) as (bucket, key)."""
-    path = unquote(text.split("?", 1)[0])
+    try:
+        path = utf8_unquote(text.split("?", 1)[0])
+    except ValueError:  # not UTF-8 once decoded: it names no key (reference_impl/s3/uri.py)
+        raise S3Error(
+            "InvalidArgument", "Copy Source is not valid UTF-8", ArgumentName=SOURCE_HEADER
+        ) from None
     if ctx.profile.deviate_copy_source_slash_refused and path.startswith("/"):
         raise S3Error("InvalidArgument", "Invalid copy source", ArgumentName=SOURCE_HEADER)
     bucket, sep, key = path.lstrip("/").partition("/")
@@ -59,6 +64,28 @@ def require_source(ctx: ServerContext, call: Call) -> ObjectRecord:
     wanted = conditions.from_headers(call.header, SOURCE_HEADER + "-")
     conditions.check_write(wanted, record, bool(ctx.profile.conditional_etag_lists), "source ")
     return record
+
+
+SELF_COPY = (
+    "This copy request is illegal because it is trying to copy an object to itself without "
+    "changing the object's metadata, storage class, website redirect location or encryption "
+    "attributes."
+)
+# what a copy onto the same key may change instead of its metadata (S3 accepts those)
+SELF_COPY_CHANGES = (
+    "x-amz-storage-class",
+    "x-amz-website-redirect-location",
+    "x-amz-server-side-encryption",
+    "x-amz-server-side-encryption-customer-algorithm",
+)
+
+
+def _onto_itself(ctx: ServerContext, call: Call) -> bool:
+    """Is the copy's source its own destination, with nothing else asked to change?"""
+    bucket, key = parse_source(ctx, call.header(SOURCE_HEADER) or "")
+    if (bucket, key) != (call.bucket, call.key):
+        return False
+    return not any(call.header(name) is not None for name in SELF_COPY_CHANGES)
 
 
 async def _copy_blob(
@@ -99,6 +126,9 @@ async def copy_object(ctx: ServerContext, call: Call) -> Response:
     directive = (call.header("x-amz-metadata-directive") or "COPY").upper()
     if directive not in {"COPY", "REPLACE"}:
         raise S3Error("InvalidArgument", "Unknown metadata directive")
+    refuse = directive == "COPY" or broken(ctx, "self-copy-always-refused")
+    if refuse and _onto_itself(ctx, call) and not broken(ctx, "self-copy-allowed"):
+        raise S3Error("InvalidRequest", SELF_COPY)
     if directive == "REPLACE":
         meta = _metadata(ctx, call)
         content_type = call.header("content-type") or source.content_type
@@ -106,6 +136,8 @@ async def copy_object(ctx: ServerContext, call: Call) -> Response:
         meta, content_type = source.meta, source.content_type
     blob = await _copy_blob(ctx, source)
     etag = source.etag if "-" in source.etag else None
+    if etag is not None and "parts" in source.meta:  # GetObject ?partNumber= on the copy
+        meta = {**meta, "parts": source.meta["parts"]}
     record: ObjectRecord = ctx.store.put_object(
         call.account, call.bucket, call.key, blob, content_type, meta, etag=etag
     )

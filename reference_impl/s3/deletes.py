@@ -5,9 +5,10 @@ from __future__ import annotations
 from starlette.responses import Response
 
 from reference_impl.context import ServerContext
+from reference_impl.s3 import conditions
 from reference_impl.s3.buckets import require_bucket
 from reference_impl.s3.call import Call, broken
-from reference_impl.s3.errors import S3Error
+from reference_impl.s3.errors import S3Error, error_table
 from reference_impl.s3.xmlio import parse_body, xml_response
 
 
@@ -18,18 +19,22 @@ async def delete_objects(ctx: ServerContext, call: Call) -> Response:
     if root.tag != "Delete":
         raise S3Error("MalformedXML")
     quiet = (root.findtext("Quiet") or "false").strip().lower() == "true"
-    keys: list[str] = []
+    keys: list[tuple[str, str | None]] = []  # (key, the ETag it must still have)
     for node in root.findall("Object"):
         key_node = node.find("Key")
         if key_node is None or not key_node.text:
             raise S3Error("MalformedXML")
         key = key_node.text
-        keys.append(key.strip() if ctx.profile.deviate_trim_delete_keys else key)
+        etag = node.findtext("ETag")
+        if broken(ctx, "delete-objects-etag-ignored"):
+            etag = None
+        keys.append((key.strip() if ctx.profile.deviate_trim_delete_keys else key, etag))
     if not keys or len(keys) > int(ctx.profile.delete_objects_max_keys):
         raise S3Error("MalformedXML")
     deleted: list[str] = []
     errors: list[dict[str, str]] = []
-    for key in keys:
+    lists = bool(ctx.profile.conditional_etag_lists)
+    for key, etag in keys:
         if len(key.encode("utf-8")) > 1024:
             errors.append(
                 {
@@ -39,6 +44,12 @@ async def delete_objects(ctx: ServerContext, call: Call) -> Response:
                 }
             )
             continue
+        if etag is not None:
+            current = ctx.store.get_object(call.account, bucket.name, key)
+            if not conditions.delete_allowed(etag, current, lists):
+                unmet = error_table()["PreconditionFailed"]["message"]
+                errors.append({"key": key, "code": "PreconditionFailed", "message": unmet})
+                continue
         if not broken(ctx, "delete-keeps"):
             ctx.store.delete_object(call.account, bucket.name, key)
         deleted.append(key)

@@ -80,6 +80,8 @@ _OBJECT_OPS: dict[tuple[str, str | None], Handler] = {
     ("POST", None): objects.put_object,
     ("GET", None): objects.get_object,
     ("HEAD", None): objects.get_object,
+    ("GET", "partNumber"): objects.get_object,  # one part of the object
+    ("HEAD", "partNumber"): objects.get_object,
     ("DELETE", None): objects.delete_object,
     ("POST", "uploads"): multipart.create_multipart_upload,
     ("PUT", "partNumber"): multipart.upload_part,

@@ -15,7 +15,7 @@ from starlette.responses import Response
 
 from reference_impl.context import ServerContext
 from reference_impl.s3.buckets import require_bucket
-from reference_impl.s3.call import Call
+from reference_impl.s3.call import Call, broken
 from reference_impl.s3.errors import S3Error
 from reference_impl.s3.xml_text import xml_escape
 from reference_impl.s3.xmlio import fragment, iso8601, xml_response
@@ -48,6 +48,8 @@ def collect(
     """Walk keys in order, folding common prefixes, until the page is full (one look-ahead)."""
     assert call.bucket is not None
     page = Page()
+    if max_keys == 0 and not broken(ctx, "max-keys-zero-truncated"):
+        return page  # nothing asked for, nothing left out: S3 answers IsTruncated false
     start_at: str | None = None
     shown = 0  # len(page.contents) + len(page.prefixes)
     while True:
@@ -190,12 +192,15 @@ async def list_objects_v2(ctx: ServerContext, call: Call) -> Response:
     delimiter = call.query.get("delimiter") or None
     token = call.query.get("continuation-token")
     start_after = call.query.get("start-after")
-    if token is not None and ctx.profile.deviate_invalid_cursor_internal_error:
+    if token and ctx.profile.deviate_invalid_cursor_internal_error:
         try:
             decode_token(token)
         except S3Error:
             raise S3Error("InternalError") from None
-    after = decode_token(token) if token is not None else start_after
+    cursor = token
+    if token == "":
+        cursor = None  # an empty token is no token (docs/decisions.md); it is still echoed
+    after = decode_token(cursor) if cursor is not None else start_after
     max_keys = _max_keys(call, ctx)
     owner = call.query.get("fetch-owner") == "true"
     page = collect(ctx, call, prefix, delimiter, after, max_keys)

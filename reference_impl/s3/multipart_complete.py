@@ -8,17 +8,19 @@ UploadPart), conditional completion that aborts the upload when a condition fail
 from __future__ import annotations
 
 import asyncio
+import time
 import xml.etree.ElementTree as ET
 
 from starlette.responses import Response
 
 from reference_impl.context import ServerContext
-from reference_impl.s3 import conditions
+from reference_impl.s3 import conditions, multipart_done
 from reference_impl.s3.call import Call, broken
+from reference_impl.s3.conditions_put import missing_if_match
 from reference_impl.s3.errors import S3Error
 from reference_impl.s3.multipart import COMPLETING, require_upload, uploads
 from reference_impl.s3.xmlio import parse_body, xml_response
-from reference_impl.storage.multipart import Part, Upload, multipart_etag
+from reference_impl.storage.multipart import Part, Upload, UploadGone, multipart_etag
 
 
 def _requested(ctx: ServerContext, root: ET.Element) -> list[tuple[int, str]]:
@@ -87,15 +89,45 @@ def _check_conditions(ctx: ServerContext, call: Call, upload: Upload) -> None:
     try:
         if broken(ctx, "complete-met-conditions-412"):
             raise S3Error("PreconditionFailed", Condition="any")
-        conditions.check_write(wanted, current, bool(ctx.profile.conditional_etag_lists))
+        lists = bool(ctx.profile.conditional_etag_lists)
+        conditions.check_write(wanted, current, lists, missing=missing_if_match(ctx))
     except S3Error:
         if not ctx.profile.deviate_failed_completion_keeps_upload:
             uploads(ctx).delete(upload.upload_id)
         raise
 
 
+async def _retried(ctx: ServerContext, call: Call, missing: S3Error) -> Response:
+    """A completion of an upload already completed: the same answer for the same parts."""
+    assert call.bucket is not None and call.key is not None
+    upload_id = call.query.get("uploadId", "")
+    done = multipart_done.recall(call.account, call.bucket, call.key, upload_id)
+    if done is None or broken(ctx, "complete-retry-forgotten"):
+        raise missing
+    body = await call.small_body()
+    root = parse_body(body, not ctx.profile.deviate_refuse_xml_declaration)
+    if tuple(_in_order(ctx, _requested(ctx, root))) != done.pairs:
+        raise missing
+    return _completed(call.bucket, call.key, done.etag)
+
+
+def _completed(bucket: str, key: str, etag: str) -> Response:
+    return xml_response(
+        "complete_multipart_upload.xml.j2",
+        location=f"/{bucket}/{key}",
+        bucket=bucket,
+        key=key,
+        etag=etag,
+    )
+
+
 async def complete_multipart_upload(ctx: ServerContext, call: Call) -> Response:
-    upload = require_upload(ctx, call)
+    try:
+        upload = require_upload(ctx, call)
+    except S3Error as error:
+        if error.code != "NoSuchUpload":
+            raise
+        return await _retried(ctx, call, error)
     body = await call.small_body()
     root = parse_body(body, not ctx.profile.deviate_refuse_xml_declaration)
     pairs = _in_order(ctx, _requested(ctx, root))
@@ -112,21 +144,23 @@ async def complete_multipart_upload(ctx: ServerContext, call: Call) -> Response:
         if delay > 0:
             await asyncio.sleep(delay)
         chosen = _chosen(ctx, upload, pairs)
-        blob = await uploads(ctx).join(chosen)
+        try:
+            blob = await uploads(ctx).join(chosen)
+        except UploadGone:  # aborted with its bucket while the parts were joined
+            raise S3Error("NoSuchUpload", UploadId=upload.upload_id) from None
         etag = multipart_etag(chosen)
         if ctx.profile.deviate_multipart_etag_plain:
             etag = blob.md5_hex
+        meta = {**upload.meta, "parts": [part.size for part in chosen]}  # ?partNumber=
         ctx.store.put_object(
             upload.account, upload.bucket, upload.key, blob, upload.content_type,
-            upload.meta, etag=etag,
+            meta, etag=etag,
         )  # fmt: skip
         uploads(ctx).delete(upload.upload_id)
+        done = multipart_done.Completed(
+            upload.account, upload.bucket, upload.key, tuple(pairs), etag, time.time()
+        )
+        multipart_done.remember(upload.upload_id, done)
     finally:
         COMPLETING.discard(upload.upload_id)
-    return xml_response(
-        "complete_multipart_upload.xml.j2",
-        location=f"/{upload.bucket}/{upload.key}",
-        bucket=upload.bucket,
-        key=upload.key,
-        etag=etag,
-    )
+    return _completed(upload.bucket, upload.key, etag)

@@ -10,17 +10,18 @@ from functools import lru_cache
 from typing import Any
 
 from starlette.requests import ClientDisconnect
-from starlette.responses import Response, StreamingResponse
+from starlette.responses import Response
 
 from reference_impl.context import ServerContext
 from reference_impl.migration.hook import require_or_fetch
 from reference_impl.s3 import checksums, conditions
-from reference_impl.s3.bodies import WholeBody
+from reference_impl.s3.bodies import ClosingStream, WholeBody
 from reference_impl.s3.buckets import require_bucket
 from reference_impl.s3.call import Call, broken, check_content_md5
 from reference_impl.s3.conditions_put import prepare_write
 from reference_impl.s3.content_type import infer as content_type_of
 from reference_impl.s3.errors import S3Error
+from reference_impl.s3.object_parts import part_range
 from reference_impl.s3.ranges import parse_range
 from reference_impl.storage.blobs import READ_CHUNK, PayloadHashMismatch
 from reference_impl.storage.direct import DirectReader
@@ -145,6 +146,25 @@ def _object_headers(record: ObjectRecord) -> dict[str, str]:
     return headers
 
 
+# GetObject's `response-*` query parameters and the header each one sets in the answer (a
+# presigned download names its file or type this way); keys as `_object_headers` spells them
+RESPONSE_OVERRIDES = {
+    "response-content-type": "Content-Type",
+    "response-content-language": "content-language",
+    "response-expires": "expires",
+    "response-cache-control": "cache-control",
+    "response-content-disposition": "content-disposition",
+    "response-content-encoding": "content-encoding",
+}
+
+
+def _override_headers(headers: dict[str, str], query: dict[str, str]) -> None:
+    for param, name in RESPONSE_OVERRIDES.items():
+        value = query.get(param)
+        if value is not None:
+            headers[name] = value
+
+
 def _require_object(ctx: ServerContext, call: Call) -> ObjectRecord:
     assert call.bucket is not None and call.key is not None
     require_bucket(ctx, call)
@@ -171,12 +191,21 @@ async def get_object(ctx: ServerContext, call: Call) -> Response:
         kept = {k: v for k, v in headers.items() if k in ("ETag", "Last-Modified")}
         return Response(status_code=conditions.NOT_MODIFIED, headers=kept)
     profile = ctx.profile
+    query = call.query
+    if query and not broken(ctx, "response-overrides-ignored"):
+        _override_headers(headers, query)
+    part = query.get("partNumber") if query and not broken(ctx, "part-number-whole") else None
     try:
-        selected = parse_range(
-            call.header("range"), record.size, profile.deviate_range_exclusive_end
-        )
-    except S3Error:
-        if not broken(ctx, "range-past-end-full"):
+        if part is not None:
+            selected, count = part_range(part, record, call.header("range") is not None)
+            if count is not None:
+                headers["x-amz-mp-parts-count"] = str(count)
+        else:
+            selected = parse_range(
+                call.header("range"), record.size, profile.deviate_range_exclusive_end
+            )
+    except S3Error as error:
+        if error.code != "InvalidRange" or not broken(ctx, "range-past-end-full"):
             raise
         selected = None
     status = 200
@@ -210,13 +239,19 @@ async def get_object(ctx: ServerContext, call: Call) -> Response:
         for chunk in chunks:
             yield chunk
 
-    return StreamingResponse(stream(), status_code=status, headers=headers)
+    close = getattr(chunks, "close", None) or (lambda: None)
+    return ClosingStream(stream(), close, status_code=status, headers=headers)
 
 
 async def delete_object(ctx: ServerContext, call: Call) -> Response:
     assert call.bucket is not None and call.key is not None
     require_bucket(ctx, call)
     key = call.key.strip() if broken(ctx, "delete-object-trims") else call.key
+    wanted = call.header("if-match")
+    if wanted is not None and not broken(ctx, "delete-if-match-ignored"):
+        current = ctx.store.get_object(call.account, call.bucket, key)
+        if not conditions.delete_allowed(wanted, current, bool(ctx.profile.conditional_etag_lists)):
+            raise S3Error("PreconditionFailed", Condition="If-Match")
     if not broken(ctx, "delete-keeps"):
         ctx.store.delete_object(call.account, call.bucket, key)
     return Response(status_code=204)

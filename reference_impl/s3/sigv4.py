@@ -79,7 +79,8 @@ def verify(
         return _verify_header(method, raw_path, pairs, header_map, auth, keys, policy, now)
     if "X-Amz-Signature" in query_names or "X-Amz-Credential" in query_names:
         return _verify_presigned(method, raw_path, pairs, header_map, keys, policy, now)
-    raise S3Error("AccessDenied", "Anonymous access is not allowed")
+    # no credentials at all: 401 Unauthorized in the provider's error table (10002)
+    raise S3Error("Unauthorized", "Anonymous access is not allowed")
 
 
 def _verify_header(

@@ -39,6 +39,8 @@ class BlobInfo:
     sha1_hex: str | None = None
     # the body itself when it was kept inline (no file named `name` exists then)
     inline: bytes | None = field(default=None, repr=False, compare=False)
+    # the store's bucket epoch when the write began (engine.Store.put_object checks it)
+    epoch: int = 0
 
 
 class BlobStore:
@@ -60,6 +62,7 @@ class BlobStore:
         expected_sha256: str | None = None,
         max_size: int | None = None,
         inline_max: int = 0,
+        epoch: int = 0,
     ) -> BlobInfo:
         """Stream chunks to disk; raise PayloadHashMismatch before anything becomes visible."""
         name = os.urandom(16).hex()  # uuid4().hex without the UUID object (hot path)
@@ -81,8 +84,9 @@ class BlobStore:
         except fastio.SizeExceeded:
             raise BodyTooLarge() from None
         return BlobInfo(
-            name, written.size, written.md5_hex, written.sha256_hex, inline=written.data
-        )
+            name, written.size, written.md5_hex, written.sha256_hex, inline=written.data,
+            epoch=epoch,
+        )  # fmt: skip
 
     def read_info(
         self, info: BlobInfo, start: int = 0, length: int | None = None

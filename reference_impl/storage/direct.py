@@ -168,8 +168,10 @@ class DirectReader:
 
     async def __anext__(self) -> bytes:
         while self._inflight:
-            job, buffer, offset = self._inflight.popleft()
-            piece = self._take(await asyncio.wrap_future(job), buffer, offset)
+            job, buffer, offset = self._inflight[0]  # stays listed while awaited: a dropped
+            got = await asyncio.wrap_future(job)  # download's close() must wait for it too
+            self._inflight.popleft()
+            piece = self._take(got, buffer, offset)
             if piece:
                 return piece
         self.close()
@@ -180,11 +182,13 @@ class DirectReader:
         if self._closed:
             return
         self._closed = True
-        wait([job for job, _, _ in self._inflight])
-        self._inflight.clear()
-        for buffer in self._buffers:
-            buffer.close()
-        os.close(self._fd)
+        try:
+            wait([job for job, _, _ in self._inflight])
+            self._inflight.clear()
+            for buffer in self._buffers:
+                buffer.close()
+        finally:  # whatever happened to the buffers, the file (maybe deleted) is let go
+            os.close(self._fd)
 
     def __del__(self) -> None:  # an abandoned reader must not leak its descriptor
         if not getattr(self, "_closed", True):  # False only once __init__ completed

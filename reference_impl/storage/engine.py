@@ -20,6 +20,7 @@ from typing import Any
 from reference_impl.storage.blobs import BlobInfo, BlobStore, inline_chunks
 from reference_impl.storage.checkpointer import BACKSTOP_PAGES, Checkpointer
 from reference_impl.storage.durability import WalSyncer
+from reference_impl.storage.full import StorageFull, is_full
 
 INLINE_MAX = 64 * 1024  # bodies up to this size live in their object's row
 _OBJECT_COLUMNS = "key, blob, size, etag, content_type, modified, md5, sha256, sha1, meta"
@@ -27,7 +28,7 @@ _OBJECT_COLUMNS = "key, blob, size, etag, content_type, modified, md5, sha256, s
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS buckets (
     account TEXT NOT NULL, name TEXT NOT NULL, location TEXT NOT NULL, created REAL NOT NULL,
-    PRIMARY KEY (account, name));
+    gen INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (account, name));
 CREATE TABLE IF NOT EXISTS objects (
     account TEXT NOT NULL, bucket TEXT NOT NULL, key TEXT NOT NULL,
     blob TEXT NOT NULL, size INTEGER NOT NULL, etag TEXT NOT NULL,
@@ -38,6 +39,18 @@ CREATE TABLE IF NOT EXISTS bucket_configs (
     account TEXT NOT NULL, bucket TEXT NOT NULL, kind TEXT NOT NULL, body TEXT NOT NULL,
     PRIMARY KEY (account, bucket, kind));
 """
+
+
+class BucketGone(Exception):
+    """The bucket a write was meant for was deleted (or deleted and recreated) meanwhile.
+
+    Raised by `put_object` (and the upload store) instead of publishing: the written blob is
+    removed, no row is added. Surfaces answer it as NoSuchBucket.
+    """
+
+    def __init__(self, account: str, bucket: str) -> None:
+        super().__init__(f"bucket {bucket!r} of {account} no longer exists")
+        self.account, self.bucket = account, bucket
 
 
 @dataclass(frozen=True)
@@ -81,7 +94,14 @@ class Store:
         columns = {row[1] for row in self.db.execute("PRAGMA table_info(objects)")}
         if "data" not in columns:  # a data dir written before bodies could be inline
             self.db.execute("ALTER TABLE objects ADD COLUMN data BLOB")
+        if "gen" not in {row[1] for row in self.db.execute("PRAGMA table_info(buckets)")}:
+            self.db.execute("ALTER TABLE buckets ADD COLUMN gen INTEGER NOT NULL DEFAULT 0")
         self.db.commit()
+        # Bucket generations: every bucket created gets the current epoch, which then grows;
+        # every blob write remembers the epoch it started in. A blob may only be published
+        # into a bucket created before its write began, so a PUT that was streaming while its
+        # bucket was deleted (and perhaps recreated) can never land in it (docs/decisions.md).
+        self.epoch = 1 + self.db.execute("SELECT coalesce(max(gen), 0) FROM buckets").fetchone()[0]
         self._remove_unreferenced_blobs()
         self.syncer = WalSyncer(self.db, root / "meta.sqlite3-wal")
         self.checkpointer = Checkpointer(root / "meta.sqlite3")
@@ -114,10 +134,14 @@ class Store:
         """Create the bucket; False when the account already has it."""
         with self.db:
             cur = self.db.execute(
-                "INSERT OR IGNORE INTO buckets VALUES (?, ?, ?, ?)",
-                (account, name, location, time.time()),
+                "INSERT OR IGNORE INTO buckets (account, name, location, created, gen) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (account, name, location, time.time(), self.epoch),
             )
-        return cur.rowcount == 1
+        if cur.rowcount != 1:
+            return False
+        self.epoch += 1
+        return True
 
     def get_bucket(self, account: str, name: str) -> Bucket | None:
         row = self.db.execute(
@@ -140,11 +164,35 @@ class Store:
         return row is None
 
     def delete_bucket(self, account: str, name: str) -> None:
+        """Delete the bucket with everything still attached to it, in one transaction.
+
+        Callers refuse a bucket that holds objects; rows left anyway (a deviating profile) go
+        with it, and so do multipart uploads in progress (aborted, as S3 does: decisions.md),
+        so that a bucket recreated under the same name never sees any of them.
+        """
+        where = (account, name)
         with self.db:
-            self.db.execute("DELETE FROM buckets WHERE account=? AND name=?", (account, name))
-            self.db.execute(
-                "DELETE FROM bucket_configs WHERE account=? AND bucket=?", (account, name)
-            )
+            self.db.execute("DELETE FROM buckets WHERE account=? AND name=?", where)
+            self.db.execute("DELETE FROM bucket_configs WHERE account=? AND bucket=?", where)
+            files = [
+                row[0]
+                for row in self.db.execute(
+                    "SELECT blob FROM objects WHERE account=? AND bucket=? AND data IS NULL", where
+                )
+            ]
+            self.db.execute("DELETE FROM objects WHERE account=? AND bucket=?", where)
+            if self.db.execute("SELECT 1 FROM sqlite_master WHERE name='parts'").fetchone():
+                uploads = "SELECT upload_id FROM uploads WHERE account=? AND bucket=?"
+                files += [
+                    row[0]
+                    for row in self.db.execute(
+                        f"SELECT blob FROM parts WHERE upload_id IN ({uploads})", where
+                    )
+                ]
+                self.db.execute(f"DELETE FROM parts WHERE upload_id IN ({uploads})", where)
+                self.db.execute("DELETE FROM uploads WHERE account=? AND bucket=?", where)
+        for blob in files:
+            self.blobs.remove(blob)
 
     # bucket sub-resource configurations (CORS, encryption, ...), stored as JSON by kind
     def get_bucket_config(self, account: str, bucket: str, kind: str) -> Any:
@@ -176,8 +224,18 @@ class Store:
         *,
         inline: bool = True,
     ) -> BlobInfo:
-        """Stream a body; `inline=False` for bodies that are not published by put_object (parts)."""
-        return await self.blobs.write(chunks, expected_sha256, inline_max=INLINE_MAX * inline)
+        """Stream a body; `inline=False` for bodies that are not published by put_object (parts).
+
+        The blob remembers the bucket epoch its write began in (see `put_object`).
+        """
+        try:
+            return await self.blobs.write(
+                chunks, expected_sha256, inline_max=INLINE_MAX * inline, epoch=self.epoch
+            )
+        except OSError as exc:  # the temp file is already removed (storage/fastio.py)
+            if is_full(exc):
+                raise StorageFull(str(exc)) from exc
+            raise
 
     def read_blob(
         self, blob: BlobInfo, start: int = 0, length: int | None = None
@@ -195,7 +253,12 @@ class Store:
         meta: dict[str, Any],
         etag: str | None = None,
     ) -> ObjectRecord:
-        """Publish a written blob under the key, replacing (and removing) any previous one."""
+        """Publish a written blob under the key, replacing (and removing) any previous one.
+
+        Raises BucketGone (and removes the blob) when the bucket is gone or was created after
+        the blob's write began: checked in the same transaction as the insert, and handlers
+        run on one event loop, so a bucket delete and this commit never interleave.
+        """
         record = ObjectRecord(
             key=key,
             blob=blob.name,
@@ -210,7 +273,30 @@ class Store:
             data=blob.inline,
             inline=blob.inline is not None,
         )
+        try:
+            old = self._commit_object(account, bucket, key, blob, record)
+        except sqlite3.Error as exc:  # a full disk: the transaction rolled back, drop the blob
+            if not is_full(exc):
+                raise
+            if blob.inline is None:
+                self.blobs.remove(blob.name)
+            raise StorageFull(str(exc)) from exc
+        if old and old[1] and old[0] != record.blob:  # the replaced body was a file
+            self.blobs.remove(old[0])
+        return record
+
+    def _commit_object(
+        self, account: str, bucket: str, key: str, blob: BlobInfo, record: ObjectRecord
+    ) -> Any:
+        """The row of `put_object`, in one transaction; the replaced row's (blob, is a file)."""
         with self.db:
+            gen = self.db.execute(
+                "SELECT gen FROM buckets WHERE account=? AND name=?", (account, bucket)
+            ).fetchone()
+            if gen is None or gen[0] >= blob.epoch:
+                if blob.inline is None:
+                    self.blobs.remove(blob.name)
+                raise BucketGone(account, bucket)
             old = self.db.execute(
                 "SELECT blob, data IS NULL FROM objects WHERE account=? AND bucket=? AND key=?",
                 (account, bucket, key),
@@ -229,15 +315,13 @@ class Store:
                     record.md5,
                     record.sha256,
                     record.sha1,
-                    content_type,
-                    json.dumps(meta),
+                    record.content_type,
+                    json.dumps(record.meta),
                     record.modified,
                     blob.inline,
                 ),
             )
-        if old and old[1] and old[0] != record.blob:  # the replaced body was a file
-            self.blobs.remove(old[0])
-        return record
+        return old
 
     def get_object(self, account: str, bucket: str, key: str) -> ObjectRecord | None:
         row = self.db.execute(

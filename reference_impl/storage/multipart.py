@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from reference_impl.storage.blobs import BlobInfo
-from reference_impl.storage.engine import Store
+from reference_impl.storage.engine import BucketGone, Store
+from reference_impl.storage.full import StorageFull, is_full
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS uploads (
@@ -28,6 +29,10 @@ CREATE TABLE IF NOT EXISTS parts (
     upload_id TEXT NOT NULL, number INTEGER NOT NULL, blob TEXT NOT NULL, size INTEGER NOT NULL,
     etag TEXT NOT NULL, modified REAL NOT NULL, PRIMARY KEY (upload_id, number));
 """
+
+
+class UploadGone(Exception):
+    """The upload ended (aborted, completed, its bucket deleted) while a part or join streamed."""
 
 
 @dataclass(frozen=True)
@@ -62,13 +67,17 @@ class UploadStore:
     def create(
         self, account: str, bucket: str, key: str, content_type: str, meta: dict[str, Any]
     ) -> Upload:
+        """A new upload; BucketGone when the bucket does not exist (any more)."""
         upload = Upload(uuid.uuid4().hex, account, bucket, key, content_type, meta, time.time())
         with self.db:
-            self.db.execute(
-                "INSERT INTO uploads VALUES (?,?,?,?,?,?,?)",
+            added = self.db.execute(
+                "INSERT INTO uploads SELECT ?,?,?,?,?,?,? "
+                "WHERE EXISTS (SELECT 1 FROM buckets WHERE account=? AND name=?)",
                 (upload.upload_id, account, bucket, key, content_type, json.dumps(meta),
-                 upload.created),
-            )  # fmt: skip
+                 upload.created, account, bucket),
+            ).rowcount  # fmt: skip
+        if added != 1:
+            raise BucketGone(account, bucket)
         return upload
 
     def get(self, account: str, bucket: str, key: str, upload_id: str) -> Upload | None:
@@ -88,18 +97,31 @@ class UploadStore:
         return [_upload(row) for row in rows]
 
     def put_part(self, upload_id: str, number: int, blob: BlobInfo) -> Part:
-        """Record a written part, replacing (and removing) an earlier one of the same number."""
+        """Record a written part, replacing (and removing) an earlier one of the same number.
+
+        UploadGone (and the blob removed) when the upload ended while the part streamed.
+        """
         if blob.inline is not None:  # parts are read back as files when the upload completes
             raise ValueError("a part must be written with write_blob(..., inline=False)")
         part = Part(number, blob.name, blob.size, blob.md5_hex, time.time())
-        with self.db:
-            old = self.db.execute(
-                "SELECT blob FROM parts WHERE upload_id=? AND number=?", (upload_id, number)
-            ).fetchone()
-            self.db.execute(
-                "INSERT OR REPLACE INTO parts VALUES (?,?,?,?,?,?)",
-                (upload_id, number, part.blob, part.size, part.etag, part.modified),
-            )
+        try:
+            with self.db:
+                exists = "SELECT 1 FROM uploads WHERE upload_id=?"
+                if self.db.execute(exists, (upload_id,)).fetchone() is None:
+                    self.store.blobs.remove(blob.name)
+                    raise UploadGone(upload_id)
+                old = self.db.execute(
+                    "SELECT blob FROM parts WHERE upload_id=? AND number=?", (upload_id, number)
+                ).fetchone()
+                self.db.execute(
+                    "INSERT OR REPLACE INTO parts VALUES (?,?,?,?,?,?)",
+                    (upload_id, number, part.blob, part.size, part.etag, part.modified),
+                )
+        except sqlite3.Error as exc:  # a full disk: the transaction rolled back
+            if not is_full(exc):
+                raise
+            self.store.blobs.remove(blob.name)
+            raise StorageFull(str(exc)) from exc
         if old and old[0] != part.blob:
             self.store.blobs.remove(old[0])
         return part
@@ -129,7 +151,10 @@ class UploadStore:
         return found == 1
 
     async def join(self, parts: list[Part]) -> BlobInfo:
-        """Stream the parts, in the given order, into one new blob."""
+        """Stream the parts, in the given order, into one new blob.
+
+        UploadGone when a part's file went away meanwhile (the upload aborted with its bucket).
+        """
         blobs = self.store.blobs
 
         async def chunks() -> AsyncIterator[bytes]:
@@ -137,7 +162,10 @@ class UploadStore:
                 for chunk in blobs.read(part.blob):
                     yield chunk
 
-        info: BlobInfo = await blobs.write(chunks())
+        try:
+            info: BlobInfo = await self.store.write_blob(chunks(), inline=False)
+        except FileNotFoundError:
+            raise UploadGone() from None
         return info
 
 

@@ -50,7 +50,7 @@ def clean_zone(surface: dict[str, Any]) -> Iterator[RulesApiClient]:
     with entrypoint_guard(api):
         found = api.find_zone_ruleset()
         if found is not None:
-            api.delete_ruleset(str(found["id"])).assert_envelope_ok(200)
+            api.delete_ruleset(str(found["id"])).assert_no_content()
         yield api
 
 
@@ -123,6 +123,9 @@ def test_sdk_lists_creates_and_updates_the_entrypoint_ruleset(
     assert [f.name for f in names.request_fields] == ["x-request-id"]
     assert [f.name for f in names.response_fields] == ["server"]
     assert [f.name for f in names.cookie_fields] == ["Theme"]
+
+    assert client.rulesets.delete(created.id, zone_id=zone) is None  # 204, no body
+    assert created.id not in [item.id for item in client.rulesets.list(zone_id=zone)]
 
 
 def test_sdk_refusal_surfaces_as_a_bad_request(

@@ -17,13 +17,18 @@ STARTUP_TIMEOUT = 30.0
 
 
 def launch_reference(
-    data_dir: Path, *extra: str, timeout: float = STARTUP_TIMEOUT
+    data_dir: Path, *extra: str, timeout: float = STARTUP_TIMEOUT, log: Path | None = None
 ) -> tuple[subprocess.Popen[bytes], dict[str, Any]]:
-    """The running process and its ready document; raises when it exits or hangs first."""
+    """The running process and its ready document; raises when it exits or hangs first.
+    With `log`, the reference's stderr goes to that file (else it is inherited)."""
     ready_file = data_dir.parent / f"{data_dir.name}-ready-{time.monotonic_ns()}.json"
     cmd = [sys.executable, "-m", "reference_impl", "--port", "0", "--ready-file",
            str(ready_file), "--data-dir", str(data_dir), "--quiet", *extra]  # fmt: skip
-    process = subprocess.Popen(cmd)
+    if log is None:
+        process = subprocess.Popen(cmd)
+    else:
+        with log.open("ab") as stderr:
+            process = subprocess.Popen(cmd, stderr=stderr)
     deadline = time.monotonic() + timeout
     while not ready_file.exists():
         if process.poll() is not None:

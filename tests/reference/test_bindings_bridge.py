@@ -25,10 +25,9 @@ SCHEMA = json.loads(
 
 def _client(tmp_path: Path, day: str = "2025-01-01", **overrides: str) -> TestClient:
     date = dt.date.fromisoformat(day)
-    ctx = ServerContext(
-        tmp_path, Profile(date, overrides), default_identity(), date, Store(tmp_path / "d")
-    )
-    return TestClient(build_app(ctx))
+    ident = default_identity()
+    ctx = ServerContext(tmp_path, Profile(date, overrides), ident, date, Store(tmp_path / "d"))
+    return TestClient(build_app(ctx), headers={"Authorization": f"Bearer {ident.bindings_token}"})
 
 
 def _call(client: TestClient, op: str, args: dict[str, Any], **compat: Any) -> Any:
@@ -61,6 +60,14 @@ def test_refusal_is_200_error_and_bad_request_is_400(tmp_path: Path) -> None:
         client.post("/bridge", json={"op": "nope", "bucket": "conformance-bindings"}).status_code
         == 400
     )
+
+
+def test_too_many_keys_in_delete_is_not_access_denied(tmp_path: Path) -> None:
+    """More than 1000 keys: a refusal, never code 10003 (AccessDenied in the provider's table)."""
+    client = _client(tmp_path)
+    refused = _call(client, "delete", {"keys": [f"k{i}" for i in range(1001)]}).json()
+    assert refused["error"] and "(10003)" not in refused["error"]["message"], refused
+    assert "(10022)" in refused["error"]["message"], refused
 
 
 def test_list_include_follows_compat_date_and_flag(tmp_path: Path) -> None:

@@ -95,6 +95,22 @@ def samples() -> dict[str, list[Any]]:
         ],
         "eth_getTransactionReceipt": [receipt, rq("eth_getTransactionReceipt", [deploy])],
         "eth_getLogs": [rq("eth_getLogs", [{"fromBlock": "0x0", "address": contract}])],
+        "web3_sha3": [rq("web3_sha3", ["0x68656c6c6f"])],
+        "net_listening": [rq("net_listening", [])],
+        "eth_syncing": [rq("eth_syncing", [])],
+        "eth_mining": [rq("eth_mining", [])],
+        "eth_feeHistory": [
+            rq("eth_feeHistory", ["0x2", "latest", [25, 75]]),
+            rq("eth_feeHistory", ["0x1", "0x0"]),
+        ],
+        "eth_getStorageAt": [rq("eth_getStorageAt", [contract, "0x0", "latest"])],
+        "eth_getBlockTransactionCountByNumber": [
+            rq("eth_getBlockTransactionCountByNumber", [receipt["blockNumber"]]),
+            rq("eth_getBlockTransactionCountByNumber", ["0x99"]),
+        ],
+        "eth_getBlockTransactionCountByHash": [
+            rq("eth_getBlockTransactionCountByHash", [receipt["blockHash"]]),
+        ],
     }
 
 
@@ -107,7 +123,10 @@ def test_log_round_trip(samples: dict[str, list[Any]]) -> None:
     assert samples["eth_getBlockByNumber"][3] is None
 
 
-@pytest.mark.parametrize("method", sorted(method_specs()))
+EMBEDDED = sorted(m for m, spec in method_specs().items() if spec.get("embedded", True))
+
+
+@pytest.mark.parametrize("method", EMBEDDED)
 def test_results_match_our_schemas(samples: dict[str, list[Any]], method: str) -> None:
     """Each served method's results validate against conformance/schemas/jsonrpc."""
     for value in samples[method]:
@@ -141,6 +160,27 @@ def test_primitive_patterns_agree_with_the_execution_api() -> None:
         ("bytes8", "bytes8"),
     ):
         assert OURS["$defs"][mine]["pattern"] == comp[ref]["pattern"], mine
+
+
+def test_added_methods_answer_what_they_should(samples: dict[str, list[Any]]) -> None:
+    """web3_sha3 is keccak-256; fee history covers its blocks plus the next base fee; counts."""
+    hello = "0x1c8aff950685c2ed4bc3174f3472287b56d9517b9c948127319a09a7a36deac8"
+    assert samples["web3_sha3"] == [hello]
+    assert samples["net_listening"] == [True] and samples["eth_syncing"] == [False]
+    two, genesis = samples["eth_feeHistory"]
+    assert len(two["baseFeePerGas"]) == 3 and len(two["gasUsedRatio"]) == 2
+    assert len(two["reward"]) == 2 and all(len(r) == 2 for r in two["reward"])
+    assert int(two["reward"][-1][0], 16) > 0, "the last block's call paid a priority fee"
+    assert genesis["oldestBlock"] == "0x0" and "reward" not in genesis
+    assert samples["eth_getBlockTransactionCountByNumber"] == ["0x1", None]
+    assert samples["eth_getBlockTransactionCountByHash"] == ["0x1"]
+
+
+def test_methods_the_embedded_chain_cannot_answer_are_not_served() -> None:
+    """eth_getProof and trace_filter need a real node: the embedded chain says so."""
+    chain = EmbeddedChain(1, "t", Formatter())
+    assert not chain.answers("eth_getProof") and not chain.answers("trace_filter")
+    assert chain.answers("eth_feeHistory") and chain.request("eth_chainId", []) == "0x1"
 
 
 def test_each_network_has_its_chain_id() -> None:

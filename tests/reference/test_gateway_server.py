@@ -73,6 +73,37 @@ def test_networks_have_their_chain_ids(gateway_url: str) -> None:
     body = json.dumps({"jsonrpc": "2.0", "method": "eth_chainId", "id": 1})
     assert post(gateway_url, "sepolia", body).json()["result"] == hex(11155111)
     assert post(gateway_url, "rinkeby", body).json()["result"] == hex(4)
+    assert post(gateway_url, "mainnet", body).json()["result"] == hex(1)  # started on first use
+
+
+@pytest.mark.parametrize(
+    ("method", "params", "result"),
+    [
+        ("net_listening", [], True),
+        ("eth_syncing", [], False),
+        ("eth_mining", [], False),
+        ("web3_sha3", ["0x"], "0xc5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470"),
+    ],
+)
+def test_added_methods_are_served(
+    gateway_url: str, method: str, params: list[Any], result: Any
+) -> None:
+    """Methods of the provider's supported list that the embedded chain answers: 200 + result."""
+    body = json.dumps({"jsonrpc": "2.0", "method": method, "params": params, "id": 3})
+    resp = post(gateway_url, "mainnet", body)
+    assert resp.status_code == 200 and resp.json().get("result") == result, resp.text
+
+
+@pytest.mark.parametrize("method", ["eth_getProof", "trace_filter"])
+def test_methods_needing_a_real_node_are_refused(gateway_url: str, method: str) -> None:
+    """Served by the provider, not by an embedded chain: 403 with -32601 naming the reason."""
+    params = (
+        ["0x" + "00" * 20, [], "latest"] if method == "eth_getProof" else [{"fromBlock": "0x0"}]
+    )
+    body = json.dumps({"jsonrpc": "2.0", "method": method, "params": params, "id": 4})
+    resp = post(gateway_url, "sepolia", body)
+    assert resp.status_code == 403 and resp.json()["error"]["code"] == -32601, resp.text
+    assert "upstream" in resp.json()["error"]["message"]
 
 
 def test_unknown_network_is_404(gateway_url: str) -> None:

@@ -52,14 +52,14 @@ def test_missing_ruleset_and_job_are_404(api: RulesApiClient) -> None:
 def test_entrypoint_put_creates_then_replaces(api: RulesApiClient) -> None:
     found = api.find_zone_ruleset()
     if found is not None:
-        api.delete_ruleset(found["id"]).assert_envelope_ok(200)
+        api.delete_ruleset(found["id"]).assert_no_content()
     api.get_entrypoint().assert_envelope_error(404)
     created = api.put_entrypoint({"rules": [log_rule(request=("x-a",))]}).assert_envelope_ok()
     assert (created["kind"], created["version"]) == ("zone", "1")
     again = api.put_entrypoint({"rules": [log_rule(cookies=("B",))]}).assert_envelope_ok()
     assert again["id"] == created["id"] and again["version"] == "2"
     assert api.get_entrypoint().assert_envelope_ok(200)["rules"] == again["rules"]
-    api.delete_ruleset(created["id"]).assert_envelope_ok(200)
+    api.delete_ruleset(created["id"]).assert_no_content()
 
 
 def test_rule_sent_with_its_id_keeps_it(api: RulesApiClient) -> None:
@@ -69,7 +69,7 @@ def test_rule_sent_with_its_id_keeps_it(api: RulesApiClient) -> None:
     again = api.put_entrypoint({"rules": [kept]}).assert_envelope_ok()
     assert again["rules"][0]["id"] == rule["id"]
     assert int(again["rules"][0]["version"]) == int(rule["version"]) + 1
-    api.delete_ruleset(ruleset["id"]).assert_envelope_ok(200)
+    api.delete_ruleset(ruleset["id"]).assert_no_content()
 
 
 BAD_OPTIONS = {

@@ -14,6 +14,7 @@ from helpers.moto_source import moto_server, stop
 from helpers.suite_runner import rule_status, run_suite
 
 from conformance.clients.mgmt import MgmtClient
+from conformance.clients.public import CustomDomains
 
 pytest.importorskip("moto", reason="moto[server] is the migration source of these tests")
 
@@ -52,24 +53,32 @@ def test_first_read_copies_then_served_without_source(
     big = bytes(range(256)) * 12_000  # ~3 MiB: read in several chunks
     source.put_object(Bucket="legacy", Key="dir/big.bin", Body=big, Metadata={"origin": "moto"})
     source.put_object(Bucket="legacy", Key="page.html", Body=b"<p>hi</p>", ContentType="text/html")
-    s3.create_bucket(Bucket="public")  # the public entrypoint's default bucket on loopback
+    s3.create_bucket(Bucket="public")
+    domain = "legacy-site.public.example"  # the public entrypoint serves it through a domain
+    CustomDomains(ref.ready["surfaces"]["mgmt"]).create("public", domain).assert_envelope_ok()
     mgmt.put_sippy("public", sippy_config(endpoint, "legacy")).assert_envelope_ok()
     mgmt.validate_sippy("public").assert_envelope_ok(200)
 
     got = s3.get_object(Bucket="public", Key="dir/big.bin")
     assert got["Body"].read() == big
     assert got["Metadata"] == {"origin": "moto"}
-    public = requests.get(ref.ready["surfaces"]["public"]["url"] + "/page.html", timeout=10)
+    public = requests.get(
+        ref.ready["surfaces"]["public"]["url"] + "/page.html", headers={"Host": domain}, timeout=10
+    )
     assert public.status_code == 200 and public.content == b"<p>hi</p>"
     assert public.headers["content-type"].startswith("text/html")
 
     stop(process)
     assert s3.get_object(Bucket="public", Key="dir/big.bin")["Body"].read() == big
-    public = requests.get(ref.ready["surfaces"]["public"]["url"] + "/page.html", timeout=10)
+    public = requests.get(
+        ref.ready["surfaces"]["public"]["url"] + "/page.html", headers={"Host": domain}, timeout=10
+    )
     assert public.status_code == 200 and public.content == b"<p>hi</p>"
     keys = [o["Key"] for o in s3.list_objects_v2(Bucket="public")["Contents"]]
     assert keys == ["dir/big.bin", "page.html"]
-    missing = requests.get(ref.ready["surfaces"]["public"]["url"] + "/nope", timeout=10)
+    missing = requests.get(
+        ref.ready["surfaces"]["public"]["url"] + "/nope", headers={"Host": domain}, timeout=10
+    )
     assert missing.status_code == 404  # source gone: a miss is a miss, not a 5xx
 
 

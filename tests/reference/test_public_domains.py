@@ -1,7 +1,7 @@
 """Custom domains of the reference: the management shape and how the entrypoint uses `Host`.
 
 The suite checks what the catalog states; these tests pin the reference's own choices where
-the spec is silent (the custom-domain API, unknown and disabled hosts, the loopback fallback).
+the spec is silent (the custom-domain API, unknown and disabled hosts, no loopback fallback).
 """
 
 from __future__ import annotations
@@ -106,12 +106,10 @@ def test_writes_are_refused(reference: Any, domains: CustomDomains, site: tuple[
     domains.delete(bucket, domain).assert_envelope_ok()
 
 
-def test_loopback_host_serves_the_profile_bucket(launch: Any, make_boto: Any) -> None:
-    ref = launch("--profile", "public_bucket=dev-site")
-    s3 = make_boto(ref.s3)
-    s3.create_bucket(Bucket="dev-site")
-    s3.put_object(Bucket="dev-site", Key="dev.txt", Body=b"dev")
-    url = ref.ready["surfaces"]["public"]["url"]
-    for host in (url.split("//", 1)[1], "localhost"):
-        assert PublicClient(url, host, "dev-site").get("dev.txt").body == b"dev"
-    assert PublicClient(url, "elsewhere.example", "dev-site").get("dev.txt").status == 404
+def test_loopback_host_serves_nothing(reference: Any, s3: Any) -> None:
+    """No Host fallback: a bucket, whatever its name, is public only through a domain."""
+    s3.create_bucket(Bucket="public")
+    s3.put_object(Bucket="public", Key="dev.txt", Body=b"dev")
+    url = reference.ready["surfaces"]["public"]["url"]
+    for host in (url.split("//", 1)[1], "localhost", "127.0.0.1"):
+        assert PublicClient(url, host, "public").get("dev.txt").status == 404

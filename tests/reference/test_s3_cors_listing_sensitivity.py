@@ -39,7 +39,8 @@ CASES: list[tuple[list[str], dict[str, str]]] = [
     ([CORS + "preflight-signed-extra-headers"], {"deviate_cors_preflight_signed": "true"}),
     (["storage.bucket-encryption.aes256", "storage.bucket-encryption.other-refused",
       "storage.bucket-encryption.delete"], {"bucket_encryption": "false"}),
-    ([PH + "get-bucket-acl", PH + "get-bucket-versioning", PH + "get-bucket-lifecycle",
+    # get-bucket-lifecycle ends on 2023-03-16: its break-check is dated (deviations.yaml)
+    ([PH + "get-bucket-acl", PH + "get-bucket-versioning",
       PH + "get-bucket-replication", PH + "get-bucket-tagging",
       PH + "get-object-lock-configuration"], {"placeholder_operations": "[]"}),
     (["storage.unsupported-operation.not-implemented",

@@ -9,6 +9,7 @@ import pytest
 import requests
 from botocore.exceptions import ClientError
 
+from conformance.clients.public import CustomDomains
 from conformance.clients.s3 import WireClient
 
 
@@ -109,13 +110,17 @@ def test_location_constraints(wire: WireClient) -> None:
     )
 
 
-def test_public_entrypoint_reads_public_bucket(reference: Any, s3: Any) -> None:
-    s3.create_bucket(Bucket="public")
-    s3.put_object(Bucket="public", Key="page.html", Body=b"<p>hi</p>", ContentType="text/html")
+def test_public_entrypoint_reads_a_bucket_through_its_domain(reference: Any, s3: Any) -> None:
+    s3.create_bucket(Bucket="pages")
+    s3.put_object(Bucket="pages", Key="page.html", Body=b"<p>hi</p>", ContentType="text/html")
+    domain = "pages.public.example"
+    CustomDomains(reference.ready["surfaces"]["mgmt"]).create("pages", domain).assert_envelope_ok()
     base = reference.ready["surfaces"]["public"]["url"]
-    got = requests.get(f"{base}/page.html", headers={"Range": "bytes=0-2"}, timeout=10)
+    sent = {"Host": domain, "Range": "bytes=0-2"}
+    got = requests.get(f"{base}/page.html", headers=sent, timeout=10)
     assert got.status_code == 206 and got.content == b"<p>"
-    assert requests.options(f"{base}/page.html", timeout=10).status_code == 400
+    options = requests.options(f"{base}/page.html", headers={"Host": domain}, timeout=10)
+    assert options.status_code == 400
 
 
 XML_DIR = Path(__file__).resolve().parents[2] / "fixtures" / "xml"

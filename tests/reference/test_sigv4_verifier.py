@@ -126,7 +126,7 @@ def test_unknown_access_key_is_refused(wire: WireClient, wbucket: str) -> None:
 
 
 def test_unsigned_request_is_refused(wire: WireClient, wbucket: str) -> None:
-    wire.request("GET", wbucket, sign="none").assert_error(403, "AccessDenied")
+    wire.request("GET", wbucket, sign="none").assert_error(401, "Unauthorized")
 
 
 def test_second_account_has_its_own_buckets(reference: Any, wire: WireClient, wbucket: str) -> None:

@@ -16,7 +16,9 @@ BODY = b"c" * 4096
 
 def _put_many(store: Store, count: int) -> None:
     for i in range(count):
-        info = BlobInfo(os.urandom(16).hex(), len(BODY), "0" * 32, None, inline=BODY)
+        info = BlobInfo(
+            os.urandom(16).hex(), len(BODY), "0" * 32, None, inline=BODY, epoch=store.epoch
+        )
         store.put_object("acct", "b", f"k{i % 300:04d}", info, "application/octet-stream", {})
 
 

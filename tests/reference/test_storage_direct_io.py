@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import os
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -110,3 +113,40 @@ def test_async_iteration_awaits_each_piece_and_closes(stored: tuple[Store, str, 
     first, before, after = asyncio.run(read_one_piece())
     assert first == data[: len(first)] and len(first) == direct.PIECE
     assert after == before, "the reader's descriptor is still open after close()"
+
+
+def test_a_read_cancelled_mid_flight_closes_cleanly(
+    stored: tuple[Store, str, bytes], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A dropped download cancels the await of a read still running on a pool thread.
+
+    close() must wait for that read too: closing its mmap while preadv holds it raised
+    `BufferError: cannot close exported pointers exist` and skipped closing the file.
+    """
+    store, name, _ = stored
+    path = store.blobs.path(name)
+    if not direct.direct_supported(path.parent):
+        pytest.skip("this filesystem refuses O_DIRECT")
+    real = direct._pread
+
+    def slow_pread(fd: int, bounce: Any, offset: int) -> int:
+        with memoryview(bounce):  # as preadv holds the buffer while the disk works
+            time.sleep(0.5 if offset == 0 else 0.01)  # the first read outlasts the others
+        return real(fd, bounce, offset)
+
+    monkeypatch.setattr(direct, "_pread", slow_pread)
+
+    async def drop_mid_read() -> int:
+        reader = direct.open_reader(path, 0, None)
+        assert reader is not None
+        pending = asyncio.ensure_future(reader.__anext__())
+        await asyncio.sleep(0.05)  # the first read is running on its thread
+        pending.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await pending
+        reader.close()
+        return reader._fd
+
+    fd = asyncio.run(drop_mid_read())
+    with pytest.raises(OSError):
+        os.fstat(fd)

@@ -6,15 +6,18 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from reliability.refproc import RefProcess, start
+from reliability.refproc import RefProcess, assert_no_traceback, start
 
 
 @pytest.fixture(scope="module")
 def ref(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RefProcess]:
-    """One reference per module: modules run on different xdist workers in parallel."""
-    proc = start(tmp_path_factory.mktemp("rel") / "data")
+    """One reference per module: modules run on different xdist workers in parallel. Its log
+    must hold no traceback once the module's hostile requests are done."""
+    log = tmp_path_factory.mktemp("rel-log") / "reference.stderr"
+    proc = start(tmp_path_factory.mktemp("rel") / "data", log=log)
     yield proc
     proc.stop()
+    assert_no_traceback(log)
 
 
 @pytest.fixture

@@ -90,10 +90,18 @@ class RefProcess:
         )
 
 
-def start(data_dir: Path, *extra: str) -> RefProcess:
-    """`python -m reference_impl` on ephemeral loopback ports; waits for its ready file."""
-    process, ready = launch_reference(data_dir, *extra)
+def start(data_dir: Path, *extra: str, log: Path | None = None) -> RefProcess:
+    """`python -m reference_impl` on ephemeral loopback ports; waits for its ready file.
+    With `log`, its stderr is written there (see `assert_no_traceback`)."""
+    process, ready = launch_reference(data_dir, *extra, log=log)
     return RefProcess(process, ready, data_dir)
+
+
+def assert_no_traceback(log: Path) -> None:
+    """The server's log after hostile input holds no traceback: client input never crashes a
+    handler (issue 16); uvicorn logs every exception of an ASGI app with its traceback."""
+    text = log.read_text("utf-8", "replace") if log.is_file() else ""
+    assert "Traceback" not in text, f"the reference logged a traceback:\n{text[-4000:]}"
 
 
 def files_outside(root: Path, allowed: Path) -> list[Path]:

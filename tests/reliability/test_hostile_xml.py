@@ -47,6 +47,18 @@ OPERATIONS: dict[str, tuple[str, list[tuple[str, str | None]], str, str]] = {
     "PutBucketCors": ("PUT", [("cors", None)], "CORSConfiguration", "CORSRule"),
     "CreateBucket": ("PUT", [], "CreateBucketConfiguration", "LocationConstraint"),
     "CompleteMultipartUpload": ("POST", [], "CompleteMultipartUpload", "Part"),
+    "PutBucketLifecycleConfiguration": (
+        "PUT",
+        [("lifecycle", None)],
+        "LifecycleConfiguration",
+        "Rule",
+    ),
+    "PutBucketEncryption": (
+        "PUT",
+        [("encryption", None)],
+        "ServerSideEncryptionConfiguration",
+        "Rule",
+    ),
 }
 VOCABULARY = [
     "Delete",
@@ -67,6 +79,17 @@ VOCABULARY = [
     "ETag",
     "LocationConstraint",
     "CreateBucketConfiguration",
+    "LifecycleConfiguration",
+    "Rule",
+    "ID",
+    "Status",
+    "Filter",
+    "Prefix",
+    "Expiration",
+    "Days",
+    "ServerSideEncryptionConfiguration",
+    "ApplyServerSideEncryptionByDefault",
+    "SSEAlgorithm",
 ]
 ANSWER_S = 10.0
 

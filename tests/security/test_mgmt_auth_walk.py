@@ -73,7 +73,7 @@ def _assert_refused(response: requests.Response, where: str) -> None:
     assert document.get("success") is False, where
     assert document.get("result") is None, f"{where}: data answered without credentials"
     codes = {error.get("code") for error in document.get("errors", [])}
-    assert codes & {6003, 9103, 10000}, f"{where}: error codes {codes}"
+    assert codes & {6003, 9103, 9106, 10000}, f"{where}: error codes {codes}"
 
 
 @pytest.mark.parametrize("who", sorted(CREDENTIALS))
@@ -99,4 +99,4 @@ def test_valid_credentials_do_reach_the_routes(
         response = requests.get(url, headers=headers, timeout=REQUEST_TIMEOUT)
         assert response.status_code < 500, f"GET {url}: {response.status_code}"
         codes = {e.get("code") for e in response.json().get("errors", [])}
-        assert not codes & {6003, 9103}, f"GET {url}: refused with valid credentials"
+        assert not codes & {6003, 9103, 9106}, f"GET {url}: refused with valid credentials"

@@ -148,4 +148,4 @@ def test_second_account_cannot_use_the_first_accounts_host(ref: RefProcess) -> N
 
 
 def test_anonymous_request_is_refused(wire: WireClient) -> None:
-    _refused(wire.request("GET", BUCKET, "secret", sign="none"), 403, "AccessDenied")
+    _refused(wire.request("GET", BUCKET, "secret", sign="none"), 401, "Unauthorized")

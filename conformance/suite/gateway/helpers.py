@@ -56,6 +56,12 @@ def need(gateway: GatewayClient, network: str) -> None:
         pytest.skip("N/A: network not offered by the target")
 
 
+def need_behaviour(gateway: GatewayClient, behaviour: str) -> None:
+    """N/A when the target file declares it does not offer this provider-gateway behaviour."""
+    if not gateway.offers_behaviour(behaviour):
+        pytest.skip(f"N/A: the target declares no provider-gateway {behaviour} (provider_gateway)")
+
+
 def served_network(gateway: GatewayClient) -> str:
     """Sepolia, the network the spec says is fully supported: where method tests run."""
     need(gateway, SEPOLIA)

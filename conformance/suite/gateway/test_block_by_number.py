@@ -6,6 +6,7 @@ import pytest
 
 from conformance.clients.gateway import GatewayClient
 from conformance.suite.gateway.helpers import check_result, result_of
+from conformance.suite.setup_check import require
 
 LOOKBACK_BLOCKS = 16
 
@@ -51,8 +52,8 @@ def test_params_are_number_then_boolean(gateway: GatewayClient, full: bool) -> N
         assert block["number"] == hex(number), (number, block["number"])
         if block["transactions"]:
             break
-    else:
-        pytest.skip(f"no transaction in the last {LOOKBACK_BLOCKS} blocks to look at")
+    # a chain without recent transactions leaves the boolean nothing to select: not checked
+    require(block["transactions"], f"no transaction in the last {LOOKBACK_BLOCKS} blocks")
     for tx in block["transactions"]:
         assert isinstance(tx, dict) if full else isinstance(tx, str), tx
 

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from conformance.clients.gateway import JSON_HEADERS, GatewayClient, request_object
-from conformance.suite.gateway.helpers import check_response, served_network
+from conformance.suite.gateway.helpers import check_response, need_behaviour, served_network
 
 
 @pytest.mark.rule("gateway.jsonrpc.id-echoed")
@@ -20,8 +20,10 @@ def test_id_is_echoed(gateway: GatewayClient, req_id: Any) -> None:
     """The response carries the request's id unchanged, with its JSON type."""
     reply = gateway.call(served_network(gateway), "eth_chainId", [], id=req_id)
     check_response(reply.json)
-    assert "id" in reply.json and reply.json["id"] == req_id
-    assert type(reply.json["id"]) is type(req_id)
+    # a refusal (-32600) also carries id null: only a served request shows the echo
+    assert "result" in reply.json, f"request with id {req_id!r} not served: {reply.describe()}"
+    assert "id" in reply.json and reply.json["id"] == req_id, reply.describe()
+    assert type(reply.json["id"]) is type(req_id), reply.describe()
 
 
 @pytest.mark.rule("gateway.jsonrpc.id-echoed")
@@ -29,7 +31,7 @@ def test_id_is_echoed_on_errors(gateway: GatewayClient) -> None:
     """An error response carries the request's id too."""
     reply = gateway.call(served_network(gateway), "no_suchMethod", [], id="err-7")
     check_response(reply.json)
-    assert reply.json["id"] == "err-7"
+    assert reply.json["id"] == "err-7", reply.describe()
 
 
 @pytest.mark.rule("gateway.jsonrpc.version")
@@ -86,7 +88,7 @@ def test_parse_error(gateway: GatewayClient, body: bytes | str) -> None:
 def test_invalid_request(gateway: GatewayClient, body: str) -> None:
     """A JSON body that is not a valid request object answers -32600."""
     code, _ = _error_code(gateway, body)
-    assert code == -32600
+    assert code == -32600, f"error code {code}, expected -32600 for {body}"
 
 
 @pytest.mark.rule("gateway.jsonrpc.method-not-found")
@@ -101,6 +103,7 @@ def test_method_not_found(gateway: GatewayClient, method: str) -> None:
 @pytest.mark.parametrize("method", ["eth_noSuchMethodEc", "debug_traceTransaction"])
 def test_unsupported_method_is_403(gateway: GatewayClient, method: str) -> None:
     """A single request for a method the gateway does not support answers HTTP 403."""
+    need_behaviour(gateway, "method-allow-list")
     reply = gateway.call(served_network(gateway), method, ["0x" + "00" * 32], id=6)
     assert reply.status == 403, f"expected HTTP 403, got {reply.describe()}"
 
@@ -127,3 +130,26 @@ def _dumps(doc: Any) -> str:
     import json
 
     return json.dumps(doc)
+
+
+SUPPORTED = [
+    ("web3_sha3", ["0x68656c6c6f"]),
+    ("net_listening", []),
+    ("eth_syncing", []),
+    ("eth_mining", []),
+    ("eth_feeHistory", ["0x1", "latest", [50]]),
+    ("eth_getStorageAt", ["0x" + "00" * 20, "0x0", "latest"]),
+    ("eth_getBlockTransactionCountByNumber", ["latest"]),
+]
+
+
+@pytest.mark.rule("gateway.jsonrpc.supported-methods-served")
+@pytest.mark.parametrize(("method", "params"), SUPPORTED, ids=[m for m, _ in SUPPORTED])
+def test_supported_method_answers_a_result(
+    gateway: GatewayClient, method: str, params: list[Any]
+) -> None:
+    """A method of the provider's supported list is answered with a result, not refused."""
+    reply = gateway.call(served_network(gateway), method, params, id=11)
+    assert reply.status == 200, f"{method}: expected 200, got {reply.describe()}"
+    assert isinstance(reply.json, dict) and "result" in reply.json, reply.describe()
+    check_response(reply.json)

@@ -1,8 +1,10 @@
 """Shared steps of the area A tests: rule bodies, schema checks, and leaving the zone as found.
 
-The zone's log custom fields entry point is shared state: `entrypoint_guard` snapshots it and
-puts it back (or deletes the one the test created). Jobs a test creates carry the run prefix
-and are deleted by `job_cleanup`, also when the test fails.
+The zone's log custom fields entry point is shared state: the `rules_api` fixture journals it
+before the first test and the run puts it back once at the end (docs/safety.md), so the
+ruleset's version moves only by the tests' own changes; `entrypoint_guard` deletes an entry
+point a test created on a zone that had none (and, outside such a run, restores rules). Jobs
+a test creates carry the run prefix and are deleted by `job_cleanup`, also when it fails.
 """
 
 from __future__ import annotations
@@ -99,10 +101,13 @@ def ensure_entrypoint(rules_api: RulesApiClient) -> str:
 
 @contextmanager
 def entrypoint_guard(rules_api: RulesApiClient) -> Iterator[None]:
-    """Put the log custom fields entry point back as it was once the block ends."""
+    """Leave the log custom fields entry point as the block found it: delete one the block
+    created, put back the rules of one that existed. Under a run whose journal restores the
+    zone at the end (`rules_api.journaled`, docs/safety.md) the rules are not put back after
+    every test: one restore per run keeps the user's ruleset version from racing ahead."""
     before = rules_api.find_zone_ruleset()
     saved: list[dict[str, Any]] = []
-    if before is not None:
+    if before is not None and not rules_api.journaled:
         assert before.get("id"), f"the listed entry point has no id: {before}"
         full = rules_api.get_ruleset(str(before["id"])).assert_envelope_ok()
         saved = [
@@ -114,7 +119,7 @@ def entrypoint_guard(rules_api: RulesApiClient) -> Iterator[None]:
         now = rules_api.find_zone_ruleset()
         if before is None and now is not None and now.get("id"):
             rules_api.delete_ruleset(str(now["id"]))
-        elif before is not None:
+        elif before is not None and not rules_api.journaled:
             rules_api.update_ruleset(str(before["id"]), {"rules": saved})
 
 

@@ -1,4 +1,8 @@
-"""Every request carries X-Auth-Email and X-Auth-Key; refusals follow decisions.md."""
+"""Every request carries X-Auth-Email and X-Auth-Key; refusals follow decisions.md (Auth errors).
+
+Missing headers are 9106 without an error_chain; malformed ones are 6003 with the chain naming
+the header (6102 email, 6103 key); a well-formed unknown pair is 9103.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +10,7 @@ import pytest
 
 from conformance.clients.rules_api import RulesApiClient
 
-INVALID_HEADERS, BAD_EMAIL, BAD_KEY, UNKNOWN_PAIR = 6003, 6102, 6103, 9103
+MISSING_HEADERS, INVALID_HEADERS, BAD_EMAIL, BAD_KEY, UNKNOWN_PAIR = 9106, 6003, 6102, 6103, 9103
 
 
 def _chain_codes(error: dict[str, object]) -> set[object]:
@@ -15,33 +19,39 @@ def _chain_codes(error: dict[str, object]) -> set[object]:
     return {item.get("code") for item in chain if isinstance(item, dict)}
 
 
-def _get_with(rules_api: RulesApiClient, headers: dict[str, str]) -> dict[str, object]:
+def _get_with(rules_api: RulesApiClient, headers: dict[str, str], code: int) -> dict[str, object]:
     reply = rules_api.request("GET", rules_api.zone("/rulesets"), auth_headers=headers)
-    return reply.assert_envelope_error(400, code=INVALID_HEADERS)
+    return reply.assert_envelope_error(400, code=code)
 
 
-@pytest.mark.rule(
-    "logs.auth.missing-headers-refused", "logs.auth.error-chain-email", "logs.auth.error-chain-key"
-)
-def test_missing_headers_are_refused(rules_api: RulesApiClient) -> None:
-    """Without both headers the API answers 400, code 6003, chain 6102 and 6103."""
-    error = _get_with(rules_api, {})
-    assert {BAD_EMAIL, BAD_KEY} <= _chain_codes(error), error
+@pytest.mark.rule("logs.auth.missing-headers-refused")
+@pytest.mark.parametrize("present", ["none", "email-only", "key-only"])
+def test_missing_headers_are_refused(rules_api: RulesApiClient, present: str) -> None:
+    """Without one or both headers the API answers 400, code 9106, and no error_chain."""
+    headers = {"email-only": {"X-Auth-Email": rules_api.email}}.get(present, {})
+    if present == "key-only":
+        headers = {"X-Auth-Key": rules_api.api_key}
+    error = _get_with(rules_api, headers, MISSING_HEADERS)
+    assert not error.get("error_chain"), f"missing headers ({present}) carry a chain: {error}"
 
 
-@pytest.mark.rule("logs.auth.missing-headers-refused", "logs.auth.error-chain-email")
+@pytest.mark.rule("logs.auth.error-chain-email")
 def test_malformed_email_is_refused(rules_api: RulesApiClient) -> None:
     """A malformed X-Auth-Email is 400, code 6003, chain 6102."""
     error = _get_with(
-        rules_api, {"X-Auth-Email": "not-an-address", "X-Auth-Key": rules_api.api_key}
+        rules_api,
+        {"X-Auth-Email": "not-an-address", "X-Auth-Key": rules_api.api_key},
+        INVALID_HEADERS,
     )
     assert BAD_EMAIL in _chain_codes(error), error
 
 
-@pytest.mark.rule("logs.auth.missing-headers-refused", "logs.auth.error-chain-key")
+@pytest.mark.rule("logs.auth.error-chain-key")
 def test_malformed_key_is_refused(rules_api: RulesApiClient) -> None:
-    """A missing X-Auth-Key next to a valid email is 400, code 6003, chain 6103."""
-    error = _get_with(rules_api, {"X-Auth-Email": rules_api.email})
+    """A malformed X-Auth-Key next to a valid email is 400, code 6003, chain 6103."""
+    error = _get_with(
+        rules_api, {"X-Auth-Email": rules_api.email, "X-Auth-Key": "not a key!"}, INVALID_HEADERS
+    )
     assert BAD_KEY in _chain_codes(error), error
 
 

@@ -39,7 +39,7 @@ def test_other_region_is_refused(s3, bucket, region):
 @pytest.mark.rule("storage.auth.unsigned-refused")
 @pytest.mark.parametrize("operation", ["list-buckets", "get-object", "put-object"])
 def test_unsigned_request_is_refused(s3, bucket, operation):
-    """A request without any signature answers 403 AccessDenied."""
+    """A request without any signature answers 401 Unauthorized and changes nothing."""
     s3.wire.put_object(bucket, "private", b"secret").assert_ok()
     if operation == "list-buckets":
         reply = s3.wire.request("GET", sign="none")
@@ -47,5 +47,6 @@ def test_unsigned_request_is_refused(s3, bucket, operation):
         reply = s3.wire.request("GET", bucket, "private", sign="none")
     else:
         reply = s3.wire.request("PUT", bucket, "private", body=b"changed", sign="none")
-    reply.assert_error(403, "AccessDenied")
+    reply.assert_error(401, "Unauthorized")
+    assert b"secret" not in reply.body, "the unsigned GetObject served the object"
     assert s3.wire.get_object(bucket, "private").assert_ok().body == b"secret"

@@ -82,7 +82,8 @@ def test_delete_encryption_accepted(s3, bucket):
     assert set(algorithms) <= {"AES256"}, algorithms
 
 
-@pytest.mark.rule("storage.bucket-encryption.aes256")
+# a missing bucket is the no-such-bucket rule's case, not the AES256 round trip's
+@pytest.mark.rule("storage.errors.no-such-bucket")
 def test_missing_bucket_is_no_such_bucket(s3, names):
     """GetBucketEncryption on a missing bucket answers 404 NoSuchBucket."""
     with pytest.raises(ClientError) as caught:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from conformance.clients import s3_multipart as mp
+from conformance.suite.setup_check import require_refused
 
 OLD, NEW = b"the object before", b"the completed upload"
 
@@ -58,13 +59,14 @@ def test_failed_condition_aborts_upload(s3, pending):
     """After a failed completion condition the upload is no longer listed or completable."""
     bucket, key, upload, old_etag, part = pending
     headers = {"If-None-Match": old_etag}
-    mp.complete(s3.wire, bucket, key, upload, [(1, part)], headers=headers)
+    failed = mp.complete(s3.wire, bucket, key, upload, [(1, part)], headers=headers)
+    require_refused(failed, "the completion with a failing If-None-Match")
     listed = mp.list_uploads(s3.wire, bucket, prefix=key).assert_ok()
     root = listed.xml
     ids = [u.findtext("UploadId") for u in root.iter("Upload")] if root is not None else []
     assert upload not in ids, "the upload is still listed after the failed completion"
     retry = mp.complete(s3.wire, bucket, key, upload, [(1, part)])
-    assert 400 <= retry.status < 500, f"completion after abort answered {retry.status}"
+    assert 400 <= retry.status < 500, f"completion after abort: {retry.describe()}"
     assert s3.wire.get_object(bucket, key).assert_ok().body == OLD
 
 
@@ -73,7 +75,10 @@ def test_failed_condition_aborts_upload(s3, pending):
 def test_aborted_upload_is_gone(s3, pending, operation):
     """After a failed condition: UploadPart, ListParts, Complete → 404 NoSuchUpload; Abort → 2xx."""
     bucket, key, upload, old_etag, part = pending
-    mp.complete(s3.wire, bucket, key, upload, [(1, part)], headers={"If-None-Match": old_etag})
+    failed = mp.complete(
+        s3.wire, bucket, key, upload, [(1, part)], headers={"If-None-Match": old_etag}
+    )
+    require_refused(failed, "the completion with a failing If-None-Match")
     if operation == "upload-part":
         reply = mp.upload_part(s3.wire, bucket, key, upload, 2, b"more")
     elif operation == "list-parts":

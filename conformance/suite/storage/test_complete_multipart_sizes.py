@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from conformance.clients import s3_multipart as mp
+from conformance.suite.setup_check import require_ok
 
 
 @pytest.mark.rule("storage.complete-multipart-upload.entity-too-small")
@@ -17,19 +18,40 @@ def test_small_non_last_part_is_entity_too_small(s3, bucket, names):
     reply.assert_error(400, "EntityTooSmall")
 
 
-@pytest.mark.rule(
-    "storage.complete-multipart-upload.sizes-checked-at-completion",
-    "storage.complete-multipart-upload.unequal-parts-invalid-part",
-)
-def test_unequal_parts_accepted_then_refused_at_completion(s3, bucket, names, expected):
-    """Unequal non-last parts upload fine; completion refuses them with 400 InvalidPart."""
-    key = names.key()
-    size = expected.min_part_bytes
+def _unequal_upload(s3, bucket, key, size):
+    """An upload of parts size, size + 1, 1 byte: (upload id, the UploadPart replies)."""
     upload = mp.start(s3.wire, bucket, key)
     bodies = [b"a" * size, b"b" * (size + 1), b"c"]
-    etags = []
-    for number, body in enumerate(bodies, start=1):
-        reply = mp.upload_part(s3.wire, bucket, key, upload, number, body)
-        etags.append(mp.etag(reply))  # accepted at UploadPart, whatever its size
-    reply = mp.complete(s3.wire, bucket, key, upload, list(enumerate(etags, start=1)))
-    reply.assert_error(400, "InvalidPart")
+    replies = [
+        mp.upload_part(s3.wire, bucket, key, upload, number, body)
+        for number, body in enumerate(bodies, start=1)
+    ]
+    return upload, replies
+
+
+def _complete(s3, bucket, key, upload, replies):
+    parts = [(n, (r.header("etag") or "")) for n, r in enumerate(replies, start=1)]
+    return mp.complete(s3.wire, bucket, key, upload, parts)
+
+
+@pytest.mark.rule("storage.complete-multipart-upload.sizes-checked-at-completion")
+def test_unequal_parts_accepted_then_refused_at_completion(s3, bucket, names, expected):
+    """Unequal non-last parts upload fine; completion refuses them (a 4xx: which code is
+    unequal-parts-invalid-part's rule)."""
+    key = names.key()
+    upload, replies = _unequal_upload(s3, bucket, key, expected.min_part_bytes)
+    for reply in replies:
+        reply.assert_ok()
+    reply = _complete(s3, bucket, key, upload, replies)
+    assert 400 <= reply.status < 500, f"unequal parts completed: {reply.describe()}"
+
+
+@pytest.mark.rule("storage.complete-multipart-upload.unequal-parts-invalid-part")
+def test_unequal_parts_completion_is_invalid_part(s3, bucket, names, expected):
+    """Completion with non-trailing parts of unequal size answers 400 InvalidPart."""
+    key = names.key()
+    upload, replies = _unequal_upload(s3, bucket, key, expected.min_part_bytes)
+    for number, reply in enumerate(replies, start=1):
+        # refusing a part at upload is sizes-checked-at-completion's rule
+        require_ok(reply, f"UploadPart {number}")
+    _complete(s3, bucket, key, upload, replies).assert_error(400, "InvalidPart")

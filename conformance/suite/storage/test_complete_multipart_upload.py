@@ -8,6 +8,7 @@ import re
 import pytest
 
 from conformance.clients import s3_multipart as mp
+from conformance.suite.setup_check import require_ok
 
 MIB = 1024 * 1024
 FIRST = b"a" * (5 * MIB)  # the smallest non-last part a target must accept
@@ -34,18 +35,23 @@ def _completed_etag(reply):
     return root.findtext("ETag") or ""
 
 
-@pytest.mark.rule(
-    "storage.complete-multipart-upload.publishes",
-    "storage.complete-multipart-upload.last-part-smaller",
-)
-def test_completion_publishes_parts_joined(s3, bucket, names):
-    """The completed object reads back as its parts joined; the last part may be smaller."""
+@pytest.mark.rule("storage.complete-multipart-upload.last-part-smaller")
+def test_last_part_may_be_smaller(s3, bucket, names):
+    """A completion whose last part is smaller than the others is accepted."""
     key = names.key()
     upload, etags = _uploaded(s3, bucket, key, FIRST, TAIL)
     mp.complete(s3.wire, bucket, key, upload, [(1, etags[0]), (2, etags[1])]).assert_ok()
+
+
+@pytest.mark.rule("storage.complete-multipart-upload.publishes")
+def test_completion_publishes_parts_joined(s3, bucket, names):
+    """The completed object reads back as its parts joined."""
+    key = names.key()
+    upload, etags = _uploaded(s3, bucket, key, FIRST, TAIL)
+    done = mp.complete(s3.wire, bucket, key, upload, [(1, etags[0]), (2, etags[1])])
+    require_ok(done, "the completion (a smaller last part is last-part-smaller's rule)")
     got = s3.wire.get_object(bucket, key).assert_ok()
-    assert len(got.body) == len(FIRST) + len(TAIL)
-    assert got.body == FIRST + TAIL
+    assert got.body == FIRST + TAIL, f"read back {len(got.body)} bytes, not the parts joined"
 
 
 @pytest.mark.rule("storage.complete-multipart-upload.etag-suffix")
@@ -90,15 +96,21 @@ def test_completion_body_with_xml_declaration(s3, bucket, names):
     mp.complete(s3.wire, bucket, key, upload, [(1, etags[0])], declaration=True).assert_ok()
 
 
-@pytest.mark.rule(
-    "storage.complete-multipart-upload.sorts-parts",
-    "storage.complete-multipart-upload.sorted-order",
-)
-def test_out_of_order_parts_are_sorted(s3, bucket, names):
-    """Parts listed 2, 1 are accepted and the object joins them as 1, 2."""
+@pytest.mark.rule("storage.complete-multipart-upload.sorts-parts")
+def test_out_of_order_parts_are_accepted(s3, bucket, names):
+    """Parts listed 2, 1 in the completion body are accepted."""
     key = names.key()
     upload, etags = _uploaded(s3, bucket, key, FIRST, TAIL)
     mp.complete(s3.wire, bucket, key, upload, [(2, etags[1]), (1, etags[0])]).assert_ok()
+
+
+@pytest.mark.rule("storage.complete-multipart-upload.sorted-order")
+def test_out_of_order_parts_are_joined_ascending(s3, bucket, names):
+    """The object of a completion listing parts 2, 1 joins them as 1, 2."""
+    key = names.key()
+    upload, etags = _uploaded(s3, bucket, key, FIRST, TAIL)
+    done = mp.complete(s3.wire, bucket, key, upload, [(2, etags[1]), (1, etags[0])])
+    require_ok(done, "the completion listing parts 2, 1 (accepting it is sorts-parts' rule)")
     body = s3.wire.get_object(bucket, key).assert_ok().body
     assert _md5(body) == _md5(FIRST + TAIL), "parts not joined in ascending order"
 

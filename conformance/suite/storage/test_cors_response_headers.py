@@ -58,10 +58,10 @@ def test_expose_headers_listed(s3, stored):
 @pytest.mark.rule("storage.cors.no-403-without-match")
 @pytest.mark.parametrize("configured", [True, False], ids=["other-origin-rule", "no-cors-config"])
 def test_unmatched_origin_is_not_403(s3, stored, configured):
-    """A GetObject whose Origin no rule allows is served (200), just without CORS headers."""
+    """A GetObject whose Origin no rule allows is served, not answered 403. (Whether CORS
+    headers come with it is not this rule's: the spec does not say.)"""
     if configured:
         _configure(s3, stored[0])
     reply = s3.wire.get_object(*stored, headers={"Origin": OTHER_ORIGIN})
-    assert reply.status == 200, f"status {reply.status} {reply.error_code}, expected 200"
-    assert reply.body == b"cors body"
-    assert reply.header("access-control-allow-origin") not in (OTHER_ORIGIN, "*")
+    assert reply.status != 403, f"unmatched Origin refused: {reply.describe()}"
+    assert reply.assert_ok().body == b"cors body", reply.describe()

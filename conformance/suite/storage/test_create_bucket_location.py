@@ -28,3 +28,16 @@ def test_other_location_is_refused(s3, names, location):
         assert s3.wire.head_bucket(name).status == 404, "the refused bucket was created anyway"
     finally:
         s3.delete_bucket_recursive(name)
+
+
+@pytest.mark.rule("storage.create-bucket.location-hint-accepted")
+@pytest.mark.parametrize("hint", ["wnam", "enam", "weur", "eeur", "apac", "oc"])
+def test_location_hint_is_accepted(s3, names, hint):
+    """CreateBucket with a location hint as LocationConstraint creates the bucket."""
+    name = names.bucket()
+    try:
+        reply = s3.wire.create_bucket(name, location=hint)
+        assert reply.status == 200, f"location {hint}: {reply.status} {reply.body[:300]!r}"
+        s3.wire.head_bucket(name).assert_ok()
+    finally:
+        s3.delete_bucket_recursive(name)

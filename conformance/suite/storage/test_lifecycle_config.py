@@ -68,6 +68,24 @@ def test_put_then_get_returns_rules(s3, bucket):
     assert _text(abort, "AbortIncompleteMultipartUpload/DaysAfterInitiation") == "7"
 
 
+@pytest.mark.rule("storage.lifecycle.default-abort-multipart")
+def test_new_bucket_has_default_abort_rule(s3, bucket):
+    """A new bucket's lifecycle is one enabled rule over every key aborting uploads after 7 days."""
+    reply = s3.wire.request("GET", bucket, query=LIFECYCLE)
+    assert reply.status == 200, f"new bucket: {reply.status} {reply.body[:300]!r}"
+    root = reply.xml
+    assert root is not None and root.tag.endswith("LifecycleConfiguration"), reply.body[:300]
+    rules = [node for node in root if node.tag.split("}")[-1] == "Rule"]
+    aborts = [
+        rule
+        for rule in rules
+        if _text(rule, "AbortIncompleteMultipartUpload/DaysAfterInitiation") == "7"
+        and _text(rule, "Status") == "Enabled"
+        and not (_text(rule, "Filter/Prefix") or _text(rule, "Prefix"))
+    ]
+    assert aborts, f"no enabled whole-bucket 7-day abort rule: {reply.body[:600]!r}"
+
+
 @pytest.mark.rule("storage.lifecycle.delete")
 def test_delete_then_404(s3, bucket):
     """After DeleteBucketLifecycleConfiguration the GET answers 404 NoSuchLifecycleConfiguration."""

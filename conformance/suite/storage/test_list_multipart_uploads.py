@@ -27,12 +27,12 @@ def test_lists_upload_in_progress(s3, bucket, names):
 @pytest.mark.rule("storage.list-multipart-uploads.key-encoded")
 @pytest.mark.parametrize("suffix", [" space", "/ü+&=", "%percent"])
 def test_key_encoded_with_encoding_type(s3, bucket, names, suffix):
-    """With encoding-type=url the Key is URL-encoded and EncodingType says url."""
+    """With encoding-type=url the Key is URL-encoded. (Whether EncodingType is echoed is not
+    this rule's: it says only that the key is encoded.)"""
     key = names.key(suffix)
     upload = mp.start(s3.wire, bucket, key)
-    listed, root = _uploads(mp.list_uploads(s3.wire, bucket, encoding_type="url"))
-    assert root.findtext("EncodingType") == "url"
+    listed, _root = _uploads(mp.list_uploads(s3.wire, bucket, encoding_type="url"))
     shown = [shown_key for shown_key, shown_id in listed if shown_id == upload]
-    assert shown, f"upload {upload} not listed"
+    assert shown, f"upload {upload} not listed: {listed}"
     assert shown[0] != key, f"Key {shown[0]!r} is not encoded"
     assert unquote_plus(shown[0] or "") == key, f"{shown[0]!r} does not decode to {key!r}"

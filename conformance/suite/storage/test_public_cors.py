@@ -71,13 +71,13 @@ def test_no_expose_headers_without_expose_header(s3, public, stored):
 @pytest.mark.rule("storage.public.cors-no-403-without-match")
 @pytest.mark.parametrize("configured", [True, False], ids=["other-origin-rule", "no-cors-config"])
 def test_unmatched_origin_is_served(s3, public, stored, configured):
-    """A read whose Origin no rule allows answers 200 with the bytes, without CORS grant."""
+    """A read whose Origin no rule allows answers 200 with the bytes (CORS headers on it are
+    not this rule's: the rule says only that it is served)."""
     if configured:
         _configure(s3, public.bucket)
     reply = public.get(stored, {"Origin": OTHER_ORIGIN})
     assert reply.status == 200, reply.describe()
-    assert reply.body == BODY
-    assert reply.header("access-control-allow-origin") not in (OTHER_ORIGIN, "*"), reply.describe()
+    assert reply.body == BODY, reply.describe()
 
 
 @pytest.mark.rule("storage.public.options-without-origin-400")
@@ -85,7 +85,6 @@ def test_options_without_origin_is_400(public, stored):
     """OPTIONS without Origin on the public entrypoint answers 400."""
     reply = public.options(stored, {"Access-Control-Request-Method": "GET"})
     assert reply.status == 400, reply.describe()
-    assert reply.header("access-control-allow-origin") is None, reply.describe()
 
 
 @pytest.mark.rule("storage.public.options-without-origin-401")
@@ -93,4 +92,3 @@ def test_options_without_origin_is_401(public, stored):
     """Before 2024-02-20, OPTIONS without Origin on the public entrypoint answers 401."""
     reply = public.options(stored, {"Access-Control-Request-Method": "GET"})
     assert reply.status == 401, reply.describe()
-    assert reply.header("access-control-allow-origin") is None, reply.describe()

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from conformance.clients.s3_raw import send_head
+from conformance.suite.setup_check import SetupFailed
 
 
 @pytest.mark.rule("storage.put-object.missing-content-length")
@@ -27,7 +28,13 @@ def test_declared_length_over_limit_is_refused(s3, bucket, names, expected, extr
     """A single upload declaring more than the limit is refused (400) before any body."""
     length = expected.max_put_object_bytes + extra
     key = names.key()
-    reply = send_head(s3.wire, "PUT", bucket, key, headers={"Content-Length": str(length)})
-    assert reply is not None, f"declared {length} bytes: no refusal, the target waited"
-    reply.assert_error(400, "EntityTooLarge")
+    headers = {"Content-Length": str(length), "Expect": "100-continue"}
+    reply = send_head(s3.wire, "PUT", bucket, key, headers=headers)
+    # The head asks, as clients do, whether the body may follow: 100 Continue is a FAIL (the
+    # target asked for the body). A target silent then may count the bytes as they come, which
+    # this suite cannot test without sending over 5 GiB: not checked (ERROR), not broken.
+    if reply is None:
+        raise SetupFailed(f"not checked: declared {length} bytes, Expect: 100-continue: no answer")
+    # refused from the head: the rule names no code (EntityTooLarge is S3's)
+    assert reply.status == 400, f"declared {length} bytes: {reply.describe()}"
     assert s3.wire.request("HEAD", bucket, key).status == 404, "an object was stored"

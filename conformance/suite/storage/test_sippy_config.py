@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from conformance.suite.setup_check import require
 from conformance.suite.storage.sippy_support import (
     OFFLINE_SOURCE,
     SHAPE_CHANGE,
@@ -12,14 +13,24 @@ from conformance.suite.storage.sippy_support import (
 )
 
 
-@pytest.mark.rule("storage.migration.put-delete", "storage.migration.get-config")
-def test_put_get_delete(mgmt, bucket, as_of):
-    """PUT sets the configuration, GET shows it enabled, DELETE removes it."""
-    assert mgmt.get_sippy(bucket).assert_envelope_ok(200).get("enabled") is not True
+@pytest.mark.rule("storage.migration.put-delete")
+def test_put_delete(mgmt, bucket, as_of):
+    """PUT sets the configuration and DELETE removes it (observed through GET)."""
     mgmt.put_sippy(bucket, config_for(as_of, OFFLINE_SOURCE, "ec-source")).assert_envelope_ok()
-    assert mgmt.get_sippy(bucket).assert_envelope_ok(200)["enabled"] is True
     mgmt.delete_sippy(bucket).assert_envelope_ok()
-    assert mgmt.get_sippy(bucket).assert_envelope_ok(200).get("enabled") is not True
+    after = mgmt.get_sippy(bucket).assert_envelope_ok(200)
+    assert after.get("enabled") is not True, f"still enabled after DELETE: {after}"
+
+
+@pytest.mark.rule("storage.migration.get-config")
+def test_get_config(mgmt, bucket, as_of):
+    """GET shows no configuration before a PUT and the enabled configuration after it."""
+    before = mgmt.get_sippy(bucket).assert_envelope_ok(200)
+    assert before.get("enabled") is not True, f"enabled before any PUT: {before}"
+    put = mgmt.put_sippy(bucket, config_for(as_of, OFFLINE_SOURCE, "ec-source"))
+    require(put.status < 300, f"the PUT (put-delete's rule) answered {put.status}")
+    got = mgmt.get_sippy(bucket).assert_envelope_ok(200)
+    assert got.get("enabled") is True, f"GET after PUT: {got}"
 
 
 @pytest.mark.rule("storage.migration.config-shape-changed")

@@ -7,24 +7,37 @@ import pytest
 UNSUPPORTED = [("GET", "website"), ("GET", "policy"), ("GET", "logging"), ("GET", "inventory")]
 
 
-@pytest.mark.rule(
-    "storage.unsupported-operation.not-implemented", "storage.unsupported-operation.status-501"
-)
+@pytest.mark.rule("storage.unsupported-operation.not-implemented")
 @pytest.mark.parametrize(("method", "subresource"), UNSUPPORTED)
-def test_unsupported_operation_is_501(s3, bucket, method, subresource):
-    """An unsupported bucket operation answers 501 NotImplemented."""
+def test_unsupported_operation_is_not_implemented(s3, bucket, method, subresource):
+    """An unsupported bucket operation is refused as unimplemented: HTTP 501 (the code is the
+    SHOULD rule's business)."""
+    reply = s3.wire.request(method, bucket, query=[(subresource, None)])
+    reply.assert_error(501, None)
+
+
+@pytest.mark.rule("storage.unsupported-operation.status-501")
+@pytest.mark.parametrize(("method", "subresource"), UNSUPPORTED)
+def test_unsupported_operation_is_501_not_implemented(s3, bucket, method, subresource):
+    """An unsupported bucket operation answers 501 with code NotImplemented."""
     reply = s3.wire.request(method, bucket, query=[(subresource, None)])
     reply.assert_error(501, "NotImplemented")
 
 
+# The side effect is looked for first and decides the rule: whether the refusal is a 501 is
+# not-implemented's rule, so a target that answers otherwise but changes nothing passes here.
+
+
 @pytest.mark.rule("storage.unsupported-operation.no-side-effect")
 def test_unsupported_put_creates_no_bucket(s3, names):
-    """An unsupported PUT on a missing bucket is refused and creates no bucket."""
+    """An unsupported PUT on a missing bucket creates no bucket."""
     name = names.bucket()
     reply = s3.wire.request("PUT", name, query=[("website", None)])
     try:
-        reply.assert_error(501, "NotImplemented")
-        s3.wire.head_bucket(name).assert_error(404, None)
+        head = s3.wire.head_bucket(name)
+        assert head.status == 404, (
+            f"PUT ?website created the bucket: {reply._describe()}; HEAD: {head._describe()}"
+        )
     finally:
         if reply.status < 300:
             s3.delete_bucket_recursive(name)
@@ -32,16 +45,17 @@ def test_unsupported_put_creates_no_bucket(s3, names):
 
 @pytest.mark.rule("storage.unsupported-operation.no-side-effect")
 def test_unsupported_delete_keeps_bucket(s3, bucket):
-    """An unsupported DELETE on an empty bucket is refused and deletes nothing."""
+    """An unsupported DELETE on an empty bucket deletes nothing."""
     reply = s3.wire.request("DELETE", bucket, query=[("website", None)])
-    reply.assert_error(501, "NotImplemented")
-    s3.wire.head_bucket(bucket).assert_ok()
+    head = s3.wire.head_bucket(bucket)
+    assert head.status == 200, (
+        f"DELETE ?website deleted the bucket: {reply._describe()}; HEAD: {head._describe()}"
+    )
 
 
 @pytest.mark.rule("storage.unsupported-operation.no-side-effect")
 def test_unsupported_get_is_no_listing(s3, bucket, names):
-    """An unsupported GET on a bucket is refused, not answered with a listing."""
+    """An unsupported GET on a bucket is not answered with a listing."""
     s3.boto.put_object(Bucket=bucket, Key=names.key(), Body=b"x")
     reply = s3.wire.request("GET", bucket, query=[("website", None)])
-    reply.assert_error(501, "NotImplemented")
-    assert b"ListBucketResult" not in reply.body
+    assert b"ListBucketResult" not in reply.body, f"GET ?website listed: {reply._describe()}"

@@ -8,6 +8,7 @@ import pytest
 
 from conformance.clients import s3_multipart as mp
 from conformance.clients.s3_raw import send_head
+from conformance.suite.setup_check import SetupFailed
 
 Upload = tuple[str, str, str]  # bucket, key, upload id
 EMPTY_MD5 = hashlib.md5(b"").hexdigest()
@@ -46,17 +47,17 @@ def test_missing_upload_is_no_such_upload(s3, upload: Upload, names, which):
 def test_errors_on_existing_bucket_are_not_no_such_bucket(s3, bucket, names, part):
     """An UploadPart refused in an existing bucket never says NoSuchBucket."""
     reply = mp.upload_part(s3.wire, bucket, names.key(), "ec-no-such-upload-0000", part, b"x")
-    assert 400 <= reply.status < 500, f"expected a 4xx, got {reply.status}"
-    assert reply.error_code != "NoSuchBucket", f"{reply.status} {reply.error_code}"
+    assert 400 <= reply.status < 500, f"expected a 4xx; {reply.describe()}"
+    assert reply.error_code != "NoSuchBucket", reply.describe()
 
 
 @pytest.mark.rule("storage.upload-part.max-part-number")
 @pytest.mark.parametrize("extra", [0, 1], ids=["at-limit", "over-by-one"])
 def test_max_part_number(s3, upload: Upload, expected, extra):
-    """Part number 10000 is accepted; 10001 is refused with 400 InvalidArgument."""
+    """Part number 10000 is accepted; 10001 is refused (the rule names no error code)."""
     reply = mp.upload_part(s3.wire, *upload, expected.max_parts + extra, b"x")
     if extra:
-        reply.assert_error(400, "InvalidArgument")
+        assert 400 <= reply.status < 500, f"part {expected.max_parts + 1}: {reply.describe()}"
     else:
         reply.assert_ok()
 
@@ -67,11 +68,14 @@ def test_part_over_size_limit_refused_unread(s3, upload: Upload, expected):
     bucket, key, upload_id = upload
     query = [("partNumber", "1"), ("uploadId", upload_id)]
     length = str(expected.max_part_bytes + 1)
-    # a target that waits for the body it will never get is a FAIL, not a hung (ERROR) test
-    reply = send_head(s3.wire, "PUT", bucket, key, query=query, headers={"Content-Length": length})
-    assert reply is not None, f"declared {length} bytes: no refusal, the target waited for a body"
-    assert 400 <= reply.status < 500, f"expected a 4xx, got {reply.status}"
-    assert reply.error_code in {"EntityTooLarge", "InvalidArgument"}, reply.error_code
+    # Expect: 100-continue asks whether the body may follow: 100 Continue is a FAIL; silence may
+    # mean the bytes are counted as they come, untestable without sending them: ERROR, not FAIL
+    headers = {"Content-Length": length, "Expect": "100-continue"}
+    reply = send_head(s3.wire, "PUT", bucket, key, query=query, headers=headers)
+    if reply is None:
+        raise SetupFailed(f"not checked: declared {length} bytes, Expect: 100-continue: no answer")
+    # the rule says refused; which code is not stated (EntityTooLarge and InvalidArgument occur)
+    assert 400 <= reply.status < 500, f"expected a 4xx; {reply.describe()}"
 
 
 @pytest.mark.rule("storage.upload-part.unequal-sizes-refused")

@@ -1,0 +1,102 @@
+"""Custom fields after the provider's change of 2025-04-18: five arrays and a limit per type.
+
+From that date (its changelog and custom-fields page) a rule may also hold
+`transformed_request_fields`, `raw_response_fields` and `preserve_duplicates`; a header is logged
+raw or transformed, not both; and the limit is 100 names per field type instead of 40 in total.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from conformance.clients.rules_api import RulesApiClient
+from conformance.suite.logs.helpers import ensure_entrypoint, entrypoint_guard
+
+ARRAYS = {
+    "request_fields": "x-ec-raw-req",
+    "transformed_request_fields": "x-ec-new-req",
+    "response_fields": "x-ec-new-resp",
+    "raw_response_fields": "x-ec-raw-resp",
+    "cookie_fields": "EcCookie",
+}
+
+
+def _rule(**params: Any) -> dict[str, Any]:
+    return {
+        "action": "log_custom_field",
+        "expression": "true",
+        "description": "edge-conformance",
+        "action_parameters": params,
+    }
+
+
+def _names(*names: str) -> list[dict[str, str]]:
+    return [{"name": name} for name in names]
+
+
+def _put(rules_api: RulesApiClient, rules: list[dict[str, Any]]) -> Any:
+    ruleset_id = ensure_entrypoint(rules_api)
+    return rules_api.update_ruleset(ruleset_id, {"rules": rules})
+
+
+@pytest.mark.rule("logs.fields.five-arrays")
+def test_five_arrays_and_preserve_duplicates_round_trip(rules_api: RulesApiClient) -> None:
+    """Every array comes back with its names, and preserve_duplicates with its value."""
+    params: dict[str, Any] = {key: _names(name) for key, name in ARRAYS.items()}
+    params["preserve_duplicates"] = True
+    with entrypoint_guard(rules_api):
+        result = _put(rules_api, [_rule(**params)]).assert_envelope_ok(200)
+        (rule,) = result["rules"]
+        back = rule.get("action_parameters") or {}
+        for key, name in ARRAYS.items():
+            assert back.get(key) == _names(name), f"{key}: sent [{name}], got {back.get(key)}"
+        assert back.get("preserve_duplicates") is True, f"preserve_duplicates: {back}"
+
+
+@pytest.mark.rule("logs.fields.raw-or-transformed")
+@pytest.mark.parametrize(
+    ("raw", "transformed"),
+    [("request_fields", "transformed_request_fields"), ("response_fields", "raw_response_fields")],
+    ids=["request", "response"],
+)
+def test_header_both_raw_and_transformed_is_refused(
+    rules_api: RulesApiClient, raw: str, transformed: str
+) -> None:
+    """The same header in an array and its twin is a 400, and the configuration is kept."""
+    both = _rule(**{raw: _names("x-ec-both"), transformed: _names("x-ec-both")})
+    with entrypoint_guard(rules_api):
+        before = _put(rules_api, [_rule(**{raw: _names("x-ec-kept")})]).assert_envelope_ok(200)
+        _put(rules_api, [both]).assert_envelope_error(400)
+        after = rules_api.get_entrypoint().assert_envelope_ok(200)
+        kept = [r.get("action_parameters") for r in after.get("rules", [])]
+        assert kept == [r.get("action_parameters") for r in before["rules"]], after
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        pytest.param(
+            0, id="at-limit", marks=pytest.mark.rule("logs.limits.custom-fields-per-type-max")
+        ),
+        pytest.param(
+            1, id="over-by-one", marks=pytest.mark.rule("logs.limits.custom-fields-per-type-over")
+        ),
+    ],
+)
+def test_custom_field_limit_per_type(rules_api: RulesApiClient, expected: Any, extra: int) -> None:
+    """The per-type limit in one array (split over two rules) is accepted; one more is a 400."""
+    count = int(expected.custom_fields_per_type_max) + extra
+    names = [f"x-req-{i}" for i in range(count)]
+    half = count // 2
+    rules = [
+        _rule(request_fields=_names(*names[:half])),
+        _rule(request_fields=_names(*names[half:])),
+    ]
+    with entrypoint_guard(rules_api):
+        reply = _put(rules_api, rules)
+        if extra:
+            reply.assert_envelope_error(400)
+        else:
+            reply.assert_envelope_ok(200)

@@ -1,0 +1,84 @@
+"""GetObject's `response-*` overrides and `?partNumber=` (S3 semantics presigned downloads and
+parallel downloaders rely on)."""
+
+from __future__ import annotations
+
+import pytest
+
+from conformance.clients import s3_multipart as mp
+
+PART = 5 * 1024 * 1024
+OVERRIDES = {
+    "content-type": "text/x-override",
+    "content-language": "de-CH",
+    "expires": "Thu, 01 Dec 1994 16:00:00 GMT",
+    "cache-control": "no-cache",
+    "content-disposition": 'attachment; filename="x.bin"',
+    "content-encoding": "identity",
+}
+
+
+@pytest.fixture
+def plain(s3, bucket, names):
+    """(bucket, key) of a small object stored as text/plain."""
+    key = names.key()
+    headers = {"Content-Type": "text/plain"}
+    s3.wire.put_object(bucket, key, b"0123456789", headers=headers).assert_ok()
+    return bucket, key
+
+
+@pytest.mark.rule("storage.get-object.response-overrides")
+@pytest.mark.parametrize("header", sorted(OVERRIDES))
+def test_response_override_sets_the_header(s3, plain, header):
+    """`response-<header>=<value>` on a signed GET answers with `<header>: <value>`."""
+    bucket, key = plain
+    value = OVERRIDES[header]
+    reply = s3.wire.request("GET", bucket, key, query=[(f"response-{header}", value)]).assert_ok()
+    assert reply.header(header) == value, (
+        f"GET {reply.url}: {header} is {reply.header(header)!r}, expected {value!r}"
+    )
+
+
+@pytest.fixture
+def multipart_object(s3, bucket, names):
+    """(bucket, key, data) of an object completed from parts of 5 MiB, 5 MiB and 7 B."""
+    key = names.key()
+    upload = mp.start(s3.wire, bucket, key)
+    sizes, parts, data = [PART, PART, 7], [], b""
+    for number, size in enumerate(sizes, start=1):
+        body = bytes([number]) * size
+        parts.append((number, mp.etag(mp.upload_part(s3.wire, bucket, key, upload, number, body))))
+        data += body
+    done = mp.complete(s3.wire, bucket, key, upload, parts).assert_ok()
+    assert done.status == 200
+    return bucket, key, data
+
+
+@pytest.mark.rule("storage.get-object.part-number")
+@pytest.mark.parametrize("number", [1, 2, 3])
+def test_part_of_a_multipart_object(s3, multipart_object, number):
+    """partNumber=N answers 206 with the part's bytes, Content-Range and the parts count."""
+    bucket, key, data = multipart_object
+    start = (number - 1) * PART
+    end = start + (PART if number < 3 else 7) - 1
+    reply = s3.wire.request("GET", bucket, key, query=[("partNumber", str(number))])
+    seen = (
+        reply.status,
+        reply.header("content-range"),
+        reply.header(s3.wire.vendor("mp-parts-count")),
+    )
+    want = (206, f"bytes {start}-{end}/{len(data)}", "3")
+    assert seen == want, (
+        f"GET {reply.url}: (status, Content-Range, parts count) {seen}, expected {want}"
+    )
+    assert reply.body == data[start : end + 1], f"GET {reply.url}: not the bytes of part {number}"
+
+
+@pytest.mark.rule("storage.get-object.part-number")
+def test_part_one_of_a_single_part_object(s3, plain):
+    """partNumber=1 of an object not uploaded in parts is the whole object."""
+    bucket, key = plain
+    reply = s3.wire.request("GET", bucket, key, query=[("partNumber", "1")])
+    assert reply.status in (200, 206) and reply.body == b"0123456789", (
+        f"GET {reply.url}: {reply.status} {reply.body[:100]!r}, expected the whole object"
+    )

@@ -1,0 +1,174 @@
+"""uvicorn's httptools protocol with the guards it lacks: header size, header time, pipelining.
+
+httptools (llhttp) keeps a half-received header line in memory without any bound, and uvicorn
+never times out a request whose header block is still arriving: four connections streaming an
+endless header grew the server by hundreds of MB and stalled every other client (issue 16,
+row 5). This subclass counts the bytes of each request's request line and header block and
+arms a timer from its first byte (from the connection's opening for the first request), like
+nginx's large_client_header_buffers and client_header_timeout: past `max_header_bytes` the
+request is answered 431, past `header_timeout` 408, and the connection is closed.
+
+uvicorn also answers a parse error at once, ahead of the responses of the requests that were
+read complete before it on the same connection: the client saw only a 400 while its PUT was
+stored (row 9). Here every request read complete before the bad bytes is answered first, in
+order, and the error comes last; a request whose body the bad bytes broke is dropped as a
+disconnect, so its handler stores nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import httptools
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol, RequestResponseCycle
+
+METHOD_ROOM = 16  # bytes of a method name before the request line's URL
+URL_PROBE = 64  # bytes of the URL searched for to find the request line
+REASONS = {
+    400: b"Bad Request",
+    408: b"Request Timeout",
+    431: b"Request Header Fields Too Large",
+}
+
+
+class GuardedHttpTools(HttpToolsProtocol):
+    """HttpToolsProtocol with a bound on header bytes and header time; errors after answers."""
+
+    max_header_bytes = 16384
+    header_timeout = 15.0
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._in_headers = False  # between a message's first byte and its complete header block
+        self._header_bytes = 0
+        self._began_in_feed = False
+        self._completed_in_feed = False
+        self._header_timer: asyncio.TimerHandle | None = None
+        self._running: RequestResponseCycle | None = None
+        self._input_closed = False  # no more parsing: an error is answered or waits its turn
+        self._deferred: tuple[int, str] | None = None
+
+    # -- connection -------------------------------------------------------------------------
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._arm_header_timer()  # a connection that never sends a byte is timed out too
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._cancel_header_timer()
+        super().connection_lost(exc)
+
+    def data_received(self, data: bytes) -> None:
+        if self._input_closed:
+            return
+        self._unset_keepalive_if_required()
+        self._began_in_feed = self._completed_in_feed = False
+        try:
+            self.parser.feed_data(data)
+        except httptools.HttpParserError:
+            self._refuse(400, "Invalid HTTP request received.")
+            return
+        except httptools.HttpParserUpgrade:
+            self._unsupported_upgrade_warning()  # no surface speaks WebSocket (ws="none")
+        if self._in_headers and not self._input_closed:
+            if not self._began_in_feed:
+                self._header_bytes += len(data)
+            elif not self._completed_in_feed:  # this read began with the message
+                self._header_bytes = len(data)
+            else:  # earlier messages ended in this read: count from this one's request line
+                self._header_bytes = len(data) - self._request_line_at(data)
+            if self._header_bytes > self.max_header_bytes:
+                self._refuse(431, f"request header block over {self.max_header_bytes} bytes")
+
+    def _request_line_at(self, data: bytes) -> int:
+        """Where the message being read begins in `data`, at or a little before its request
+        line (its URL's last occurrence, less room for the method); never an earlier message's
+        bytes, so the header count errs low by at most one read, never high."""
+        if not self.url:
+            return max(len(data) - METHOD_ROOM, 0)
+        at = data.rfind(b" " + self.url[:URL_PROBE])
+        return max(at - METHOD_ROOM, 0) if at >= 0 else len(data)
+
+    # -- parser callbacks -------------------------------------------------------------------
+    def on_message_begin(self) -> None:
+        super().on_message_begin()
+        self._in_headers, self._header_bytes, self._began_in_feed = True, 0, True
+        self._arm_header_timer()
+
+    def on_headers_complete(self) -> None:
+        self._in_headers = False
+        self._cancel_header_timer()
+        super().on_headers_complete()
+
+    def on_message_complete(self) -> None:
+        self._completed_in_feed = True
+        super().on_message_complete()
+
+    # -- answering in order -----------------------------------------------------------------
+    def _start_asgi_task(self, cycle: RequestResponseCycle, app: Any) -> None:
+        self._running = cycle
+        super()._start_asgi_task(cycle, app)
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        if self._deferred is not None and not self._pending():
+            self._send_error(*self._deferred)
+
+    def _pending(self) -> bool:
+        """A request read before the error still owes its response."""
+        running = self._running
+        busy = running is not None and not running.response_complete and not running.disconnected
+        return busy or bool(self.pipeline)
+
+    def _refuse(self, status: int, message: str) -> None:
+        """Stop reading; answer `status` once every earlier request has had its answer."""
+        self._input_closed, self._in_headers = True, False
+        self._cancel_header_timer()
+        broken = self.cycle
+        if broken is not None and broken.more_body and not broken.response_complete:
+            broken.disconnected = True  # its body is cut short: the handler sees a disconnect
+            broken.message_event.set()
+            self.pipeline = type(self.pipeline)(p for p in self.pipeline if p[0] is not broken)
+        if self._pending():
+            self._deferred = (status, message)
+            self.flow.pause_reading()
+        else:
+            self._send_error(status, message)
+
+    def _send_error(self, status: int, message: str) -> None:
+        self._deferred = None
+        if self.transport.is_closing():
+            return
+        body = message.encode("ascii", "replace")
+        head = [b"HTTP/1.1 %d %s\r\n" % (status, REASONS[status])]
+        for name, value in self.server_state.default_headers:
+            head.append(name + b": " + value + b"\r\n")
+        head.append(b"content-type: text/plain; charset=utf-8\r\n")
+        head.append(b"content-length: %d\r\nconnection: close\r\n\r\n" % len(body))
+        self.transport.write(b"".join(head) + body)
+        self.transport.close()
+
+    # -- header timer -----------------------------------------------------------------------
+    def _arm_header_timer(self) -> None:
+        if self._header_timer is None and self.header_timeout > 0:
+            self._header_timer = self.loop.call_later(self.header_timeout, self._header_expired)
+
+    def _cancel_header_timer(self) -> None:
+        if self._header_timer is not None:
+            self._header_timer.cancel()
+            self._header_timer = None
+
+    def _header_expired(self) -> None:
+        self._header_timer = None
+        if self.transport is None or self.transport.is_closing():
+            return
+        if self._in_headers:
+            self._refuse(408, f"request header block not complete within {self.header_timeout:g} s")
+        elif self.cycle is None:  # opened and silent: nothing to answer, just let it go
+            self.transport.close()
+
+
+def guarded_protocol(max_header_bytes: int, header_timeout: float) -> type[GuardedHttpTools]:
+    """The protocol class of one listener, with its limits (uvicorn.Config(http=...))."""
+    limits = {"max_header_bytes": int(max_header_bytes), "header_timeout": float(header_timeout)}
+    return type("GuardedHttpToolsListener", (GuardedHttpTools,), limits)
