@@ -154,6 +154,10 @@ class MultipartSteps(ObjectSteps):
         numbers = sorted(upload.parts)
         if live:
             assume(numbers)  # an empty part list is malformed: not what the model checks
+        elif self.store.ended.get(upload.upload_id) == "complete":
+            # a retried completion answers its first success again (S3): checked only while
+            # the key still holds what this upload published
+            assume(self.published_by(upload) is not None)
         self.begin(f"CompleteMultipartUpload {label} parts {numbers} ({condition})")
         self.finish(upload, live, label, numbers, condition)
 
@@ -163,7 +167,8 @@ class MultipartSteps(ObjectSteps):
         """CompleteMultipartUpload of the parts `numbers` under a condition, checked."""
         listed = [(n, f'"{upload.parts[n].etag}"') for n in numbers] or [(1, PLACEHOLDER_ETAG)]
         existing = self.store.obj(upload.bucket, upload.key) if live else None
-        headers = condition_headers(condition, existing, ("If-Match", "If-None-Match"))
+        names = ("If-Match", "If-None-Match")
+        headers = condition_headers(condition, existing, names) if live else {}
         sent = condition if headers else "none"
         what = f"CompleteMultipartUpload {label} parts {numbers} ({sent})"
         reply = self.send(
@@ -172,6 +177,12 @@ class MultipartSteps(ObjectSteps):
             *(self.wire, upload.bucket, upload.key, upload.upload_id, listed, headers),
         )
         if not live:
+            published = self.published_by(upload)
+            if published is not None and reply.status == 200:
+                etag = unquote_etag(ops.result_etag(reply))
+                ok = etag == published.etag
+                self.check.expect(ok, "complete-retry", f"{what} retried: ETag {etag!r}")
+                return
             self.ended_answer(reply.status, reply.error_code, upload, what)
             return
         if not condition_met(condition, existing):
@@ -199,6 +210,11 @@ class MultipartSteps(ObjectSteps):
         )
         self.check.status(reply, {200}, set(), check, what)
 
+    def published_by(self, upload: Upload) -> Obj | None:
+        """The object at the upload's key, when this completed upload published it."""
+        obj = self.store.obj(upload.bucket, upload.key)
+        return obj if obj is not None and obj.upload_id == upload.upload_id else None
+
     def published(self, reply: WireReply, upload: Upload, numbers: list[int], what: str) -> None:
         etag = unquote_etag(ops.result_etag(reply))
         count = len(numbers)
@@ -218,7 +234,14 @@ class MultipartSteps(ObjectSteps):
             digest.update(upload.parts[n].body.data())
         size = sum(upload.parts[n].body.size for n in numbers)
         obj = Obj(
-            digest.hexdigest(), size, etag, upload.content_type, {}, "complete", multipart=True
+            digest.hexdigest(),
+            size,
+            etag,
+            upload.content_type,
+            {},
+            "complete",
+            multipart=True,
+            upload_id=upload.upload_id,
         )
         self.store.end_upload(upload, "complete")
         self.store.put(upload.bucket, upload.key, obj)

@@ -48,6 +48,7 @@ class Obj:
     origin: str  # the check whose operation wrote it: put, copy or complete
     multipart: bool = False
     last_modified: dt.datetime | None = None  # learned from the first HEAD or GET
+    upload_id: str | None = None  # the multipart upload that published it
 
 
 @dataclass

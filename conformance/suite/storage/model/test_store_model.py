@@ -81,6 +81,7 @@ def model_baseline(config: pytest.Config) -> dt.date:
     "storage.complete-multipart-upload.condition-fails-412",
     "storage.complete-multipart-upload.condition-fails-aborts",
     "storage.complete-multipart-upload.condition-met",
+    "storage.complete-multipart-upload.retry-same-answer",
     "storage.abort-multipart-upload.aborts",
     "storage.abort-multipart-upload.repeat-2xx",
     "storage.list-objects.max-keys",
