@@ -1,0 +1,72 @@
+"""Mutation run over the reference: `python -m bench.mutation.run [MODULE ...]` (outside CI).
+
+Each mutant of a reference module (cosmic-ray, in place, one at a time) is judged by the part
+of the suite selection.yaml names for that module; survivors not explained in survivors.yaml
+are the suite's blind spots. Writes table.md, survivors.md, results.json and cosmic-ray's
+session.sqlite (resumable: a second call with the same --out skips finished mutants) under
+--out. Run it niced: `nice -n 10 .venv/bin/python -m bench.mutation.run s3/multipart`.
+Exits 1 when a survivor is missing from the ledger.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+from cosmic_ray.work_db import WorkDB, use_db
+from cosmic_ray.work_item import WorkItem, WorkResult
+
+from bench.mutation import execute, plan, report
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("modules", nargs="*", help="module globs or substrings (default: all)")
+    parser.add_argument("--sample", type=int, help="at most this many mutants per module")
+    parser.add_argument("--seed", type=int, default=17)
+    parser.add_argument("--timeout", type=float, default=600.0, help="seconds per mutant")
+    parser.add_argument("--out", type=Path, default=plan.ROOT / "reports" / "mutation")
+    parser.add_argument("--list", action="store_true", help="print the plan, run nothing")
+    args = parser.parse_args(argv)
+
+    os.chdir(plan.ROOT)
+    cfg = plan.load_config()
+    work: list[tuple[WorkItem, plan.Selection]] = []
+    for module in plan.modules(cfg, args.modules):
+        selection = cfg.selection(module)
+        assert selection is not None
+        for item in plan.sample(plan.mutants(cfg, module), args.sample, args.seed):
+            work.append((item, selection))
+    if args.list:
+        for item, selection in work:
+            m = item.mutations[0]
+            print(f"{m.module_path}:{m.start_pos[0]} {m.operator_name} -> {' '.join(selection.args())}")
+        print(f"{len(work)} mutants")
+        return 0
+
+    args.out.mkdir(parents=True, exist_ok=True)
+    started = time.monotonic()
+    with use_db(str(args.out / "session.sqlite"), WorkDB.Mode.create) as db:
+        known = {w.job_id for w in db.work_items}
+        db.add_work_items([w for w, _ in work if w.job_id not in known])
+        with execute.guarded(execute.module_paths(work)):
+            execute.run_items(db, work, args.timeout, _progress)
+        summary = report.summarise(db)
+    report.write(summary, args.out)
+    print(report.table(summary))
+    print(f"{len(summary.unlisted)} survivors not in the ledger; {time.monotonic() - started:.0f} s")
+    print(f"wrote {args.out}/table.md, survivors.md, results.json")
+    return 1 if summary.unlisted else 0
+
+
+def _progress(item: WorkItem, result: WorkResult, seconds: float) -> None:
+    m = item.mutations[0]
+    outcome = (result.test_outcome or result.worker_outcome).value
+    print(f"{outcome:>9} {seconds:5.1f}s {m.module_path}:{m.start_pos[0]} {m.operator_name}", flush=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
