@@ -14,10 +14,11 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from types import FrameType
 
+import psutil
 from cosmic_ray.mutating import mutate_and_test
 from cosmic_ray.work_db import WorkDB
 from cosmic_ray.work_item import WorkItem, WorkResult
@@ -41,15 +42,37 @@ def _raise_interrupt(signum: int, frame: FrameType | None) -> None:
     raise KeyboardInterrupt(f"signal {signum}")
 
 
+def imported_from_root() -> None:
+    """The reference a run launches (`python -m reference_impl` from ROOT) is ROOT's copy."""
+    proc = subprocess.run(
+        [sys.executable, "-c", "import reference_impl; print(reference_impl.__file__)"],
+        cwd=ROOT, capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    origin = Path(proc.stdout.strip()).resolve()
+    if not origin.is_relative_to(ROOT.resolve()):
+        raise RuntimeError(f"reference_impl imports from {origin}, not from {ROOT}")
+
+
+def _kill_children() -> None:
+    """Kill every descendant (the test command runs in its own session, a signal misses it)."""
+    for child in psutil.Process().children(recursive=True):
+        with suppress(psutil.Error):
+            child.kill()
+
+
 @contextmanager
 def guarded(modules: list[str]) -> Iterator[None]:
     """Snapshot `modules`, restore them whatever happens, and verify the tree is clean."""
+    imported_from_root()
     if diff := reference_diff():
         raise DirtyReference(f"commit or stash reference_impl changes first:\n{diff}")
     saved = {m: (ROOT / m).read_bytes() for m in modules}
     previous = signal.signal(signal.SIGTERM, _raise_interrupt)
     try:
         yield
+    except BaseException:
+        _kill_children()
+        raise
     finally:
         for module, content in saved.items():
             path = ROOT / module
@@ -57,7 +80,7 @@ def guarded(modules: list[str]) -> Iterator[None]:
                 path.write_bytes(content)
         signal.signal(signal.SIGTERM, previous)
         if diff := reference_diff():
-            print(f"WARNING: reference_impl differs from HEAD after the run:\n{diff}", file=sys.stderr)
+            print(f"WARNING: reference_impl differs from HEAD:\n{diff}", file=sys.stderr)
 
 
 def test_command(selection: Selection) -> str:

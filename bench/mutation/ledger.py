@@ -31,6 +31,7 @@ def load(path: Path = LEDGER) -> dict[Key, dict[str, Any]]:
 
 def key_of(module: str, diff: str) -> Key:
     """The (before, after) lines of a one-line unified diff."""
-    before = [ln[1:].strip() for ln in diff.splitlines() if ln.startswith("-") and not ln.startswith("---")]
-    after = [ln[1:].strip() for ln in diff.splitlines() if ln.startswith("+") and not ln.startswith("+++")]
+    lines = diff.splitlines()
+    before = [ln[1:].strip() for ln in lines if ln.startswith("-") and not ln.startswith("---")]
+    after = [ln[1:].strip() for ln in lines if ln.startswith("+") and not ln.startswith("+++")]
     return Key(module, " / ".join(before), " / ".join(after))

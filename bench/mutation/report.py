@@ -111,7 +111,8 @@ def survivors_md(summary: Summary) -> str:
     out = []
     for s in summary.survivors:
         status = s.ledger or "NOT IN LEDGER"
-        out.append(f"### {s.module}:{s.line} ({s.operator})\n\n{status}\n\n```diff\n{s.diff}\n```\n")
+        head = f"### {s.module}:{s.line} ({s.operator})"
+        out.append(f"{head}\n\n{status}\n\n```diff\n{s.diff}\n```\n")
     return "\n".join(out) or "No survivors.\n"
 
 

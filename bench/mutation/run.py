@@ -43,7 +43,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.list:
         for item, selection in work:
             m = item.mutations[0]
-            print(f"{m.module_path}:{m.start_pos[0]} {m.operator_name} -> {' '.join(selection.args())}")
+            where = f"{m.module_path}:{m.start_pos[0]}"
+            print(f"{where} {m.operator_name} -> {' '.join(selection.args())}")
         print(f"{len(work)} mutants")
         return 0
 
@@ -57,7 +58,8 @@ def main(argv: list[str] | None = None) -> int:
         summary = report.summarise(db)
     report.write(summary, args.out)
     print(report.table(summary))
-    print(f"{len(summary.unlisted)} survivors not in the ledger; {time.monotonic() - started:.0f} s")
+    seconds = time.monotonic() - started
+    print(f"{len(summary.unlisted)} survivors not in the ledger; {seconds:.0f} s")
     print(f"wrote {args.out}/table.md, survivors.md, results.json")
     return 1 if summary.unlisted else 0
 
@@ -65,7 +67,8 @@ def main(argv: list[str] | None = None) -> int:
 def _progress(item: WorkItem, result: WorkResult, seconds: float) -> None:
     m = item.mutations[0]
     outcome = (result.test_outcome or result.worker_outcome).value
-    print(f"{outcome:>9} {seconds:5.1f}s {m.module_path}:{m.start_pos[0]} {m.operator_name}", flush=True)
+    where = f"{m.module_path}:{m.start_pos[0]}"
+    print(f"{outcome:>9} {seconds:5.1f}s {where} {m.operator_name}", flush=True)
 
 
 if __name__ == "__main__":
