@@ -26,7 +26,10 @@ def _expected_etag(bodies: list[bytes]) -> str:
 
 def _upload(s3, bucket, key, parts):
     upload = mp.start(s3.wire, bucket, key)
-    etags = {n: mp.etag(mp.upload_part(s3.wire, bucket, key, upload, n, b)) for n, b in parts.items()}
+    etags = {
+        n: mp.etag(mp.upload_part(s3.wire, bucket, key, upload, n, body))
+        for n, body in parts.items()
+    }
     for n, body in parts.items():
         want = f'"{hashlib.md5(body).hexdigest()}"'
         assert etags[n] == want, f"UploadPart {n}: ETag {etags[n]!r}, the part's MD5 is {want}"
