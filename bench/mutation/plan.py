@@ -47,6 +47,10 @@ class Selection:
 class Config:
     entries: list[tuple[str, Selection]] = field(default_factory=list)
     operators: list[str] = field(default_factory=list)
+    skip: list[tuple[str, set[str]]] = field(default_factory=list)
+
+    def skipped(self, module: str, definition: str | None) -> bool:
+        return any(fnmatch.fnmatch(module, g) and definition in d for g, d in self.skip)
 
     def selection(self, module: str) -> Selection | None:
         for glob, sel in self.entries:
@@ -58,6 +62,7 @@ class Config:
 def load_config(path: Path = HERE / "selection.yaml") -> Config:
     data: dict[str, Any] = yaml.safe_load(path.read_text("utf-8"))
     cfg = Config(operators=list(data["operators"]))
+    cfg.skip = [(item["glob"], set(item["defs"])) for item in data.get("skip", [])]
     for item in data["modules"]:
         sel = Selection(
             areas=tuple(item.get("area", ())),
@@ -95,6 +100,9 @@ def mutants(cfg: Config, module: str) -> list[WorkItem]:
         operator = cosmic_ray.plugins.get_operator(name)()
         positions = [(n, s, e) for n in nodes for s, e in operator.mutation_positions(n)]
         for occurrence, (node, start, end) in enumerate(positions):
+            definition = ASTQuery(node).get_definition_name()
+            if cfg.skipped(module, definition):
+                continue
             spec = MutationSpec(
                 module_path=module,
                 operator_name=name,
@@ -102,7 +110,7 @@ def mutants(cfg: Config, module: str) -> list[WorkItem]:
                 occurrence=occurrence,
                 start_pos=start,
                 end_pos=end,
-                definition_name=ASTQuery(node).get_definition_name(),
+                definition_name=definition,
             )
             items.append(WorkItem.single(job_id(module, name, occurrence), spec))
     return items

@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 from cosmic_ray.work_db import WorkDB, use_db
-from cosmic_ray.work_item import WorkItem, WorkResult
+from cosmic_ray.work_item import TestOutcome, WorkItem, WorkResult
 
 from bench.mutation import execute, plan, report
 
@@ -30,6 +30,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds per mutant")
     parser.add_argument("--out", type=Path, default=plan.ROOT / "reports" / "mutation")
     parser.add_argument("--list", action="store_true", help="print the plan, run nothing")
+    parser.add_argument(
+        "--carry-killed",
+        type=Path,
+        metavar="SESSION",
+        help="take the mutants an earlier session.sqlite killed as killed (tests only get "
+        "stronger), and run only the others: a quick after-table",
+    )
     args = parser.parse_args(argv)
 
     os.chdir(plan.ROOT)
@@ -53,6 +60,8 @@ def main(argv: list[str] | None = None) -> int:
     with use_db(str(args.out / "session.sqlite"), WorkDB.Mode.create) as db:
         known = {w.job_id for w in db.work_items}
         db.add_work_items([w for w, _ in work if w.job_id not in known])
+        if args.carry_killed:
+            _carry_killed(db, args.carry_killed, {w.job_id for w, _ in work})
         with execute.guarded(execute.module_paths(work)):
             execute.run_items(db, work, args.timeout, _progress)
         summary = report.summarise(db)
@@ -62,6 +71,15 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{len(summary.unlisted)} survivors not in the ledger; {seconds:.0f} s")
     print(f"wrote {args.out}/table.md, survivors.md, results.json")
     return 1 if summary.unlisted else 0
+
+
+def _carry_killed(db: WorkDB, earlier: Path, wanted: set[str]) -> None:
+    done = {job_id for job_id, _ in db.results}
+    with use_db(str(earlier), WorkDB.Mode.open) as old:
+        for job_id, result in old.results:
+            killed = result.test_outcome == TestOutcome.KILLED
+            if killed and job_id in wanted and job_id not in done:
+                db.set_result(job_id, result)
 
 
 def _progress(item: WorkItem, result: WorkResult, seconds: float) -> None:
