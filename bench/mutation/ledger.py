@@ -7,11 +7,15 @@ changes) or `out-of-spec` (the behaviour changed is one the spec does not state)
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import cosmic_ray.plugins
 import yaml
+from cosmic_ray.ast import ast_nodes, get_ast
+from cosmic_ray.mutating import mutate_code
 
 LEDGER = Path(__file__).with_name("survivors.yaml")
 KINDS = ("equivalent", "out-of-spec")
@@ -35,3 +39,23 @@ def key_of(module: str, diff: str) -> Key:
     before = [ln[1:].strip() for ln in lines if ln.startswith("-") and not ln.startswith("---")]
     after = [ln[1:].strip() for ln in lines if ln.startswith("+") and not ln.startswith("+++")]
     return Key(module, " / ".join(before), " / ".join(after))
+
+
+def generable(key: Key, operators: list[str], root: Path) -> bool:
+    """Does one of the harness's mutants of `key.module` make exactly this before/after?"""
+    source = (root / key.module).read_text("utf-8")
+    lines = source.splitlines()
+    nodes = list(ast_nodes(get_ast(source)))
+    for short in operators:
+        operator = cosmic_ray.plugins.get_operator(f"core/{short}")()
+        positions = [s for n in nodes for s, _ in operator.mutation_positions(n)]
+        for occurrence, (line, _col) in enumerate(positions):
+            if lines[line - 1].strip() not in key.before:
+                continue
+            mutated = mutate_code(source, operator, occurrence)
+            if mutated is None:
+                continue
+            diff = "\n".join(difflib.unified_diff(lines, mutated.splitlines(), lineterm=""))
+            if key_of(key.module, diff) == key:
+                return True
+    return False

@@ -60,9 +60,12 @@ class Config:
 
 
 def load_config(path: Path = HERE / "selection.yaml") -> Config:
+    """A selection file; operators and skips not in it come from selection.yaml."""
+    base: dict[str, Any] = yaml.safe_load((HERE / "selection.yaml").read_text("utf-8"))
     data: dict[str, Any] = yaml.safe_load(path.read_text("utf-8"))
-    cfg = Config(operators=list(data["operators"]))
-    cfg.skip = [(item["glob"], set(item["defs"])) for item in data.get("skip", [])]
+    cfg = Config(operators=list(data.get("operators", base["operators"])))
+    skips = data.get("skip", base.get("skip", []))
+    cfg.skip = [(item["glob"], set(item["defs"])) for item in skips]
     for item in data["modules"]:
         sel = Selection(
             areas=tuple(item.get("area", ())),

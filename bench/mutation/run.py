@@ -29,6 +29,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=17)
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds per mutant")
     parser.add_argument("--out", type=Path, default=plan.ROOT / "reports" / "mutation")
+    parser.add_argument(
+        "--selection", type=Path, default=plan.HERE / "selection.yaml", help="module -> suite map"
+    )
     parser.add_argument("--list", action="store_true", help="print the plan, run nothing")
     parser.add_argument(
         "--carry-killed",
@@ -40,7 +43,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     os.chdir(plan.ROOT)
-    cfg = plan.load_config()
+    cfg = plan.load_config(args.selection)
     work: list[tuple[WorkItem, plan.Selection]] = []
     for module in plan.modules(cfg, args.modules):
         selection = cfg.selection(module)
