@@ -1,0 +1,50 @@
+"""GetObject / HeadObject with If-Unmodified-Since at its boundary (the object's own second).
+
+An implementer may compare with >= (an object modified in the very second the client names
+then counts as modified after it), invert the test, or ignore the header on HEAD.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from email.utils import format_datetime, parsedate_to_datetime
+
+import pytest
+
+
+def _shift(http_date: str, seconds: int) -> str:
+    moment = parsedate_to_datetime(http_date) + dt.timedelta(seconds=seconds)
+    return format_datetime(moment.astimezone(dt.UTC), usegmt=True)
+
+
+@pytest.fixture
+def stored(s3, bucket, names):
+    key = names.key()
+    s3.wire.put_object(bucket, key, b"dated object").assert_ok()
+    modified = s3.wire.request("HEAD", bucket, key).assert_ok().header("last-modified")
+    assert modified, "HeadObject has no Last-Modified"
+    return bucket, key, modified
+
+
+@pytest.mark.rule("storage.get-object.if-unmodified-since-unmet-412")
+@pytest.mark.parametrize("method", ["GET", "HEAD"])
+def test_if_unmodified_since_before_last_modified_is_412(s3, stored, method):
+    """One second before LastModified: the object was modified since, so 412."""
+    bucket, key, modified = stored
+    headers = {"If-Unmodified-Since": _shift(modified, -1)}
+    reply = s3.wire.request(method, bucket, key, headers=headers)
+    assert reply.status == 412, f"{method} If-Unmodified-Since before: {reply.status}"
+    if method == "GET":
+        reply.assert_error(412, "PreconditionFailed")
+
+
+@pytest.mark.rule("storage.get-object.if-unmodified-since-unmet-412")
+@pytest.mark.parametrize("method", ["GET", "HEAD"])
+@pytest.mark.parametrize("offset", [0, 1], ids=["equal", "later"])
+def test_if_unmodified_since_equal_or_later_is_met(s3, stored, method, offset):
+    """Equal to (or after) LastModified: not modified since, the object is served."""
+    bucket, key, modified = stored
+    headers = {"If-Unmodified-Since": _shift(modified, offset)}
+    reply = s3.wire.request(method, bucket, key, headers=headers).assert_ok()
+    if method == "GET":
+        assert reply.body == b"dated object"
