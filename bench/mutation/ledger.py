@@ -38,7 +38,7 @@ def key_of(module: str, diff: str) -> Key:
     lines = diff.splitlines()
     before = [ln[1:].strip() for ln in lines if ln.startswith("-") and not ln.startswith("---")]
     after = [ln[1:].strip() for ln in lines if ln.startswith("+") and not ln.startswith("+++")]
-    return Key(module, " / ".join(before), " / ".join(after))
+    return Key(module, " / ".join(before).strip(), " / ".join(after).strip())
 
 
 def generable(key: Key, operators: list[str], root: Path) -> bool:
@@ -50,7 +50,8 @@ def generable(key: Key, operators: list[str], root: Path) -> bool:
         operator = cosmic_ray.plugins.get_operator(f"core/{short}")()
         positions = [s for n in nodes for s, _ in operator.mutation_positions(n)]
         for occurrence, (line, _col) in enumerate(positions):
-            if lines[line - 1].strip() not in key.before:
+            near = [t.strip() for t in lines[max(line - 3, 0) : line + 2] if t.strip()]
+            if not any(t in key.before for t in near):
                 continue
             mutated = mutate_code(source, operator, occurrence)
             if mutated is None:

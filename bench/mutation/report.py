@@ -110,10 +110,17 @@ def _line(r: Row) -> str:
 def survivors_md(summary: Summary) -> str:
     out = []
     for s in summary.survivors:
-        status = s.ledger or "NOT IN LEDGER"
+        status = s.ledger or "NOT IN LEDGER; to list it, add to survivors.yaml:\n\n" + _stub(s)
         head = f"### {s.module}:{s.line} ({s.operator})"
         out.append(f"{head}\n\n{status}\n\n```diff\n{s.diff}\n```\n")
     return "\n".join(out) or "No survivors.\n"
+
+
+def _stub(s: Survivor) -> str:
+    key = ledger.key_of(s.module, s.diff)
+    lines = [f"- module: {key.module}", f"  before: {json.dumps(key.before)}"]
+    lines += [f"  after: {json.dumps(key.after)}", "  kind: equivalent | out-of-spec"]
+    return "\n".join(["```yaml", *lines, "  reason: ...", "```"])
 
 
 def write(summary: Summary, out: Path) -> None:

@@ -131,3 +131,18 @@ def test_delete_object_removes_only_that_key(s3, bucket):
     assert reply.status in (200, 204), reply.status
     assert _keys(s3, bucket) == ["dir/a/b", "dir/ab"]
     s3.wire.get_object(bucket, "dir/a").assert_error(404, "NoSuchKey")
+
+
+@pytest.mark.rule("storage.delete-objects.deletes-listed")
+def test_delete_objects_goes_on_after_a_key_it_cannot_take(s3, bucket):
+    """A key over 1024 bytes listed first does not stop the keys after it: either the whole
+    request is refused (400, nothing deleted) or every valid key is deleted and reported."""
+    for key in ("after1", "after2"):
+        s3.wire.put_object(bucket, key, b"x").assert_ok()
+    reply = s3.wire.delete_objects(bucket, ["k" * 1025, "after1", "after2"])
+    if reply.status == 400:
+        assert _keys(s3, bucket) == ["after1", "after2"]
+        return
+    reply.assert_ok()
+    assert {"after1", "after2"} <= set(_reported(reply, "Deleted")), reply.body[:400]
+    assert _keys(s3, bucket) == []

@@ -1,4 +1,4 @@
-"""GetObject / HeadObject with If-Unmodified-Since at its boundary (the object's own second).
+"""GetObject / HeadObject date conditions at their boundary (the object's own second).
 
 An implementer may compare with >= (an object modified in the very second the client names
 then counts as modified after it), invert the test, or ignore the header on HEAD.
@@ -26,7 +26,7 @@ def stored(s3, bucket, names):
     return bucket, key, modified
 
 
-@pytest.mark.rule("storage.get-object.if-unmodified-since-unmet-412")
+@pytest.mark.rule("storage.get-object.date-conditions")
 @pytest.mark.parametrize("method", ["GET", "HEAD"])
 def test_if_unmodified_since_before_last_modified_is_412(s3, stored, method):
     """One second before LastModified: the object was modified since, so 412."""
@@ -38,13 +38,36 @@ def test_if_unmodified_since_before_last_modified_is_412(s3, stored, method):
         reply.assert_error(412, "PreconditionFailed")
 
 
-@pytest.mark.rule("storage.get-object.if-unmodified-since-unmet-412")
+@pytest.mark.rule("storage.get-object.date-conditions")
 @pytest.mark.parametrize("method", ["GET", "HEAD"])
 @pytest.mark.parametrize("offset", [0, 1], ids=["equal", "later"])
 def test_if_unmodified_since_equal_or_later_is_met(s3, stored, method, offset):
     """Equal to (or after) LastModified: not modified since, the object is served."""
     bucket, key, modified = stored
     headers = {"If-Unmodified-Since": _shift(modified, offset)}
+    reply = s3.wire.request(method, bucket, key, headers=headers).assert_ok()
+    if method == "GET":
+        assert reply.body == b"dated object"
+
+
+@pytest.mark.rule("storage.get-object.date-conditions")
+@pytest.mark.parametrize("method", ["GET", "HEAD"])
+@pytest.mark.parametrize("offset", [0, 1], ids=["equal", "later"])
+def test_if_modified_since_not_earlier_is_304(s3, stored, method, offset):
+    """If-Modified-Since equal to (or after) LastModified: not modified since, 304, no body."""
+    bucket, key, modified = stored
+    headers = {"If-Modified-Since": _shift(modified, offset)}
+    reply = s3.wire.request(method, bucket, key, headers=headers)
+    assert reply.status == 304, f"{method} If-Modified-Since +{offset}s: {reply.status}"
+    assert not reply.body
+
+
+@pytest.mark.rule("storage.get-object.date-conditions")
+@pytest.mark.parametrize("method", ["GET", "HEAD"])
+def test_if_modified_since_earlier_serves(s3, stored, method):
+    """If-Modified-Since one second before LastModified: modified since, served."""
+    bucket, key, modified = stored
+    headers = {"If-Modified-Since": _shift(modified, -1)}
     reply = s3.wire.request(method, bucket, key, headers=headers).assert_ok()
     if method == "GET":
         assert reply.body == b"dated object"

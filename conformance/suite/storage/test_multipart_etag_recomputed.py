@@ -90,3 +90,17 @@ def test_listed_part_with_wrong_etag_is_invalid_part(s3, bucket, names, wrong):
     s3.wire.request("HEAD", bucket, key).assert_error(404, None)
     # the upload is still there and completes with the right ETags
     mp.complete(s3.wire, bucket, key, upload, sorted(etags.items())).assert_ok()
+
+
+@pytest.mark.rule("storage.complete-multipart-upload.publishes")
+def test_reuploaded_part_replaces_the_earlier_one(s3, bucket, names):
+    """Uploading part 1 again replaces it: the new ETag completes with the new bytes; the old
+    ETag no longer names a part (InvalidPart)."""
+    key = names.key()
+    upload = mp.start(s3.wire, bucket, key)
+    old = mp.etag(mp.upload_part(s3.wire, bucket, key, upload, 1, b"first version"))
+    new = mp.etag(mp.upload_part(s3.wire, bucket, key, upload, 1, b"second version"))
+    assert new == f'"{hashlib.md5(b"second version").hexdigest()}"'
+    mp.complete(s3.wire, bucket, key, upload, [(1, old)]).assert_error(400, "InvalidPart")
+    mp.complete(s3.wire, bucket, key, upload, [(1, new)]).assert_ok()
+    assert s3.wire.get_object(bucket, key).assert_ok().body == b"second version"
