@@ -3,7 +3,8 @@
 S3 expires an object at the first midnight UTC at or after LastModified + Days. An implementer
 may expire at LastModified + Days itself, count from now instead of the object's time, apply
 a rule whose Status is Disabled, or apply a rule outside its prefix. The reference's clock only
-moves forward and is shared, so each case reads where it is first and picks Days beyond it.
+moves forward and is shared, so each case reads where it is first and picks Days beyond it;
+this module sorts after test_lifecycle_config.py, whose cases expect a clock not yet moved.
 """
 
 from __future__ import annotations
