@@ -28,7 +28,7 @@ def test_id_echoed_exactly(gateway: GatewayClient, req_id) -> None:
 @pytest.mark.rule("gateway.jsonrpc.id-echoed", "gateway.jsonrpc.notification")
 def test_explicit_null_id_is_a_request_not_a_notification(gateway: GatewayClient) -> None:
     """`"id": null` is present, so the request is answered, with id null."""
-    doc = {"jsonrpc": "2.0", "method": "eth_chainId", "params": [], "id": None}
+    doc: dict[str, object] = {"jsonrpc": "2.0", "method": "eth_chainId", "params": [], "id": None}
     reply = gateway.post_json(served_network(gateway), doc)
     assert reply.body.strip(), f"an id:null request was not answered: {reply.describe()}"
     check_response(reply.json)
