@@ -71,3 +71,18 @@ def test_if_modified_since_earlier_serves(s3, stored, method):
     reply = s3.wire.request(method, bucket, key, headers=headers).assert_ok()
     if method == "GET":
         assert reply.body == b"dated object"
+
+
+@pytest.mark.rule("storage.get-object.missing-key", "storage.get-object.if-match-unmet-412")
+@pytest.mark.parametrize(
+    "headers",
+    [{"If-Match": "*"}, {"If-None-Match": "*"}, {"If-Match": '"0123456789abcdef0123456789abcdef"'},
+     {"If-Unmodified-Since": "Mon, 01 Jan 2001 00:00:00 GMT"}],
+    ids=["if-match-star", "if-none-match-star", "if-match-etag", "if-unmodified-since"],
+)  # fmt: skip
+def test_conditions_on_a_missing_key_are_404(s3, bucket, names, headers):
+    """A condition on a key that holds no object: 404 NoSuchKey (the 412 is for an existing
+    object; nothing is served)."""
+    key = names.key()
+    s3.wire.request("GET", bucket, key, headers=headers).assert_error(404, "NoSuchKey")
+    assert s3.wire.request("HEAD", bucket, key, headers=headers).status == 404
