@@ -19,7 +19,7 @@ from pathlib import Path
 from cosmic_ray.work_db import WorkDB, use_db
 from cosmic_ray.work_item import TestOutcome, WorkItem, WorkResult
 
-from bench.mutation import execute, plan, report
+from bench.mutation import execute, ledger, plan, report
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -38,7 +38,7 @@ def main(argv: list[str] | None = None) -> int:
         type=Path,
         metavar="SESSION",
         help="take the mutants an earlier session.sqlite killed as killed (tests only get "
-        "stronger), and run only the others: a quick after-table",
+        "stronger) and its survivors the ledger lists as listed, and run only the others",
     )
     args = parser.parse_args(argv)
 
@@ -77,11 +77,20 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _carry_killed(db: WorkDB, earlier: Path, wanted: set[str]) -> None:
+    """Copy an earlier session's killed mutants, and its survivors the ledger now lists (their
+    code is unchanged, so rerunning them only costs a whole suite subset each)."""
     done = {job_id for job_id, _ in db.results}
+    known = ledger.load()
     with use_db(str(earlier), WorkDB.Mode.open) as old:
+        modules = {w.job_id: str(w.mutations[0].module_path) for w in old.work_items}
         for job_id, result in old.results:
+            if job_id not in wanted or job_id in done:
+                continue
             killed = result.test_outcome == TestOutcome.KILLED
-            if killed and job_id in wanted and job_id not in done:
+            listed = result.test_outcome == TestOutcome.SURVIVED and (
+                ledger.key_of(modules[job_id], result.diff or "") in known
+            )
+            if killed or listed:
                 db.set_result(job_id, result)
 
 
