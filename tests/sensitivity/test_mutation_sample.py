@@ -1,0 +1,51 @@
+"""A fixed-seed sample of code-level mutants of the reference, each killed by the suite.
+
+The break-check ledger proves each rule goes red when the reference breaks it through its own
+profile switch; mutants (bench/mutation, cosmic-ray) break it the way an implementer's slip
+would. This runs 24 of them over the hot modules (bench/mutation/sample.yaml, seed 17) in a
+copy of the tree, so the checkout is never mutated; a sampled mutant that survives and is not
+explained in bench/mutation/survivors.yaml fails the test. The full run is
+`nice -n 10 python -m bench.mutation.run` (docs: bench/mutation/README.md).
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+IGNORED = shutil.ignore_patterns(
+    ".git", ".venv", "venv", "reports", "node_modules", "__pycache__", "*.pyc",
+    ".mypy_cache", ".ruff_cache", ".pytest_cache", ".conformance-data", "*.egg-info",
+)  # fmt: skip
+
+
+def _git(cwd: Path, *args: str) -> None:
+    subprocess.run(
+        ["git", "-c", "user.name=sample", "-c", "user.email=sample@localhost", *args],
+        cwd=cwd, check=True, capture_output=True,
+    )  # fmt: skip
+
+
+@pytest.mark.slow
+def test_sampled_mutants_are_killed_or_in_the_ledger(tmp_path: Path) -> None:
+    """Every sampled mutant is killed by its rules' tests, or listed with a reason."""
+    tree = tmp_path / "tree"
+    shutil.copytree(ROOT, tree, ignore=IGNORED)
+    _git(tree, "init", "-q")
+    _git(tree, "add", "-A")
+    _git(tree, "commit", "-q", "-m", "sample")
+    command = [
+        sys.executable, "-m", "bench.mutation.run", "--selection", "bench/mutation/sample.yaml",
+        "--sample", "4", "--seed", "17", "--timeout", "120", "--out", str(tmp_path / "out"),
+    ]  # fmt: skip
+    proc = subprocess.run(command, cwd=tree, capture_output=True, text=True, timeout=900)
+    report = proc.stdout[-4000:] + proc.stderr[-2000:]
+    assert proc.returncode == 0, report
+    survivors = (tmp_path / "out" / "survivors.md").read_text("utf-8")
+    assert "NOT IN LEDGER" not in survivors, survivors
+    assert "| **total** | 24 |" in proc.stdout, report
