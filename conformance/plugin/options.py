@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from conformance.plugin import rerun
+
 DEFAULT_TARGET = "reference"
 DEFAULT_TARGETS_FILE = "conformance.toml"
 
@@ -82,6 +84,7 @@ def add_options(parser: pytest.Parser) -> None:
         metavar="NAME",
         help="compatibility flag of the bindings' calling worker (repeatable)",
     )
+    rerun.add_option(group)
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from conformance.plugin import (
     hookspecs,
     lifecycle,
     recorder,
+    rerun,
     results_file,
     zone_lock,
 )
@@ -65,6 +66,7 @@ def pytest_configure(config: pytest.Config) -> None:
     options = state.options
     config.stash[STATE_KEY] = state
     expectations.configure(config, options.expectations, options.target)
+    rerun.configure(config)
     collection.register_marker(config)
     for module in SUBPLUGINS:
         name = f"edge_conformance.{module.__name__.rpartition('.')[2]}"
