@@ -8,6 +8,7 @@ import boto3
 from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError
 
+from conformance.clients import retry
 from conformance.clients.evidence import Exchange, collector
 from conformance.clients.s3_wire import PreparedWire, WireClient, WireReply
 
@@ -21,7 +22,9 @@ CLEANUP_BATCH = 100  # under every dated DeleteObjects limit
 def _boto_config() -> Config:
     return Config(
         s3={"addressing_style": "path"},
-        retries={"max_attempts": 1, "mode": "standard"},
+        # total_max_attempts, not max_attempts: botocore's max_attempts counts retries, so the
+        # old {"max_attempts": 1} silently retried a 500/502/503/504 once
+        retries={"total_max_attempts": 1, "mode": "standard"},
         connect_timeout=CONNECT_TIMEOUT,
         read_timeout=READ_TIMEOUT,
         request_checksum_calculation="when_required",
@@ -68,7 +71,8 @@ class _EvidenceHook:
 
 
 def make_boto(surface: dict[str, Any], **credentials: str) -> Any:
-    """A boto3 S3 client for the surface: path-style, retries off, explicit checksums."""
+    """A boto3 S3 client for the surface: path-style, explicit checksums, botocore's retries off
+    (only the narrow layer of conformance/clients/retry.py)."""
     client = boto3.client(
         "s3",
         endpoint_url=surface["endpoint"],
@@ -82,7 +86,7 @@ def make_boto(surface: dict[str, Any], **credentials: str) -> Any:
     client.meta.events.register("before-send.s3", hook.before_send)
     client.meta.events.register("after-call.s3", hook.after_call)
     client.meta.events.register("after-call-error.s3", hook.after_error)
-    return client
+    return retry.register_boto(client)
 
 
 class S3Client:
