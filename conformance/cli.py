@@ -76,6 +76,10 @@ def _add_run(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="per-test time limit; a test over it is an ERROR (default: 300)",
     )
     p.add_argument(
+        "--rerun", type=int, default=0, metavar="N",
+        help="rerun a failed or errored case up to N times; passing on a rerun is FLAKY",
+    )  # fmt: skip
+    p.add_argument(
         "--expectations", metavar="PATH",
         help="known failures as strict xfails (default: ./expectations/<target>.yaml if present)",
     )  # fmt: skip
@@ -192,6 +196,7 @@ def run_options(ns: argparse.Namespace, pytest_args: list[str]) -> RunOptions:
         pytest_args=pytest_args, baseline=ns.baseline,
         spec_base=ns.spec_base or default_spec_base(), expectations=ns.expectations,
         case_timeout=ns.case_timeout, compat_date=ns.compat_date, compat_flags=ns.compat_flag,
+        rerun=ns.rerun,
     )  # fmt: skip
 
 

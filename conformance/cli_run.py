@@ -46,6 +46,7 @@ class RunOptions:
     case_timeout: int = 300
     compat_date: str | None = None
     compat_flags: list[str] = field(default_factory=list)
+    rerun: int = 0  # --rerun N (FLAKY versus broken)
 
 
 def safe_name(text: str) -> str:
@@ -92,6 +93,8 @@ def build_pytest_argv(
         argv += ["--compat-date", opts.compat_date]
     for flag in opts.compat_flags:
         argv += ["--compat-flag", flag]
+    if opts.rerun:
+        argv += ["--rerun", str(opts.rerun)]
     return argv + list(opts.pytest_args)
 
 

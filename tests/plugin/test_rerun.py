@@ -10,6 +10,8 @@ import pytest
 from helpers.suite_runner import rule_status, run_suite
 
 from conformance import results
+from conformance.cli import build_parser, run_options
+from conformance.cli_run import build_pytest_argv
 
 # Attempt counts live in a file: pytest-rerunfailures reruns in the same process, but a
 # counter in a file also holds under xdist.
@@ -119,3 +121,12 @@ def test_reference_deviation(
     doc = run_suite(tmp_path, rules=[rule], reference_profile=profile,
                     extra_args=["--rerun", rerun])  # fmt: skip
     assert rule_status(doc, rule) == expected, doc["_output"]
+
+
+def test_conformance_run_passes_rerun_to_the_plugin() -> None:
+    def argv(*args: str) -> list[str]:
+        return build_pytest_argv(run_options(build_parser().parse_args(args), []), Path("d"), "x")
+
+    rerun = argv("run", "--rerun", "2")
+    assert rerun[rerun.index("--rerun") + 1] == "2"
+    assert "--rerun" not in argv("run")
