@@ -53,6 +53,7 @@ def _run(suite: pytest.Pytester, *args: str) -> dict[str, Any]:
 
 def _case(doc: dict[str, Any], name: str) -> dict[str, Any]:
     (found,) = [c for c in doc["cases"] if c["nodeid"].endswith(name)]
+    assert isinstance(found, dict)
     return found
 
 
