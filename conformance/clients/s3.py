@@ -126,20 +126,35 @@ class S3Client:
         """Empty and delete a bucket the run created; refuses anything without the run prefix."""
         if not name.startswith(self.run_prefix):
             raise ValueError(f"refusing to delete {name!r}: not prefixed {self.run_prefix!r}")
+        # Few round trips (each costs a full RTT against a far target): an empty bucket takes a
+        # listing and the delete; uploads in progress are looked for only when the delete is
+        # refused (S3 aborts them with the bucket; a target that does not answers 409).
         try:
-            self._abort_uploads(name)
-            previous: list[dict[str, str]] = []
-            while True:
-                page = self.boto.list_objects_v2(Bucket=name, MaxKeys=CLEANUP_BATCH)
-                keys = [{"Key": item["Key"]} for item in page.get("Contents", [])]
-                if not keys or keys == previous:  # a target that deletes nothing: no endless loop
-                    break
-                self.boto.delete_objects(Bucket=name, Delete={"Objects": keys, "Quiet": True})
-                previous = keys
-            self.boto.delete_bucket(Bucket=name)
+            self._empty(name)
+            try:
+                self.boto.delete_bucket(Bucket=name)
+            except ClientError as exc:
+                if exc.response.get("Error", {}).get("Code") != "BucketNotEmpty":
+                    raise
+                self._abort_uploads(name)
+                self._empty(name)
+                self.boto.delete_bucket(Bucket=name)
         except ClientError as exc:
             if exc.response.get("Error", {}).get("Code") != "NoSuchBucket":
                 raise
+
+    def _empty(self, name: str) -> None:
+        """Delete every object, a page at a time; no listing after the last (untruncated) page."""
+        previous: list[dict[str, str]] = []
+        while True:
+            page = self.boto.list_objects_v2(Bucket=name, MaxKeys=CLEANUP_BATCH)
+            keys = [{"Key": item["Key"]} for item in page.get("Contents", [])]
+            if not keys or keys == previous:  # a target that deletes nothing: no endless loop
+                return
+            self.boto.delete_objects(Bucket=name, Delete={"Objects": keys, "Quiet": True})
+            if not page.get("IsTruncated"):
+                return
+            previous = keys
 
     def _abort_uploads(self, name: str) -> None:
         try:
