@@ -82,6 +82,10 @@ def _add_run(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="per-test time limit; a test over it is an ERROR (default: 300)",
     )
     p.add_argument(
+        "--rerun", type=int, default=0, metavar="N",
+        help="rerun a failed or errored case up to N times; passing on a rerun is FLAKY",
+    )  # fmt: skip
+    p.add_argument(
         "--expectations", metavar="PATH",
         help="known failures as strict xfails (default: ./expectations/<target>.yaml if present)",
     )  # fmt: skip
@@ -217,6 +221,7 @@ def run_options(ns: argparse.Namespace, pytest_args: list[str]) -> RunOptions:
         case_timeout=ns.case_timeout, compat_date=ns.compat_date, compat_flags=ns.compat_flag,
         history=ns.history,
         allow_shared_zone=ns.allow_shared_zone,
+        rerun=ns.rerun,
     )  # fmt: skip
 
 

@@ -50,6 +50,7 @@ class RunOptions:
     compat_flags: list[str] = field(default_factory=list)
     history: str | None = None  # results store URL: record the run there at its end
     allow_shared_zone: bool = False
+    rerun: int = 0  # --rerun N (FLAKY versus broken)
 
 
 def safe_name(text: str) -> str:
@@ -98,6 +99,8 @@ def build_pytest_argv(
         argv += ["--compat-flag", flag]
     if opts.allow_shared_zone:
         argv += ["--allow-shared-zone"]
+    if opts.rerun:
+        argv += ["--rerun", str(opts.rerun)]
     return argv + list(opts.pytest_args)
 
 

@@ -25,10 +25,12 @@ PASS, FAIL, ERROR, NA, XFAIL, XPASS, UNTESTED = (
     "XPASS",
     "UNTESTED",
 )
-CASE_STATUSES = (PASS, FAIL, ERROR, NA, XFAIL, XPASS)
+FLAKY = "FLAKY"  # failed, then passed on a rerun (--rerun): never a pass
+CASE_STATUSES = (PASS, FAIL, ERROR, NA, XFAIL, XPASS, FLAKY)
 RULE_STATUSES = (*CASE_STATUSES, UNTESTED)
-# worst first: a rule takes the worst status among its (non-N/A) cases
-SEVERITY = (FAIL, ERROR, XPASS, XFAIL, PASS)
+# worst first: a rule takes the worst status among its (non-N/A) cases; a FLAKY case makes the
+# rule FLAKY unless a case FAILs (a flaky verdict is a finding; ERROR is the lack of one)
+SEVERITY = (FAIL, FLAKY, ERROR, XPASS, XFAIL, PASS)
 LEVELS = ("MUST", "SHOULD", "MAY")
 FAILING = frozenset({FAIL, ERROR, XPASS})
 
@@ -107,13 +109,14 @@ def rule_status(
 
 def _empty_counts() -> dict[str, Any]:
     return {
-        "pass": 0, "fail": 0, "error": 0, "xfail": 0, "xpass": 0, "na": 0, "untested": 0,
+        "pass": 0, "fail": 0, "error": 0, "flaky": 0, "xfail": 0, "xpass": 0, "na": 0,
+        "untested": 0,
         "score": None, "coverage": None, "_black_box": 0, "_tested": 0,
     }  # fmt: skip
 
 
-_COUNT_KEY = {PASS: "pass", FAIL: "fail", ERROR: "error", XFAIL: "xfail", XPASS: "xpass",
-              NA: "na", UNTESTED: "untested"}  # fmt: skip
+_COUNT_KEY = {PASS: "pass", FAIL: "fail", ERROR: "error", FLAKY: "flaky", XFAIL: "xfail",
+              XPASS: "xpass", NA: "na", UNTESTED: "untested"}  # fmt: skip
 
 
 def summarize(
@@ -121,7 +124,8 @@ def summarize(
 ) -> dict[str, Any]:
     """`summary` of results.json: counts, score and coverage per area and level; certified.
 
-    score = PASS / (PASS + FAIL + ERROR); coverage = tested / black-box rules in force, where a
+    score = PASS / (PASS + FAIL + ERROR + FLAKY): a FLAKY rule is judged and is not a pass;
+    coverage = tested / black-box rules in force, where a
     rule is tested when a case of it ran (any status but N/A and UNTESTED). Certified means some
     MUST rule passed and every applicable MUST rule in force is PASS (N/A ones do not count:
     not-testable, reference-only elsewhere, surface not offered).
@@ -141,7 +145,7 @@ def summarize(
             certified = certified and status in (PASS, NA)
     for levels in areas.values():
         for counts in levels.values():
-            judged = counts["pass"] + counts["fail"] + counts["error"]
+            judged = counts["pass"] + counts["fail"] + counts["error"] + counts["flaky"]
             counts["score"] = round(counts["pass"] / judged, 4) if judged else None
             black_box, tested = counts.pop("_black_box"), counts.pop("_tested")
             counts["coverage"] = round(tested / black_box, 4) if black_box else None

@@ -1,7 +1,7 @@
 """JSON-RPC gateway client: what the suite sends to `POST {url}/v1/<network>`, on the wire.
 
-Plain `requests` with no retries, so the suite sees exactly what the target answers (status,
-headers, body), and each exchange is recorded as evidence.
+Plain `requests` (JSON-RPC is POST: never retried), so the suite sees exactly what the target
+answers (status, headers, body), and each exchange is recorded as evidence.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from typing import Any
 
 import requests
 
+from conformance.clients import retry
 from conformance.clients.evidence import Exchange, collector
 
 DEFAULT_NETWORKS = ("sepolia", "rinkeby")
@@ -79,7 +80,7 @@ class GatewayClient:
         self.networks = networks
         self.timeout = timeout
         self.provider_gateway = provider_gateway
-        self.session = requests.Session()
+        self.session = retry.mount(requests.Session())
 
     @classmethod
     def from_surface(cls, surface: Mapping[str, Any]) -> GatewayClient:

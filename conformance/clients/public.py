@@ -2,7 +2,8 @@
 bucket, and anonymous reads from the public entrypoint naming that domain in `Host`.
 
 Reads go out exactly as written: no default `Accept-Encoding`, no decoding of the body (a gzip
-object's bytes arrive as stored), no retries, a timeout on every call. The HTTP/2 check uses
+object's bytes arrive as stored), a timeout on every call, and only transient network failures
+retried (conformance/clients/retry.py). The HTTP/2 check uses
 httpx with `h2`, given the target's certificate explicitly (the machines set CA-bundle
 variables, so nothing is left to the environment).
 """
@@ -20,6 +21,7 @@ import requests
 from requests.structures import CaseInsensitiveDict
 from urllib3.util import SKIP_HEADER
 
+from conformance.clients import retry
 from conformance.clients.evidence import Exchange, collector
 from conformance.clients.rules_api import Reply
 
@@ -54,7 +56,7 @@ class CustomDomains:
         self.account_id = str(mgmt["account_id"])
         self.credentials = {"X-Auth-Email": str(mgmt["email"]), "X-Auth-Key": str(mgmt["api_key"])}
         self.timeout = timeout
-        self.session = requests.Session()
+        self.session = retry.mount(requests.Session())
         self.session.trust_env = False
 
     def path(self, bucket: str, domain: str | None = None) -> str:
@@ -102,7 +104,7 @@ class PublicClient:
         self.bucket = bucket
         self.tls = dict(tls) if tls else None
         self.timeout = timeout
-        self.session = requests.Session()
+        self.session = retry.mount(requests.Session())
         self.session.trust_env = False
         self.session.headers.clear()  # nothing implicit: no Accept-Encoding unless a test sends it
 

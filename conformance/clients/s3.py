@@ -8,6 +8,7 @@ import boto3
 from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError
 
+from conformance.clients import retry
 from conformance.clients.evidence import Exchange, collector
 from conformance.clients.s3_wire import PreparedWire, WireClient, WireReply
 
@@ -21,7 +22,9 @@ CLEANUP_BATCH = 100  # under every dated DeleteObjects limit
 def _boto_config() -> Config:
     return Config(
         s3={"addressing_style": "path"},
-        retries={"max_attempts": 1, "mode": "standard"},
+        # total_max_attempts, not max_attempts: botocore's max_attempts counts retries, so the
+        # old {"max_attempts": 1} silently retried a 500/502/503/504 once
+        retries={"total_max_attempts": 1, "mode": "standard"},
         connect_timeout=CONNECT_TIMEOUT,
         read_timeout=READ_TIMEOUT,
         request_checksum_calculation="when_required",
@@ -68,7 +71,8 @@ class _EvidenceHook:
 
 
 def make_boto(surface: dict[str, Any], **credentials: str) -> Any:
-    """A boto3 S3 client for the surface: path-style, retries off, explicit checksums."""
+    """A boto3 S3 client for the surface: path-style, explicit checksums, botocore's retries off
+    (only the narrow layer of conformance/clients/retry.py)."""
     client = boto3.client(
         "s3",
         endpoint_url=surface["endpoint"],
@@ -82,7 +86,7 @@ def make_boto(surface: dict[str, Any], **credentials: str) -> Any:
     client.meta.events.register("before-send.s3", hook.before_send)
     client.meta.events.register("after-call.s3", hook.after_call)
     client.meta.events.register("after-call-error.s3", hook.after_error)
-    return client
+    return retry.register_boto(client)
 
 
 class S3Client:
@@ -122,20 +126,35 @@ class S3Client:
         """Empty and delete a bucket the run created; refuses anything without the run prefix."""
         if not name.startswith(self.run_prefix):
             raise ValueError(f"refusing to delete {name!r}: not prefixed {self.run_prefix!r}")
+        # Few round trips (each costs a full RTT against a far target): an empty bucket takes a
+        # listing and the delete; uploads in progress are looked for only when the delete is
+        # refused (S3 aborts them with the bucket; a target that does not answers 409).
         try:
-            self._abort_uploads(name)
-            previous: list[dict[str, str]] = []
-            while True:
-                page = self.boto.list_objects_v2(Bucket=name, MaxKeys=CLEANUP_BATCH)
-                keys = [{"Key": item["Key"]} for item in page.get("Contents", [])]
-                if not keys or keys == previous:  # a target that deletes nothing: no endless loop
-                    break
-                self.boto.delete_objects(Bucket=name, Delete={"Objects": keys, "Quiet": True})
-                previous = keys
-            self.boto.delete_bucket(Bucket=name)
+            self._empty(name)
+            try:
+                self.boto.delete_bucket(Bucket=name)
+            except ClientError as exc:
+                if exc.response.get("Error", {}).get("Code") != "BucketNotEmpty":
+                    raise
+                self._abort_uploads(name)
+                self._empty(name)
+                self.boto.delete_bucket(Bucket=name)
         except ClientError as exc:
             if exc.response.get("Error", {}).get("Code") != "NoSuchBucket":
                 raise
+
+    def _empty(self, name: str) -> None:
+        """Delete every object, a page at a time; no listing after the last (untruncated) page."""
+        previous: list[dict[str, str]] = []
+        while True:
+            page = self.boto.list_objects_v2(Bucket=name, MaxKeys=CLEANUP_BATCH)
+            keys = [{"Key": item["Key"]} for item in page.get("Contents", [])]
+            if not keys or keys == previous:  # a target that deletes nothing: no endless loop
+                return
+            self.boto.delete_objects(Bucket=name, Delete={"Objects": keys, "Quiet": True})
+            if not page.get("IsTruncated"):
+                return
+            previous = keys
 
     def _abort_uploads(self, name: str) -> None:
         try:

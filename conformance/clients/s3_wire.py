@@ -1,7 +1,9 @@
 """Raw S3 requests: signed with botocore's SigV4 signer, sent with `requests`, seen as sent.
 
 Wire-level rules (exact headers, XML bodies, unusual signing) need what the target really
-answered, so nothing here retries, parses leniently or hides an error.
+answered, so nothing here parses leniently or hides an error; only a transient network failure
+of an idempotent request with a replayable body is retried (conformance/clients/retry.py), and
+each retry is recorded as evidence.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from botocore.auth import S3SigV4Auth, S3SigV4QueryAuth
 from botocore.awsrequest import AWSRequest
 from botocore.credentials import Credentials
 
+from conformance.clients import retry
 from conformance.clients.evidence import Exchange, collector
 
 
@@ -155,7 +158,7 @@ class WireClient:
         self.ext_prefix = ext_prefix
         self.verify = verify
         self.timeout = timeout
-        self.session = requests.Session()
+        self.session = retry.mount(requests.Session())
 
     def vendor(self, suffix: str) -> str:
         """The standard S3 header prefix plus suffix (the spec's `x-vendor-`)."""

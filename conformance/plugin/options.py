@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from conformance.plugin import rerun
+
 DEFAULT_TARGET = "reference"
 DEFAULT_TARGETS_FILE = "conformance.toml"
 
@@ -96,6 +98,7 @@ def add_options(parser: pytest.Parser) -> None:
         help="run on a zone that has log push jobs or custom field rules of its own "
         "(they are affected during the run; docs/safety.md)",
     )
+    rerun.add_option(group)
 
 
 @dataclass(frozen=True)

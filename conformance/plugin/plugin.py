@@ -21,6 +21,7 @@ from conformance.plugin import (
     hookspecs,
     lifecycle,
     recorder,
+    rerun,
     results_file,
     zone_lock,
 )
@@ -69,6 +70,7 @@ def pytest_configure(config: pytest.Config) -> None:
     # SIGTERM/SIGHUP end the session like Ctrl-C, so teardown and the zone's restore run
     config.stash[SIGNALS_KEY] = signals.install()
     expectations.configure(config, options.expectations, options.target)
+    rerun.configure(config)
     collection.register_marker(config)
     for module in SUBPLUGINS:
         name = f"edge_conformance.{module.__name__.rpartition('.')[2]}"

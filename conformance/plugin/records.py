@@ -15,7 +15,8 @@ import pytest
 from conformance.plugin.applicability import CASE, NA_PREFIX, RULE_ID
 from conformance.plugin.collection import SUITE_DIR
 from conformance.plugin.recorder import EVIDENCE, FAILED_RULE, FAILURE_KIND, NA_REASON, details
-from conformance.results import ERROR, FAIL, NA, PASS, XFAIL, XPASS, worst
+from conformance.plugin.rerun import is_rerun
+from conformance.results import ERROR, FAIL, FLAKY, NA, PASS, XFAIL, XPASS, worst
 
 MESSAGE_LIMIT = 2000
 PACKAGE_ROOT = SUITE_DIR.parent.parent
@@ -91,10 +92,13 @@ class _Pending:
     # (status, message, evidence) of the call phase and of any setup/teardown that did not pass
     phases: list[tuple[str, str | None, list[dict[str, Any]]]] = field(default_factory=list)
     failed_rule: str | None = None  # the one rule a RuleFailure of the call phase named
+    # earlier attempts of a rerun test (--rerun), and whether the current one will be rerun
+    attempts: list[dict[str, Any]] = field(default_factory=list)
+    rerunning: bool = False
 
     def status_of(self, rule_id: str) -> tuple[str, str | None, list[dict[str, Any]]]:
         """The outcome for one rule: a failure attributed to another rule passes this one."""
-        status, message, evidence = self.outcome()
+        status, message, evidence = self.final()
         named = self.failed_rule
         if status != FAIL or named is None or named == rule_id:
             return status, message, evidence
@@ -110,6 +114,23 @@ class _Pending:
         status = worst(phase[0] for phase in self.phases)
         return next(phase for phase in self.phases if phase[0] == status)
 
+    def close_attempt(self) -> None:
+        status, message, evidence = self.outcome()
+        self.attempts.append({"status": status, "message": message, "evidence": evidence})
+        self.phases, self.rerunning = [], False
+
+    def final(self) -> tuple[str, str | None, list[dict[str, Any]]]:
+        """Verdict over all attempts: a pass after a failed attempt is FLAKY, not PASS; its
+        message and evidence are those of the first failed attempt (all are in `attempts`)."""
+        status, message, evidence = self.outcome()
+        if not self.attempts or status != PASS:
+            return status, message, evidence
+        first = self.attempts[0]
+        ran = len(self.attempts) + 1
+        note = f"passed on attempt {ran} of {ran}; attempt 1 was {first['status']}"
+        text = f"{note}: {first['message']}" if first["message"] else note
+        return FLAKY, text, list(first["evidence"])
+
 
 @dataclass(eq=False)  # registered as a pytest plugin: must stay hashable
 class CaseRecorder:
@@ -122,7 +143,8 @@ class CaseRecorder:
     _pending: dict[str, _Pending] = field(default_factory=dict)
 
     def add(self, report: pytest.TestReport) -> None:
-        rule_ids = [str(v) for k, v in report.user_properties if k == RULE_ID]
+        # dict.fromkeys: a rerun test's user_properties repeat the ids of earlier attempts
+        rule_ids = list(dict.fromkeys(str(v) for k, v in report.user_properties if k == RULE_ID))
         if not rule_ids and report.nodeid not in self._pending:
             return
         props: dict[str, Any] = dict(report.user_properties) | details(report)
@@ -132,6 +154,7 @@ class CaseRecorder:
         pending.case = str(props.get(CASE, pending.case))
         pending.duration += float(report.duration or 0.0)
         status, message = phase_status(report, props)
+        pending.rerunning = pending.rerunning or is_rerun(report)
         if report.when == "call":
             pending.failed_rule = props.get(FAILED_RULE)
         evidence = list(props.get(EVIDENCE, []))
@@ -139,11 +162,14 @@ class CaseRecorder:
             message = with_exchange(message, evidence)
         if report.when == "call" or status != PASS:
             pending.phases.append((status, message, evidence))
-        if report.when == "teardown":
+        if report.when == "teardown" and pending.rerunning:
+            pending.close_attempt()  # the test runs again: its next reports follow
+        elif report.when == "teardown":
             self._finish(report.nodeid)
 
     def _finish(self, nodeid: str) -> None:
         pending = self._pending.pop(nodeid)
+        attempts = [*pending.attempts, self._attempt(pending)] if pending.attempts else []
         for rule_id in pending.rule_ids:
             status, message, evidence = pending.status_of(rule_id)
             record = {
@@ -153,7 +179,14 @@ class CaseRecorder:
             }  # fmt: skip
             if status in (XFAIL, XPASS) and rule_id in self.links:
                 record["link"] = self.links[rule_id]
+            if attempts:
+                record["attempts"] = attempts
             self.cases.append(record)
+
+    @staticmethod
+    def _attempt(pending: _Pending) -> dict[str, Any]:
+        status, message, evidence = pending.outcome()
+        return {"status": status, "message": message, "evidence": evidence}
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         self.add(report)

@@ -8,6 +8,7 @@ from typing import Any
 from conformance.report.load import Results
 
 BROKEN = frozenset({"FAIL", "ERROR"})
+FLAKY = "FLAKY"  # passed only on a rerun (--rerun): never a pass, not (yet) broken
 
 
 @dataclass
@@ -26,6 +27,7 @@ class Diff:
     new_run: dict[str, Any]
     regressions: list[Change] = field(default_factory=list)
     fixes: list[Change] = field(default_factory=list)
+    flaky: list[Change] = field(default_factory=list)  # became FLAKY
     other: list[Change] = field(default_factory=list)  # any other status change
     added: list[Change] = field(default_factory=list)
     removed: list[Change] = field(default_factory=list)
@@ -38,13 +40,15 @@ class Diff:
 
 def _first_message(doc: Results, rule_id: str) -> str | None:
     for case in doc.get("cases", []):
-        if case.get("rule_id") == rule_id and case.get("status") in BROKEN and case.get("message"):
+        status = case.get("status")
+        if case.get("rule_id") == rule_id and status in BROKEN | {FLAKY} and case.get("message"):
             return str(case["message"])
     return None
 
 
 def diff_results(old: Results, new: Results) -> Diff:
-    """Compare rule statuses; a regression is PASS -> FAIL or ERROR (DESIGN.md)."""
+    """Compare rule statuses; a regression is PASS (or FLAKY) -> FAIL or ERROR (DESIGN.md);
+    a rule that turned FLAKY is listed on its own: not a pass any more, not steadily broken."""
     old_rules = {str(r.get("id")): r for r in old.get("rules", [])}
     new_rules = {str(r.get("id")): r for r in new.get("rules", [])}
     result = Diff(old.get("run") or {}, new.get("run") or {})
@@ -62,8 +66,10 @@ def diff_results(old: Results, new: Results) -> Diff:
         if before == status:
             continue
         change = Change(rid, title, level, before, status, _first_message(new, rid))
-        if before == "PASS" and status in BROKEN:
+        if before in ("PASS", FLAKY) and status in BROKEN:
             result.regressions.append(change)
+        elif status == FLAKY:
+            result.flaky.append(change)
         elif before in BROKEN and status == "PASS":
             result.fixes.append(change)
         else:
@@ -85,6 +91,7 @@ def diff_results(old: Results, new: Results) -> Diff:
 SECTIONS = (
     ("regressions", "Regressions (PASS → FAIL/ERROR)"),
     ("fixes", "Fixes (FAIL/ERROR → PASS)"),
+    ("flaky", "Became flaky (passed only on a rerun)"),
     ("other", "Other status changes"),
     ("added", "New rules"),
     ("removed", "Removed rules"),

@@ -9,9 +9,10 @@ from typing import Any
 
 Results = dict[str, Any]
 
-CASE_STATUSES = ("PASS", "FAIL", "ERROR", "N/A", "XFAIL", "XPASS")
+CASE_STATUSES = ("PASS", "FAIL", "ERROR", "N/A", "XFAIL", "XPASS", "FLAKY")
 RULE_STATUSES = (*CASE_STATUSES, "UNTESTED")
 # Case statuses that make `conformance run` exit non-zero (DESIGN.md "Statuses and scores").
+# FLAKY does not: the case passed on a rerun; it is reported and never counted as a pass.
 FAILING_STATUSES = frozenset({"FAIL", "ERROR", "XPASS"})
 
 

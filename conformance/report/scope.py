@@ -15,7 +15,7 @@ from typing import Any
 from conformance.report.load import Results
 
 # Rule statuses that mean a test of the rule ran against the target.
-JUDGED = frozenset({"PASS", "FAIL", "ERROR", "XFAIL", "XPASS"})
+JUDGED = frozenset({"PASS", "FAIL", "ERROR", "FLAKY", "XFAIL", "XPASS"})
 
 
 @dataclass(frozen=True)

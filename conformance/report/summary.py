@@ -8,7 +8,7 @@ from conformance.report.load import Results
 from conformance.report.scope import run_scope
 from conformance.report.view import LEVELS, area_sort_key, pct
 
-COUNT_KEYS = ("pass", "fail", "error", "xfail", "xpass", "na", "untested")
+COUNT_KEYS = ("pass", "fail", "error", "flaky", "xfail", "xpass", "na", "untested")
 
 
 def _counts(level: dict[str, Any]) -> dict[str, int]:
@@ -28,7 +28,7 @@ def area_line(name: str, levels: dict[str, Any], width: int = 9) -> str:
         c = _counts(level)
         for k in COUNT_KEYS:
             totals[k] += c[k]
-        judged = c["pass"] + c["fail"] + c["error"]
+        judged = c["pass"] + c["fail"] + c["error"] + c["flaky"]
         if first:
             parts.append(f"{level_name} {c['pass']}/{judged} PASS")
             parts.append(f"score {pct(level.get('score'))}")
@@ -41,6 +41,7 @@ def area_line(name: str, levels: dict[str, Any], width: int = 9) -> str:
         for key, label in (
             ("fail", "FAIL"),
             ("error", "ERROR"),
+            ("flaky", "FLAKY"),
             ("xpass", "XPASS"),
             ("xfail", "XFAIL"),
             ("na", "N/A"),

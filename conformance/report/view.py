@@ -21,12 +21,13 @@ BAR_PARTS = (
     ("pass", "PASS"),
     ("fail", "FAIL"),
     ("error", "ERROR"),
+    ("flaky", "FLAKY"),
     ("xpass", "XPASS"),
     ("xfail", "XFAIL"),
     ("untested", "UNTESTED"),
     ("na", "N/A"),
 )
-STATUS_ORDER = ("FAIL", "ERROR", "XPASS", "XFAIL", "PASS", "UNTESTED", "N/A")
+STATUS_ORDER = ("FAIL", "FLAKY", "ERROR", "XPASS", "XFAIL", "PASS", "UNTESTED", "N/A")
 EVIDENCE_HEADERS = 6
 
 
@@ -56,8 +57,8 @@ class LevelRow:
 
     @property
     def judged(self) -> int:
-        """Rules the score is taken over: PASS + FAIL + ERROR."""
-        return self.counts["pass"] + self.counts["fail"] + self.counts["error"]
+        """Rules the score is taken over: PASS + FAIL + ERROR + FLAKY."""
+        return sum(self.counts[k] for k in ("pass", "fail", "error", "flaky"))
 
 
 @dataclass
@@ -137,12 +138,21 @@ def _evidence(exchange: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _attempt(attempt: dict[str, Any]) -> dict[str, Any]:
+    """One attempt of a rerun case (--rerun), evidence shown like a case's."""
+    status = attempt.get("status")
+    exchanges = [_evidence(e) for e in attempt.get("evidence") or []]
+    return {"status": status, "slug": status_slug(status), "message": attempt.get("message"),
+            "exchanges": exchanges}  # fmt: skip
+
+
 def build_rules(doc: Results, spec_base: str | None) -> list[RuleView]:
     cases_by_rule: dict[str, list[dict[str, Any]]] = {}
     for case in doc.get("cases", []):
         shown = dict(case)
         shown["slug"] = status_slug(case.get("status"))
         shown["exchanges"] = [_evidence(e) for e in case.get("evidence") or []]
+        shown["attempts"] = [_attempt(a) for a in case.get("attempts") or []]
         cases_by_rule.setdefault(str(case.get("rule_id")), []).append(shown)
     views = []
     for rule in doc.get("rules", []):

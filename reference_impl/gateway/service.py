@@ -66,6 +66,7 @@ class Gateway:
             hashes_only=bool(prof.deviate_transaction_hashes_only),
         )
         self._upstreams: dict[str, Upstream] = {}
+        self._chain_id_calls = 0  # for deviate_chain_id_every_other
 
     def upstream(self, network: Network) -> Upstream:
         if network.name not in self._upstreams:
@@ -86,6 +87,9 @@ class Gateway:
             raise RpcError(METHOD_NOT_FOUND, f"method not found: {method[:80]}")
         p.check(method, params)  # before any upstream sees it, so bad input is always -32602
         override = self.profile.deviate_chain_id_override
+        if self.profile.deviate_chain_id_every_other and method == "eth_chainId":
+            self._chain_id_calls += 1
+            override = 1 if self._chain_id_calls % 2 == 0 else override
         if override is not None and method in ("eth_chainId", "net_version"):
             return hex(int(override)) if method == "eth_chainId" else str(int(override))
         upstream = self.upstream(network)
