@@ -97,10 +97,13 @@ def engage(client: RulesApiClient, ctx: Context) -> list[str]:
         notes += _engage_locked(client, ctx, key)
     except BaseException:
         mine = journal.read(key)
-        if mine is None or mine.get("run_prefix") != ctx.run_prefix:
-            # a target that misbehaves may keep it; recover removes a dead run's lease
-            with contextlib.suppress(Exception):
-                lease.remove_own(client, ctx.run_prefix)
+        if mine is not None and mine.get("run_prefix") == ctx.run_prefix:
+            # journaled (an interrupt while the journal's folder was synced): keep lock and
+            # lease, so the end of the run finds the zone as its own and restores and releases
+            raise
+        # a target that misbehaves may keep it; recover removes a dead run's lease
+        with contextlib.suppress(Exception):
+            lease.remove_own(client, ctx.run_prefix)
         zonelock.release(key, ctx.run_prefix)
         raise
     return notes
