@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -43,6 +43,15 @@ def _list_kind_phase(ruleset_id: str, reply: Reply) -> None:
     assert (entry[0]["kind"], entry[0]["phase"]) == ("zone", LOG_PHASE), entry
 
 
+def _listed_kind(ruleset_id: str, reply: Reply) -> None:
+    require_ok(reply, "GET rulesets")
+    result = reply.result
+    require(isinstance(result, list), f"no list of rulesets to look at: {reply.describe()}")
+    ours = [item for item in result if isinstance(item, dict) and item.get("id") == ruleset_id]
+    require(ours, f"the entry point {ruleset_id} is not listed: {reply.describe()}")
+    assert ours[0].get("kind") == "zone", f"the custom-fields ruleset's kind: {ours[0]}"
+
+
 def _member(key: str, expected: Any) -> Callable[[str, Reply], None]:
     def check(ruleset_id: str, reply: Reply) -> None:
         require_ok(reply, "GET rulesets")
@@ -56,6 +65,7 @@ LIST_CHECKS: dict[str, Callable[[str, Reply], None]] = {
     "accepted": _list_accepted,
     "envelope": _list_envelope,
     "kind-phase": _list_kind_phase,
+    "kind": _listed_kind,
     "success": _member("success", True),
     "errors-empty": _member("errors", []),
     "messages-empty": _member("messages", []),
@@ -69,6 +79,7 @@ LIST_CHECKS: dict[str, Callable[[str, Reply], None]] = {
         pytest.param("accepted", marks=pytest.mark.rule("logs.auth.accepted")),
         pytest.param("envelope", marks=pytest.mark.rule("logs.rulesets.list-envelope")),
         pytest.param("kind-phase", marks=pytest.mark.rule("logs.rulesets.list-kind-phase")),
+        pytest.param("kind", marks=pytest.mark.rule("logs.ruleset.kind")),
         pytest.param("success", marks=pytest.mark.rule("logs.envelope.success")),
         pytest.param("errors-empty", marks=pytest.mark.rule("logs.envelope.errors-empty")),
         pytest.param("messages-empty", marks=pytest.mark.rule("logs.envelope.messages-empty")),
@@ -90,8 +101,10 @@ def test_base_url_carries_the_version_segment(rules_api: RulesApiClient) -> None
 Created = tuple[dict[str, str], Reply, Reply | None]
 
 
-def _created(rules_api: RulesApiClient, run_prefix: str) -> Created:
-    """The body sent, the answer to POST rulesets and to a PUT on the id it returned (if any)."""
+@pytest.fixture(scope="module")
+def created(rules_api: RulesApiClient, run_prefix: str) -> Iterator[Created]:
+    """One creation for the module (a second one would find the first, or be refused): the
+    body sent, the answer to POST rulesets and to a PUT on the id it returned (if any)."""
     if rules_api.find_zone_ruleset() is not None:
         pytest.skip("the zone already has its log custom fields ruleset; creating one is refused")
     body = {
@@ -105,7 +118,7 @@ def _created(rules_api: RulesApiClient, run_prefix: str) -> Created:
         result = reply.result if isinstance(reply.result, dict) else {}
         new_id = result.get("id")
         put = rules_api.update_ruleset(new_id, {"rules": []}) if isinstance(new_id, str) else None
-    return body, reply, put
+        yield body, reply, put
 
 
 def _result(reply: Reply) -> dict[str, Any]:
@@ -174,9 +187,7 @@ CREATE_CHECKS: dict[str, Callable[[dict[str, str], Reply, Reply | None], None]] 
         pytest.param("phase", marks=pytest.mark.rule("logs.ruleset.phase")),
     ],
 )
-def test_create_answers_in_the_envelope(
-    rules_api: RulesApiClient, run_prefix: str, check: str
-) -> None:
+def test_create_answers_in_the_envelope(created: Created, check: str) -> None:
     """POST rulesets: the envelope with the created zone ruleset, one rule per case."""
-    body, reply, put = _created(rules_api, run_prefix)
+    body, reply, put = created
     CREATE_CHECKS[check](body, reply, put)
