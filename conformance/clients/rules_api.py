@@ -89,6 +89,14 @@ class Reply:
         assert body["errors"] == [], f"errors is not empty: {self._where()}"
         return body["result"]
 
+    def assert_status(self, status: int) -> None:
+        """Only the status: a refusal rule that names no envelope, code or pointer."""
+        assert self.status == status, f"expected HTTP {status}: {self._where()}"
+
+    def describe(self) -> str:
+        """The exchange in one line, for setup messages (setup_check.require_refused)."""
+        return self._where()
+
     def assert_envelope_error(
         self, status: int, code: int | None = None, pointer: str | None = None
     ) -> dict[str, Any]:

@@ -147,6 +147,8 @@ class Edge:
             client_ip=request.client.host if request.client else "",
         )
         record.update(custom_field_objects(config, exchange, log_options(self.ctx)))
+        if self.ctx.profile.deviate_lowercase_logged_cookies and "Cookies" in record:
+            record["Cookies"] = {k.lower(): v for k, v in record["Cookies"].items()}
         for name in self.ctx.profile.deviate_drop_record_fields or ():
             record.pop(name, None)
         self.delivery.add(zone_id, record)

@@ -88,7 +88,8 @@ LOGS_GATEWAY: list[tuple[list[str], dict[str, str]]] = [
     # log records
     (["logs.records.request-header"], drop_record("RequestHeaders")),
     (["logs.records.response-header"], drop_record("ResponseHeaders")),
-    (["logs.records.cookie", "logs.records.cookie-case"], drop_record("Cookies")),
+    (["logs.records.cookie"], drop_record("Cookies")),
+    (["logs.records.cookie-case"], {"deviate_lowercase_logged_cookies": TRUE}),
     (["logs.records.field-objects"], drop_record("ResponseHeaders")),
     (["logs.records.data-within-limit-whole"], {"deviate_custom_data_limit": "4000"}),
     # gateway

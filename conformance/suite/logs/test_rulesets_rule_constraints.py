@@ -6,41 +6,88 @@ from typing import Any
 
 import pytest
 
-from conformance.clients.rules_api import RulesApiClient, error_pointer
+from conformance.clients.rules_api import Reply, RulesApiClient, error_pointer
 from conformance.suite.logs.helpers import ensure_entrypoint, entrypoint_guard, log_rule
+from conformance.suite.setup_check import require_ok, require_refused
+
+
+def _put(rules_api: RulesApiClient, rules: list[dict[str, Any]]) -> Reply:
+    """PUT these rules on the entry point (restored afterwards) and return the answer."""
+    with entrypoint_guard(rules_api):
+        ruleset_id = ensure_entrypoint(rules_api)
+        return rules_api.update_ruleset(ruleset_id, {"rules": rules})
 
 
 def _put_refused(rules_api: RulesApiClient, rules: list[dict[str, Any]], pointer: str) -> None:
-    with entrypoint_guard(rules_api):
-        ruleset_id = ensure_entrypoint(rules_api)
-        reply = rules_api.update_ruleset(ruleset_id, {"rules": rules})
-        error = reply.assert_envelope_error(400)
-        found = error_pointer(error) or ""
-        assert found.startswith(pointer), f"pointer {found!r}, expected {pointer!r}: {reply.json}"
+    """400 pointing at `pointer`: for rules whose own text names the pointer."""
+    reply = _put(rules_api, rules)
+    error = reply.assert_envelope_error(400)
+    found = error_pointer(error) or ""
+    assert found.startswith(pointer), f"pointer {found!r}, expected {pointer!r}: {reply.json}"
 
 
-@pytest.mark.rule(
-    "logs.rule.action-other-refused",
-    "logs.envelope.failure-shape",
-    "logs.envelope.failure-pointer",
-)
+# Refusals whose rule states only the 400: each decides its rule on the status alone; the
+# envelope and the pointer of the same refusals are the SHOULD rules' tests below.
+REFUSALS: dict[str, tuple[list[dict[str, Any]], str]] = {
+    "action": (
+        [log_rule(request=("x-ok",)), log_rule(request=("x-a",), action="log")],
+        "/rules/1/action",
+    ),
+    "expression": (
+        [log_rule(request=("x-a",), expression='http.host eq "example.com"')],
+        "/rules/0/expression",
+    ),
+    "no-array": ([log_rule()], "/rules/0/action_parameters"),
+    "empty-request-name": (
+        [log_rule(action_parameters={"request_fields": [{"name": ""}]})],
+        "/rules/0/action_parameters/request_fields/0",
+    ),
+    "empty-response-name": (
+        [log_rule(action_parameters={"response_fields": [{"name": ""}]})],
+        "/rules/0/action_parameters/response_fields/0",
+    ),
+    "empty-cookie-name": (
+        [log_rule(action_parameters={"cookie_fields": [{"name": ""}]})],
+        "/rules/0/action_parameters/cookie_fields/0",
+    ),
+}
+
+
+@pytest.mark.rule("logs.rule.action-other-refused")
 def test_action_other_than_log_custom_field_is_refused(rules_api: RulesApiClient) -> None:
-    """A rule whose action is not log_custom_field is 400 pointing at its action."""
-    rules = [log_rule(request=("x-ok",)), log_rule(request=("x-a",), action="log")]
-    _put_refused(rules_api, rules, "/rules/1/action")
+    """A rule whose action is not log_custom_field is refused with a 400."""
+    _put(rules_api, REFUSALS["action"][0]).assert_status(400)
 
 
-@pytest.mark.rule("logs.rule.expression-other-refused", "logs.envelope.failure-pointer")
+@pytest.mark.rule("logs.rule.expression-other-refused")
 def test_expression_other_than_true_is_refused(rules_api: RulesApiClient) -> None:
-    """A rule whose expression is not `true` is 400 pointing at its expression."""
-    rule = log_rule(request=("x-a",), expression='http.host eq "example.com"')
-    _put_refused(rules_api, [rule], "/rules/0/expression")
+    """A rule whose expression is not `true` is refused with a 400."""
+    _put(rules_api, REFUSALS["expression"][0]).assert_status(400)
 
 
 @pytest.mark.rule("logs.fields.at-least-one-array")
 def test_rule_without_field_arrays_is_refused(rules_api: RulesApiClient) -> None:
-    """A rule naming none of the three arrays is 400 pointing at its action_parameters."""
-    _put_refused(rules_api, [log_rule()], "/rules/0/action_parameters")
+    """A rule naming none of the field arrays is refused with a 400."""
+    _put(rules_api, REFUSALS["no-array"][0]).assert_status(400)
+
+
+@pytest.mark.rule("logs.envelope.failure-pointer")
+@pytest.mark.parametrize("case", sorted(REFUSALS))
+def test_refusal_points_at_the_field(rules_api: RulesApiClient, case: str) -> None:
+    """A refusal about one field carries source.pointer to it (the refusal itself is setup)."""
+    rules, pointer = REFUSALS[case]
+    reply = require_refused(_put(rules_api, rules), f"PUT of a rule with a bad {case}")
+    pointers = [error_pointer(e) or "" for e in reply.envelope_errors]
+    assert any(p.startswith(pointer) for p in pointers), (
+        f"no error pointing at {pointer!r} (pointers {pointers}): {reply.describe()}"
+    )
+
+
+@pytest.mark.rule("logs.envelope.failure-shape")
+def test_refused_rule_answers_the_failure_envelope(rules_api: RulesApiClient) -> None:
+    """A refused rule answers success false, result null and errors with code and message."""
+    reply = require_refused(_put(rules_api, REFUSALS["action"][0]), "PUT of a log action")
+    reply.assert_envelope_error(reply.status)
 
 
 @pytest.mark.parametrize(
@@ -62,25 +109,33 @@ def test_upper_case_header_name_is_refused(rules_api: RulesApiClient, array: str
     _put_refused(rules_api, [rule], f"/rules/0/action_parameters/{array}/1")
 
 
-@pytest.mark.rule("logs.envelope.failure-pointer")
-@pytest.mark.parametrize("array", ["request_fields", "response_fields", "cookie_fields"])
-def test_empty_field_name_is_refused(rules_api: RulesApiClient, array: str) -> None:
-    """An empty field name is 400 pointing at that item."""
-    rule = log_rule(action_parameters={array: [{"name": ""}]})
-    _put_refused(rules_api, [rule], f"/rules/0/action_parameters/{array}/0")
-
-
-@pytest.mark.rule("logs.fields.cookie-fields", "logs.fields.cookie-case-kept")
-def test_cookie_names_keep_their_case(rules_api: RulesApiClient) -> None:
-    """Cookie names are returned as sent, and names differing only in case stay distinct."""
-    names = ["SessionID", "sessionid", "mixedCase"]
+def _cookies_shown(rules_api: RulesApiClient, names: list[str]) -> list[str]:
+    """PUT one rule with these cookie names and read them back with GET."""
     rule = log_rule(request=("x-a",), cookies=tuple(names))
     with entrypoint_guard(rules_api):
         ruleset_id = ensure_entrypoint(rules_api)
-        rules_api.update_ruleset(ruleset_id, {"rules": [rule]}).assert_envelope_ok(200)
+        reply = rules_api.update_ruleset(ruleset_id, {"rules": [rule]})
+        require_ok(reply, "PUT of a rule with cookie_fields")
         shown = rules_api.get_ruleset(ruleset_id).assert_envelope_ok(200)
-        cookies = [f["name"] for f in shown["rules"][0]["action_parameters"]["cookie_fields"]]
-        assert cookies == names, cookies
+    params = shown["rules"][0].get("action_parameters", {})
+    return [f.get("name") for f in params.get("cookie_fields", [])]
+
+
+@pytest.mark.rule("logs.fields.cookie-fields")
+def test_cookie_names_keep_their_case(rules_api: RulesApiClient) -> None:
+    """Cookie names come back with the capitalization sent."""
+    names = ["SessionID", "mixedCase"]
+    shown = _cookies_shown(rules_api, names)
+    assert shown == names, f"cookie_fields sent {names}, shown {shown}"
+
+
+@pytest.mark.rule("logs.fields.cookie-case-kept")
+def test_cookie_names_differing_in_case_stay_distinct(rules_api: RulesApiClient) -> None:
+    """Two names differing only in case come back as two distinct names (not merged)."""
+    shown = _cookies_shown(rules_api, ["SessionID", "sessionid"])
+    assert len(shown) == 2 and shown[0] != shown[1], (
+        f"cookie_fields sent ['SessionID', 'sessionid'], shown {shown}"
+    )
 
 
 @pytest.mark.parametrize(
