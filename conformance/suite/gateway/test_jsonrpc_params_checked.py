@@ -49,6 +49,7 @@ VALID: list[tuple[str, list[Any]]] = [
     ("eth_call", [{"to": ADDR}]),
     ("eth_getLogs", [{"address": ADDR, "toBlock": "latest"}]),  # fromBlock omitted
     ("eth_getLogs", [{"fromBlock": "latest", "address": [ADDR], "topics": [None, [HASH0]]}]),
+    ("eth_getLogs", [{"fromBlock": "latest", "topics": [HASH0, None, None, [HASH0]]}]),  # 4
 ]
 
 
@@ -96,6 +97,7 @@ INVALID: list[tuple[str, list[Any]]] = [
     ("eth_getLogs", [{"address": [42]}]),
     ("eth_getLogs", [{"topics": [42]}]),
     ("eth_getLogs", [{"topics": [[42]]}]),
+    ("eth_getLogs", [{"fromBlock": "latest", "topics": [HASH0, None, None, None, None]}]),  # 5
 ]
 
 
