@@ -31,9 +31,10 @@ class Selection:
     areas: tuple[str, ...] = ()
     rules: tuple[str, ...] = ()
     as_of: tuple[str, ...] = ("today",)
+    moto: bool = False  # launch the reference with a loopback moto server as migration source
 
     def args(self) -> list[str]:
-        out: list[str] = []
+        out: list[str] = ["--moto"] if self.moto else []
         for area in self.areas:
             out += ["--area", area]
         for rule in self.rules:
@@ -71,6 +72,7 @@ def load_config(path: Path = HERE / "selection.yaml") -> Config:
             areas=tuple(item.get("area", ())),
             rules=tuple(item.get("rule", ())),
             as_of=tuple(str(d) for d in item.get("as_of", ["today"])),
+            moto=bool(item.get("moto", False)),
         )
         cfg.entries.append((item["glob"], sel))
     return cfg
