@@ -112,7 +112,7 @@ def test_upload_in_progress_never_survives_its_bucket(s3, names):
         if listed.status != 501:  # ListMultipartUploads is served from 2022-07-13 on
             listed.assert_ok()
             ids = [e.text for e in listed.xml.iter() if e.tag.endswith("UploadId")]
-            assert upload_id not in ids, "the deleted bucket's upload is listed in the recreated one"
+            assert upload_id not in ids, "the deleted bucket's upload is listed in the new one"
         complete = (
             "<CompleteMultipartUpload><Part><PartNumber>1</PartNumber>"
             f"<ETag>{etag}</ETag></Part></CompleteMultipartUpload>"
