@@ -75,9 +75,7 @@ def test_concurrent_puts_to_one_key_never_mix(ref: RefProcess) -> None:
 
 
 @pytest.mark.parametrize("delay", ["0", "0.3"], ids=["no-delay", "slow-complete"])
-def test_concurrent_completes_one_wins_others_clean(
-    launch: Callable[..., RefProcess], delay: str
-) -> None:
+def test_concurrent_completes_publish_once(launch: Callable[..., RefProcess], delay: str) -> None:
     ref = launch(
         "--profile",
         f"multipart_min_part_bytes={PART}",
@@ -119,7 +117,9 @@ def test_concurrent_completes_one_wins_others_clean(
             outcomes = list(pool.map(complete, range(WORKERS), timeout=120))
         winners = [o for o in outcomes if o[0] == 200]
         losers = {o for o in outcomes if o[0] != 200}
-        assert len(winners) == 1, outcomes
+        # one completion publishes; one that arrives after it, with the same parts, is answered
+        # as S3 answers a retried completion: the same success (docs/decisions.md)
+        assert winners and len({etag for _, etag in winners}) == 1, outcomes
         assert losers <= {(429, "TooMuchConcurrency"), (404, "NoSuchUpload")}, losers
         got = client.get_object(Bucket=bucket, Key=key)
         assert got["Body"].read() == body
