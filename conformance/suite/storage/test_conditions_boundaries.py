@@ -7,19 +7,12 @@ are the object's own Last-Modified (HTTP dates have whole seconds), one second b
 
 from __future__ import annotations
 
-import datetime as dt
-from email.utils import format_datetime, parsedate_to_datetime
-
 import pytest
 
 from conformance.clients import s3_multipart as mp
+from conformance.suite.storage.http_dates import shift
 
 OLD, NEW = b"the stored object", b"the replacement"
-
-
-def _shift(http_date: str, seconds: int) -> str:
-    moment = parsedate_to_datetime(http_date) + dt.timedelta(seconds=seconds)
-    return format_datetime(moment.astimezone(dt.UTC), usegmt=True)
 
 
 @pytest.fixture
@@ -42,14 +35,14 @@ def _refused_put(s3, bucket, key, headers, old=OLD):
 def test_put_if_modified_since_not_later_is_412(s3, stored, offset):
     """If-Modified-Since equal to (or after) Last-Modified: not modified since, so 412."""
     bucket, key, modified = stored
-    _refused_put(s3, bucket, key, {"If-Modified-Since": _shift(modified, offset)})
+    _refused_put(s3, bucket, key, {"If-Modified-Since": shift(modified, offset)})
 
 
 @pytest.mark.rule("storage.put-object.conditional-met")
 def test_put_if_modified_since_one_second_before_writes(s3, stored):
     """If-Modified-Since one second before Last-Modified holds: the write happens."""
     bucket, key, modified = stored
-    headers = {"If-Modified-Since": _shift(modified, -1)}
+    headers = {"If-Modified-Since": shift(modified, -1)}
     s3.wire.put_object(bucket, key, NEW, headers=headers).assert_ok()
     assert s3.wire.get_object(bucket, key).assert_ok().body == NEW
 
@@ -66,7 +59,7 @@ def test_put_if_unmodified_since_equal_writes(s3, stored):
 def test_put_if_unmodified_since_one_second_before_is_412(s3, stored):
     """If-Unmodified-Since one second before Last-Modified: modified since, so 412."""
     bucket, key, modified = stored
-    _refused_put(s3, bucket, key, {"If-Unmodified-Since": _shift(modified, -1)})
+    _refused_put(s3, bucket, key, {"If-Unmodified-Since": shift(modified, -1)})
 
 
 @pytest.mark.rule("storage.put-object.conditional-412")

@@ -6,15 +6,9 @@ then counts as modified after it), invert the test, or ignore the header on HEAD
 
 from __future__ import annotations
 
-import datetime as dt
-from email.utils import format_datetime, parsedate_to_datetime
-
 import pytest
 
-
-def _shift(http_date: str, seconds: int) -> str:
-    moment = parsedate_to_datetime(http_date) + dt.timedelta(seconds=seconds)
-    return format_datetime(moment.astimezone(dt.UTC), usegmt=True)
+from conformance.suite.storage.http_dates import shift
 
 
 @pytest.fixture
@@ -31,7 +25,7 @@ def stored(s3, bucket, names):
 def test_if_unmodified_since_before_last_modified_is_412(s3, stored, method):
     """One second before LastModified: the object was modified since, so 412."""
     bucket, key, modified = stored
-    headers = {"If-Unmodified-Since": _shift(modified, -1)}
+    headers = {"If-Unmodified-Since": shift(modified, -1)}
     reply = s3.wire.request(method, bucket, key, headers=headers)
     assert reply.status == 412, f"{method} If-Unmodified-Since before: {reply.status}"
     if method == "GET":
@@ -44,7 +38,7 @@ def test_if_unmodified_since_before_last_modified_is_412(s3, stored, method):
 def test_if_unmodified_since_equal_or_later_is_met(s3, stored, method, offset):
     """Equal to (or after) LastModified: not modified since, the object is served."""
     bucket, key, modified = stored
-    headers = {"If-Unmodified-Since": _shift(modified, offset)}
+    headers = {"If-Unmodified-Since": shift(modified, offset)}
     reply = s3.wire.request(method, bucket, key, headers=headers).assert_ok()
     if method == "GET":
         assert reply.body == b"dated object"
@@ -56,7 +50,7 @@ def test_if_unmodified_since_equal_or_later_is_met(s3, stored, method, offset):
 def test_if_modified_since_not_earlier_is_304(s3, stored, method, offset):
     """If-Modified-Since equal to (or after) LastModified: not modified since, 304, no body."""
     bucket, key, modified = stored
-    headers = {"If-Modified-Since": _shift(modified, offset)}
+    headers = {"If-Modified-Since": shift(modified, offset)}
     reply = s3.wire.request(method, bucket, key, headers=headers)
     assert reply.status == 304, f"{method} If-Modified-Since +{offset}s: {reply.status}"
     assert not reply.body
@@ -67,7 +61,7 @@ def test_if_modified_since_not_earlier_is_304(s3, stored, method, offset):
 def test_if_modified_since_earlier_serves(s3, stored, method):
     """If-Modified-Since one second before LastModified: modified since, served."""
     bucket, key, modified = stored
-    headers = {"If-Modified-Since": _shift(modified, -1)}
+    headers = {"If-Modified-Since": shift(modified, -1)}
     reply = s3.wire.request(method, bucket, key, headers=headers).assert_ok()
     if method == "GET":
         assert reply.body == b"dated object"
