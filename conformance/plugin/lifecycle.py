@@ -10,7 +10,7 @@ import json
 import shutil
 import warnings
 
-from conformance.plugin import account, cleanup, launcher
+from conformance.plugin import account, cleanup, launcher, target_version
 from conformance.plugin.state import State
 from conformance.plugin.targets import REFERENCE, Target
 
@@ -55,6 +55,7 @@ def finish_run(state: State) -> list[str]:
         account.unregister_run(state, target)
     except Exception as exc:
         warnings.warn(cleanup.CleanupWarning(f"cleanup failed: {exc}"), stacklevel=1)
+    state.target_version = target_version.probe(target, state.surfaces_used)
     if not state.run_dir.exists():
         return failed
     message = launcher.stop(state.run_dir, state.reference)

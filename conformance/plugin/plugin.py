@@ -140,5 +140,7 @@ def _write_results(config: pytest.Config) -> None:
         run_id=state.options.run_id or results_file.default_run_id(started, state.run_prefix),
         started=started, finished=finished,
     )  # fmt: skip
+    if state.target_version:
+        document["run"]["target_version"] = state.target_version
     assert state.options.results is not None
     results_file.write(state.options.results, document)

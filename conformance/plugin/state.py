@@ -39,6 +39,7 @@ class State:
     preflight_done: dict[str, str | None] = field(default_factory=dict)
     surfaces_used: set[str] = field(default_factory=set)
     registered: bool = False  # this process entered the run in the safety registry
+    target_version: str | None = None  # what the target says of itself (end of run)
 
     def catalog(self, config: pytest.Config) -> Any:
         """The rule catalog, loaded on first use (a conftest may supply a test catalog)."""
