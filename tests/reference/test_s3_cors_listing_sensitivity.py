@@ -55,7 +55,7 @@ CASES: list[tuple[list[str], dict[str, str]]] = [
     ([LO + "key-count"], {"deviate_key_count_keys_only": "true"}),
     ([LO + "no-cursor-at-max-keys"], {"deviate_cursor_when_full": "true"}),
     ([LB + "ext-max-keys", LB + "ext-start-after", LB + "ext-continuation-token",
-      LB + "ext-prefix", LB + "per-page-zero", LB + "per-page-zero-empty"],
+      LB + "ext-prefix", LB + "per-page-zero-empty"],
      {"list_buckets_ext_params": "false"}),
     (["storage.auth.presigned-list-buckets", "storage.auth.presigned-list-objects"],
      {"s3_presigned_list": "false"}),

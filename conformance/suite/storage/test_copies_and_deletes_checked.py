@@ -136,13 +136,17 @@ def test_delete_object_removes_only_that_key(s3, bucket):
 @pytest.mark.rule("storage.delete-objects.deletes-listed")
 def test_delete_objects_goes_on_after_a_key_it_cannot_take(s3, bucket):
     """A key over 1024 bytes listed first does not stop the keys after it: either the whole
-    request is refused (400, nothing deleted) or every valid key is deleted and reported."""
-    for key in ("after1", "after2"):
+    request is refused (400, nothing deleted) or every valid key (one of exactly 1024 bytes
+    among them) is deleted and reported, and the over-long one is not reported deleted."""
+    at_limit = "m" * 1024
+    for key in ("after1", "after2", at_limit):
         s3.wire.put_object(bucket, key, b"x").assert_ok()
-    reply = s3.wire.delete_objects(bucket, ["k" * 1025, "after1", "after2"])
+    reply = s3.wire.delete_objects(bucket, ["k" * 1025, "after1", "after2", at_limit])
     if reply.status == 400:
-        assert _keys(s3, bucket) == ["after1", "after2"]
+        assert _keys(s3, bucket) == ["after1", "after2", at_limit]
         return
     reply.assert_ok()
-    assert {"after1", "after2"} <= set(_reported(reply, "Deleted")), reply.body[:400]
+    deleted = set(_reported(reply, "Deleted"))
+    assert {"after1", "after2", at_limit} <= deleted, reply.body[:400]
+    assert "k" * 1025 not in deleted, "a key over 1024 bytes was reported deleted"
     assert _keys(s3, bucket) == []
