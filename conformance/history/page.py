@@ -12,7 +12,7 @@ from markupsafe import Markup
 from conformance import __version__
 from conformance.history.analysis import STATUS_ORDER, History, build_history
 from conformance.history.store import Store
-from conformance.report.render import _asset, write_html
+from conformance.report.render import _asset, page_environment, write_html
 
 # Line colours of the score chart, one per area (colour-blind friendly, Okabe-Ito).
 AREA_COLOURS = ("#0072b2", "#e69f00", "#009e73", "#cc79a7", "#56b4e9", "#d55e00", "#000000")
@@ -59,13 +59,7 @@ def status_class(status: str | None) -> str:
 
 
 def environment() -> jinja2.Environment:
-    env = jinja2.Environment(
-        loader=jinja2.PackageLoader("conformance.history", "templates"),
-        autoescape=True,
-        undefined=jinja2.StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
+    env = page_environment("conformance.history")
     env.filters["sclass"] = status_class
     env.globals["report_css"] = _asset("report.css")
     env.globals["history_css"] = Markup(

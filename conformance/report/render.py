@@ -22,15 +22,20 @@ def _asset(name: str) -> Markup:
     return Markup(text)
 
 
-def environment() -> jinja2.Environment:
-    """Autoescaping everywhere: messages, evidence and bodies come from the target."""
-    env = jinja2.Environment(
-        loader=jinja2.PackageLoader("conformance.report", "templates"),
+def page_environment(package: str) -> jinja2.Environment:
+    """The templates of `package`, autoescaped everywhere: messages, evidence and bodies come
+    from the target (the report's and the history page's templates alike)."""
+    return jinja2.Environment(
+        loader=jinja2.PackageLoader(package, "templates"),
         autoescape=True,
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
     )
+
+
+def environment() -> jinja2.Environment:
+    env = page_environment("conformance.report")
     env.filters["pct"] = pct
     env.globals["asset"] = _asset
     env.globals["renderer_version"] = __version__

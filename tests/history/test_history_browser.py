@@ -2,27 +2,15 @@
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 from pathlib import Path
 
-import pytest
+from helpers.browser import chromium, needs_chromium
 from history_helpers import night_doc
 
 from conformance.history.page import write_history
 from conformance.history.store import Store
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Debian package chromium not installed")
-
-
-def chromium(*args: str) -> subprocess.CompletedProcess[str]:
-    assert CHROMIUM is not None
-    return subprocess.run(
-        [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr",
-         "--v=0", *args],
-        capture_output=True, text=True, timeout=60, check=False,
-    )  # fmt: skip
+pytestmark = needs_chromium
 
 
 def test_history_page_in_a_browser(tmp_path: Path) -> None:

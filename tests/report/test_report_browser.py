@@ -2,26 +2,14 @@
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 from pathlib import Path
 from typing import Any
 
-import pytest
+from helpers.browser import chromium, needs_chromium
 
 from conformance.report.render import render_report, write_html
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Debian package chromium not installed")
-
-
-def chromium(*args: str) -> subprocess.CompletedProcess[str]:
-    assert CHROMIUM is not None
-    return subprocess.run(
-        [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr",
-         "--v=0", *args],
-        capture_output=True, text=True, timeout=60, check=False,
-    )  # fmt: skip
+pytestmark = needs_chromium
 
 
 def test_report_opens_without_console_errors(mixed: dict[str, Any], tmp_path: Path) -> None:
