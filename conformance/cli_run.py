@@ -17,6 +17,7 @@ from types import FrameType
 from typing import Any
 
 from conformance.report.load import FAILING_STATUSES, ResultsError, failing_cases, load_results
+from conformance.results import write_results
 
 PYTEST_NO_TESTS = 5
 PYTEST_MEANINGS = {
@@ -78,6 +79,8 @@ def build_pytest_argv(
         "--results", str(run_dir / "results.json"),
         "--junitxml", str(run_dir / "junit.xml"),
         "-o", "junit_family=xunit2",
+        # a module that does not import fails its own rules (ERROR), not the whole run
+        "--continue-on-collection-errors",
         # pytest-timeout: a target that hangs costs one test an ERROR, never the whole run
         "--timeout", str(opts.case_timeout),
     ]  # fmt: skip
@@ -132,7 +135,43 @@ def run_exit_code(doc: dict[str, Any] | None, pytest_rc: int) -> tuple[int, list
             f"pytest exited with code {pytest_rc} ({meaning}) "
             "although no case failed; see its output above"
         ]
+    blocking = uncertified_must(doc)
+    if blocking:
+        return 1, [f"not certified: MUST rules in force that did not pass: {blocking}"]
     return 0, []
+
+
+def uncertified_must(doc: dict[str, Any]) -> str:
+    """What keeps a run with no failing case from certification, in a few words ('' when
+    nothing does, or only known failures (XFAIL) do: those are expected by the user)."""
+    summary = doc.get("summary") or {}
+    if summary.get("certified"):
+        return ""
+    counts: dict[str, int] = {}
+    for levels in (summary.get("areas") or {}).values():
+        must = (levels or {}).get("MUST") or {}
+        for key in ("flaky", "untested"):
+            counts[key] = counts.get(key, 0) + int(must.get(key) or 0)
+    problems = (doc.get("run") or {}).get("problems") or []
+    parts = [f"{n} {key.upper()}" for key, n in counts.items() if n]
+    if problems:
+        parts.append(f"{len(problems)} run problem(s)")
+    return ", ".join(parts)
+
+
+def agree(doc: dict[str, Any], code: int, reasons: list[str]) -> bool:
+    """Make the verdict agree with a non-zero exit status: a run that fails outside any case
+    (pytest's own error, an interrupt) is NOT CERTIFIED, with the reason in results.json.
+    True when the document changed."""
+    summary = doc.get("summary") or {}
+    if code == 0 or not summary.get("certified"):
+        return False
+    run_info = doc.setdefault("run", {})
+    run_info.setdefault("problems", []).append(
+        {"kind": "pytest", "where": "pytest", "message": "; ".join(reasons), "rules": []}
+    )
+    summary["certified"] = False
+    return True
 
 
 def call_forwarding_signals(argv: list[str]) -> int:
@@ -195,12 +234,14 @@ def run(opts: RunOptions) -> int:
     doc, problem = _read_results(run_dir / "results.json")
     if problem:
         print(f"error: {problem}", file=sys.stderr)
+    code, reasons = run_exit_code(doc, pytest_rc)
     if doc is not None:
+        if agree(doc, code, reasons):
+            write_results(run_dir / "results.json", doc)
         index = write_html(render_report(doc, opts.spec_base), run_dir / "index.html")
         print(f"\nreport: {index}")
         for line in summary_lines(doc):
             print(line)
-    code, reasons = run_exit_code(doc, pytest_rc)
     for reason in reasons:
         print(reason, file=sys.stderr)
     if doc is not None and opts.history:

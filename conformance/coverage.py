@@ -91,3 +91,23 @@ def covered_rule_ids(package: str = SUITE_PACKAGE) -> dict[str, list[str]]:
             if where not in places:
                 places.append(where)
     return {rule_id: sorted(places) for rule_id, places in sorted(covered.items())}
+
+
+def rule_ids_in_file(path: str) -> list[str]:
+    """Rule ids named by one test module (or every module under a package directory), read
+    from its source: what a module that failed to import would have checked."""
+    import os
+
+    files = [path] if os.path.isfile(path) else []
+    if os.path.isdir(path):
+        for folder, _dirs, names in os.walk(path):
+            files += [os.path.join(folder, n) for n in sorted(names) if n.endswith(".py")]
+    found: list[str] = []
+    for name in files:
+        try:
+            with open(name, encoding="utf-8") as handle:
+                pairs = list(_scan_module(handle.read(), name))
+        except (OSError, SyntaxError, UnicodeDecodeError):
+            continue
+        found += [rule_id for rule_id, _where in pairs if rule_id not in found]
+    return found

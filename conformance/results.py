@@ -192,3 +192,19 @@ def load_schema() -> dict[str, Any]:
 def validate(document: Mapping[str, Any]) -> None:
     """Raise jsonschema.ValidationError when `document` is not a valid results.json."""
     jsonschema.Draft202012Validator(load_schema()).validate(document)
+
+
+def write_results(path: Any, document: Mapping[str, Any]) -> None:
+    """Validate, then write atomically and durably (a reader never sees half a file)."""
+    import os
+    from pathlib import Path
+
+    validate(document)
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(target.name + ".tmp")
+    with tmp.open("w", encoding="utf-8") as handle:
+        handle.write(json.dumps(document, indent=2) + "\n")
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(tmp, target)

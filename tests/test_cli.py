@@ -42,6 +42,7 @@ def test_run_builds_the_pytest_argv(tmp_path: Path) -> None:
         "-n", "2", "--target", "staging", "--run-id", "r1",
         "--results", str(tmp_path / "r1" / "results.json"),
         "--junitxml", str(tmp_path / "r1" / "junit.xml"), "-o", "junit_family=xunit2",
+        "--continue-on-collection-errors",
         "--timeout", "300", "--targets-file", "t.toml", "--as-of", "2022-05-01",
         "--rule", "storage.delete", "--rule", "storage.get", "--area", "storage",
         "--reference-profile", "a=1", "-x", "-k", "limit",

@@ -125,6 +125,24 @@ def ensure_running(run_dir: Path, as_of: dt.date, profile: dict[str, str]) -> Re
         return launch(run_dir, as_of, profile)
 
 
+def died(run_dir: Path, own: ReferenceProcess | None = None) -> str | None:
+    """Why the run's reference is not running when the run ends, or None while it runs: a
+    reference that died mid-run broke every later case, and the verdict must say so."""
+    log_tail = "stderr tail:\n" + _stderr_tail(stderr_path(run_dir))
+    if own is not None and own.process is not None:
+        code = own.process.poll()
+        if code is None:
+            return None
+        return f"reference implementation exited with code {code} during the run; {log_tail}"
+    try:
+        pid = int(json.loads(ready_path(run_dir).read_text(encoding="utf-8"))["pid"])
+    except (OSError, ValueError, KeyError):
+        return None  # never launched: nothing died
+    if alive(pid):
+        return None
+    return f"reference implementation (pid {pid}) was gone before the run ended; {log_tail}"
+
+
 def stop(run_dir: Path, own: ReferenceProcess | None = None) -> str | None:
     """Stop the run's reference (SIGTERM, then SIGKILL); a message when it had to be killed."""
     ready = ready_path(run_dir)

@@ -58,6 +58,12 @@ def finish_run(state: State) -> list[str]:
     state.target_version = target_version.probe(target, state.surfaces_used)
     if not state.run_dir.exists():
         return failed
+    dead = launcher.died(state.run_dir, state.reference)
+    if dead:
+        state.problems.append(
+            {"kind": "reference", "where": "reference implementation", "message": dead,
+             "rules": []}
+        )  # fmt: skip
     message = launcher.stop(state.run_dir, state.reference)
     if message:
         warnings.warn(cleanup.CleanupWarning(message), stacklevel=1)

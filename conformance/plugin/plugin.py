@@ -27,12 +27,14 @@ from conformance.plugin import (
 )
 from conformance.plugin.options import Options, add_options, read_options
 from conformance.plugin.records import CaseRecorder
+from conformance.plugin.run_problems import ProblemRecorder
 from conformance.plugin.state import STATE_KEY, WORKERINPUT_KEY, State, build_state, get_state
 from conformance.plugin.targets import REFERENCE
 from conformance.safety import signals
 
 SUBPLUGINS = (collection, applicability, recorder, fixtures, zone_lock, expectations, allure_labels)
 RECORDER_KEY = pytest.StashKey[CaseRecorder]()
+PROBLEMS_KEY = pytest.StashKey[ProblemRecorder]()
 STARTED_KEY = pytest.StashKey[str]()
 USED_KEY = "edge_conformance_surfaces_used"
 SIGNALS_KEY = pytest.StashKey[Any]()
@@ -85,6 +87,8 @@ def pytest_configure(config: pytest.Config) -> None:
         config.stash[RECORDER_KEY] = CaseRecorder(config.rootpath, links=links)
         config.stash[STARTED_KEY] = started
         config.pluginmanager.register(config.stash[RECORDER_KEY], "edge_conformance.records")
+        config.stash[PROBLEMS_KEY] = ProblemRecorder(config.rootpath, state.problems)
+        config.pluginmanager.register(config.stash[PROBLEMS_KEY], "edge_conformance.problems")
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -135,8 +139,9 @@ def _write_results(config: pytest.Config) -> None:
     cases = config.stash[RECORDER_KEY]
     cases.finish_all()
     started, finished = config.stash[STARTED_KEY], results_file.utc_now()
+    errors = config.stash[PROBLEMS_KEY].error_cases()
     document = results_file.build_document(
-        state.options, state.catalog(config), cases.cases,
+        state.options, state.catalog(config), [*cases.cases, *errors], problems=state.problems,
         run_id=state.options.run_id or results_file.default_run_id(started, state.run_prefix),
         started=started, finished=finished,
     )  # fmt: skip

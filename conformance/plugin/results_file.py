@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import json
-import os
 import subprocess
 from importlib import metadata
 from pathlib import Path
@@ -50,13 +48,17 @@ def build_document(
     run_id: str,
     started: str,
     finished: str,
+    problems: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
-    """The whole results.json; rules are those of the --rule/--area selection."""
+    """The whole results.json; rules are those of the --rule/--area selection. Any run
+    problem (run_problems.py) makes the verdict NOT CERTIFIED, whatever the rules say."""
     rules = selected(list(catalog.rules.values()), options.rules, options.areas)
     rule_ids = {rule.id for rule in rules}
     kept = [case for case in cases if case["rule_id"] in rule_ids]
     rule_records, summary = results.roll_up(rules, kept, options.as_of, options.target)
-    return {
+    if problems:
+        summary["certified"] = False
+    document: dict[str, Any] = {
         "schema_version": results.SCHEMA_VERSION,
         "run": {
             "run_id": run_id, "target": options.target, "as_of": options.as_of.isoformat(),
@@ -69,12 +71,11 @@ def build_document(
         "rules": rule_records,
         "summary": summary,
     }  # fmt: skip
+    if problems:
+        document["run"]["problems"] = problems
+    return document
 
 
 def write(path: Path, document: dict[str, Any]) -> None:
-    """Validate against the schema, then write atomically (a reader never sees half a file)."""
-    results.validate(document)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    """Validate against the schema, then write atomically (results.write_results)."""
+    results.write_results(path, document)

@@ -40,6 +40,8 @@ class State:
     surfaces_used: set[str] = field(default_factory=set)
     registered: bool = False  # this process entered the run in the safety registry
     target_version: str | None = None  # what the target says of itself (end of run)
+    # what no case records: a module that did not import, an internal error, a dead reference
+    problems: list[dict[str, Any]] = field(default_factory=list)
 
     def catalog(self, config: pytest.Config) -> Any:
         """The rule catalog, loaded on first use (a conftest may supply a test catalog)."""

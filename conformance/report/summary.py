@@ -60,8 +60,20 @@ def summary_lines(doc: Results) -> list[str]:
     areas = summary.get("areas") or {}
     width = max([len(a) for a in areas] + [7]) + 2
     lines = [area_line(a, areas[a] or {}, width) for a in sorted(areas, key=area_sort_key)]
+    for problem in (doc.get("run") or {}).get("problems") or []:
+        lines.append(problem_line(problem))
     verdict = (
         "CERTIFIED at MUST level" if summary.get("certified") else ("NOT CERTIFIED at MUST level")
     )
     lines.append(f"verdict: {verdict}, for {run_scope(doc).phrase()}")
     return lines
+
+
+def problem_line(problem: dict[str, Any]) -> str:
+    """`problem (collection) in MODULE: first line of the error; N rules ERROR: a, b, ...`."""
+    message = str(problem.get("message") or "").strip()
+    first = message.splitlines()[0] if message else ""
+    rules = list(problem.get("rules") or [])
+    shown = ", ".join(rules[:6]) + (f", ... ({len(rules)} in all)" if len(rules) > 6 else "")
+    tail = f"; rules ERROR: {shown}" if rules else ""
+    return f"problem ({problem.get('kind')}) in {problem.get('where')}: {first}{tail}"
