@@ -94,8 +94,12 @@ class MgmtClient(EnvelopeClient):
         return self.request("GET", self.r2("/audit"), params=params)
 
     # -- REFERENCE-ONLY: the reference's moving clock ------------------------------------------
-    def advance_clock(self, seconds: float) -> Reply:
-        return self.request("POST", "/_reference/clock", body={"advance_seconds": seconds})
+    def advance_clock(self, seconds: float, bucket: str | None = None) -> Reply:
+        """Move the clock of one bucket of the credentials' account (None: every bucket's)."""
+        body: dict[str, Any] = {"advance_seconds": seconds}
+        if bucket is not None:
+            body["bucket"] = bucket
+        return self.request("POST", "/_reference/clock", body=body)
 
 
 def preflight(surface: Mapping[str, Any]) -> str | None:

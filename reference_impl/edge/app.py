@@ -20,7 +20,6 @@ import asyncio
 import contextlib
 import json
 import secrets
-import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -38,6 +37,7 @@ from reference_impl.edge.records import (
     base_record,
     custom_field_objects,
 )
+from reference_impl.lifecycle import clock
 
 FLUSH_PATH = "/cdn-cgi/edge-conformance/flush"
 TRANSFORMED_HEADER = "x-ec-transform"
@@ -111,7 +111,7 @@ class Edge:
         if request.url.path == FLUSH_PATH and request.method == "POST":
             batches = await self.delivery.flush()
             return JSONResponse({"batches": batches})
-        start_ns = time.time_ns()
+        start_ns = clock.of(self.ctx).now_ns()
         original = _raw_headers(request)
         uri = request.url.path + (f"?{request.url.query}" if request.url.query else "")
         transformed = transform(original)
@@ -139,7 +139,7 @@ class Edge:
         record: dict[str, Any] = base_record(
             ray_id=secrets.token_hex(8),
             start_ns=start_ns,
-            end_ns=time.time_ns(),
+            end_ns=clock.of(self.ctx).now_ns(),
             host=request.headers.get("host", ""),
             method=request.method,
             uri=uri,

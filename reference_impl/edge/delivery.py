@@ -22,6 +22,7 @@ import anyio
 
 from reference_impl.context import ServerContext
 from reference_impl.edge.records import job_line
+from reference_impl.lifecycle import clock
 from reference_impl.storage.engine import BucketGone
 
 LOG = logging.getLogger(__name__)
@@ -104,7 +105,7 @@ class Delivery:
         account = self.ctx.identity.account_id
         if store is None or store.get_bucket(account, bucket) is None:
             return f"bucket {bucket!r} does not exist"
-        now = dt.datetime.now(dt.UTC)
+        now = dt.datetime.fromtimestamp(store.clock.now(account, bucket), dt.UTC)
         folder = path.strip("/").replace("{DATE}", now.strftime("%Y%m%d"))
         stamp = now.strftime("%Y%m%dT%H%M%S.%fZ")
         name = f"{stamp}_{secrets.token_hex(4)}.log.gz"
@@ -129,7 +130,8 @@ class Delivery:
             job = state.jobs(zone_id).get(job_id)
             if job is None:
                 return
-            now = dt.datetime.now(dt.UTC).isoformat().replace("+00:00", "Z")
+            moment = dt.datetime.fromtimestamp(clock.now(self.ctx), dt.UTC)
+            now = moment.isoformat().replace("+00:00", "Z")
             if error is None:
                 job["last_complete"] = now
             else:

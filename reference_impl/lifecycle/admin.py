@@ -1,8 +1,10 @@
-"""`POST /client/v4/_reference/clock {advance_seconds}`: REFERENCE-ONLY, not part of the spec.
+"""`POST /client/v4/_reference/clock {advance_seconds, bucket?}`: REFERENCE-ONLY, not in the spec.
 
-Moves the reference's clock forward and runs the lifecycle applier at once, so that tests can
-see a rule of "1 day" act in a second. Answers `{offset_seconds, now, applied: {expired,
-aborted}}` in the envelope.
+Moves a clock forward and runs the lifecycle applier at once, so that tests can see a rule of
+"1 day" act in a second. With `bucket` (a bucket of the credentials' account) only that
+bucket's clock moves and only its rules are applied: tests in other buckets are untouched.
+Without it every bucket's clock moves (the server-wide offset). Answers `{offset_seconds, now,
+applied: {expired, aborted}, bucket}` in the envelope, for the clock that was moved.
 """
 
 from __future__ import annotations
@@ -27,7 +29,20 @@ class ClockAdmin:
             raise ApiError("clock_invalid", "advance_seconds must be a number", "/advance_seconds")
         if not 0 <= seconds <= MAX_ADVANCE:
             raise ApiError("clock_invalid", "0 <= advance_seconds <= 100 years", "/advance_seconds")
-        offset = clock.advance(self.ctx, float(seconds))
-        applied = applier.apply_all(self.ctx)
-        now = dt.datetime.fromtimestamp(clock.now(self.ctx), dt.UTC)
-        return {"offset_seconds": offset, "now": now.isoformat(), "applied": applied}
+        bucket = body.get("bucket")
+        if bucket is not None and not isinstance(bucket, str):
+            raise ApiError("clock_invalid", "bucket must be a bucket name", "/bucket")
+        account = self.ctx.identity.account_id if bucket is not None else None
+        if bucket is not None and self.ctx.store.get_bucket(account, bucket) is None:
+            raise ApiError("bucket_not_found", bucket)  # an offset must not wait for a bucket
+        moved = clock.of(self.ctx)
+        offset = moved.advance(float(seconds), account, bucket)
+        only = (account, bucket) if account is not None and bucket is not None else None
+        applied = applier.apply_all(self.ctx, only)
+        now = dt.datetime.fromtimestamp(moved.now(account, bucket), dt.UTC)
+        return {
+            "offset_seconds": offset,
+            "now": now.isoformat(),
+            "applied": applied,
+            "bucket": bucket,
+        }

@@ -1,9 +1,10 @@
-"""Applies lifecycle rules on the moving clock: expires objects, aborts stale uploads.
+"""Applies lifecycle rules on each bucket's clock: expires objects, aborts stale uploads.
 
 Runs when the reference clock is advanced (reference-only admin endpoint) and on its own every
 `lifecycle_apply_interval_seconds` once a bucket has rules. S3 semantics: an object expires at
 the first midnight UTC at or after its last modification plus the rule's days (or on the rule's
-Date); an upload is aborted likewise, counted from its initiation.
+Date); an upload is aborted likewise, counted from its initiation. Stamps and the judgement
+of them read the same bucket clock (lifecycle/clock.py).
 """
 
 from __future__ import annotations
@@ -60,16 +61,21 @@ def apply_bucket(ctx: ServerContext, account: str, bucket: str, rules: list[dict
     return {"expired": expired, "aborted": aborted}
 
 
-def apply_all(ctx: ServerContext) -> dict[str, int]:
-    """Apply every bucket's rules at the clock's now; counts of what was removed."""
+def apply_all(ctx: ServerContext, only: tuple[str, str] | None = None) -> dict[str, int]:
+    """Apply every bucket's rules (or one (account, bucket)'s) at that bucket's now.
+
+    Counts of what was removed.
+    """
     total = {"expired": 0, "aborted": 0}
     if ctx.profile.deviate_lifecycle_not_applied or not ctx.profile.lifecycles:
         return total
-    rows = ctx.store.db.execute(
-        "SELECT account, bucket, body FROM bucket_configs WHERE kind=?", (KIND,)
-    ).fetchall()
-    now = clock.now(ctx)
+    sql = "SELECT account, bucket, body FROM bucket_configs WHERE kind=?"
+    args: tuple[str, ...] = (KIND,)
+    if only is not None:
+        sql, args = sql + " AND account=? AND bucket=?", (KIND, *only)
+    rows = ctx.store.db.execute(sql, args).fetchall()
     for account, bucket, body in rows:
+        now = clock.now(ctx, account, bucket)
         done = apply_bucket(ctx, account, bucket, json.loads(body), now)
         for name, count in done.items():
             total[name] += count

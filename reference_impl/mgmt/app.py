@@ -19,6 +19,7 @@ from starlette.routing import Route
 
 from reference_impl import jsonbody
 from reference_impl.context import ServerContext
+from reference_impl.lifecycle import clock
 from reference_impl.mgmt.dashboard import dashboard_routes
 from reference_impl.mgmt.envelope import ApiError, error_table, fail, ok
 from reference_impl.mgmt.logpush import Jobs
@@ -42,7 +43,7 @@ class MgmtApi:
         error_table()  # fail at start, not on the first refusal, if the table is broken
         self.state = MgmtState(ctx.data_dir / "mgmt")
         ctx.shared["mgmt_state"] = self.state  # read by the edge surface (custom fields, jobs)
-        self.rulesets = Rulesets(ctx.profile, self.state)
+        self.rulesets = Rulesets(ctx.profile, self.state, clock.of(ctx))
         self.jobs = Jobs(ctx.profile, self.state, ctx.data_dir, ctx.store, ctx.identity.account_id)
         z = r"/zones/(?P<zone>[^/]+)"
         self.domains = R2Domains(ctx)

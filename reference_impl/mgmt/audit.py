@@ -52,8 +52,8 @@ def record(
         db.execute(
             "INSERT INTO audit_log (account, bucket, time, actor, action, change) "
             "VALUES (?,?,?,?,?,?)",
-            (account, bucket, clock.now(ctx), actor or f"account:{account}", action,
-             json.dumps(change)),
+            (account, bucket, clock.now(ctx, account, bucket), actor or f"account:{account}",
+             action, json.dumps(change)),
         )  # fmt: skip
 
 

@@ -15,9 +15,10 @@ def new_id(profile: Profile) -> str:
     return secrets.token_hex(8 if profile.deviate_short_ids else 16)
 
 
-def now_iso(profile: Profile) -> str:
-    """ISO 8601 UTC with fractional seconds, e.g. 2026-11-21T10:00:00.123456Z."""
-    now = dt.datetime.now(dt.UTC)
+def now_iso(profile: Profile, seconds: float) -> str:
+    """`seconds` (the reference's clock, lifecycle/clock.py) in ISO 8601 UTC with fractional
+    seconds, e.g. 2026-11-21T10:00:00.123456Z."""
+    now = dt.datetime.fromtimestamp(seconds, dt.UTC)
     if profile.deviate_timestamp_without_fraction:
         return now.strftime("%Y-%m-%dT%H:%M:%SZ")
     return now.strftime("%Y-%m-%dT%H:%M:%S.%fZ")

@@ -13,9 +13,11 @@ public entrypoint reads (`reference_impl/public/domains.py`); every change is au
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 
 from reference_impl.context import ServerContext
+from reference_impl.lifecycle import clock
 from reference_impl.mgmt import audit
 from reference_impl.mgmt.envelope import ApiError
 from reference_impl.public.domains import DOMAIN, MIN_TLS_VALUES, registry
@@ -80,6 +82,9 @@ class R2Domains:
             "zone_id": zone_id,
             "status": dict(SSL_STATUS),
             "min_tls": self.ctx.profile.custom_domain_min_tls,
+            "created": dt.datetime.fromtimestamp(
+                clock.now(self.ctx, account, bucket), dt.UTC
+            ).strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
         }
         record = self.domains.put(self._settings(body, base))
         audit.record(self.ctx, account, bucket, "PutBucketCustomDomain", self._public(record))

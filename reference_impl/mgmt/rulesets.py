@@ -12,6 +12,7 @@ import copy
 import re
 from typing import Any
 
+from reference_impl.lifecycle.clock import Clock
 from reference_impl.mgmt.common import new_id, now_iso, optional_str, require_object
 from reference_impl.mgmt.envelope import ApiError, drop_fields
 from reference_impl.mgmt.rule_validation import normalise_rules
@@ -38,9 +39,10 @@ LIST_FIELDS = ("id", "name", "description", "kind", "phase", "version", "last_up
 
 
 class Rulesets:
-    def __init__(self, profile: Profile, state: MgmtState) -> None:
+    def __init__(self, profile: Profile, state: MgmtState, clock: Clock) -> None:
         self.profile = profile
         self.state = state
+        self.clock = clock  # server-wide: rulesets belong to no bucket
 
     def list_all(self, zone_id: str) -> list[dict[str, Any]]:
         items = self.state.rulesets(zone_id).values()
@@ -71,7 +73,7 @@ class Rulesets:
             raise ApiError("zone_ruleset_exists", f"phase {phase}", "/kind")
         description = optional_str(body, "description", "ruleset_invalid") or ""
         rules = normalise_rules(self.profile, phase, body.get("rules", []))
-        now = now_iso(self.profile)
+        now = now_iso(self.profile, self.clock.now())
         ruleset = {
             "id": new_id(self.profile),
             "name": name,
@@ -129,7 +131,7 @@ class Rulesets:
             value = optional_str(body, key, "ruleset_invalid")
             if value is not None:
                 ruleset[key] = value
-        now = now_iso(self.profile)
+        now = now_iso(self.profile, self.clock.now())
         stamped = self._stamped(rules, ruleset["rules"], now)
         if self.profile.deviate_put_appends_rules:
             stamped = ruleset["rules"] + stamped

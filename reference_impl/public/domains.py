@@ -8,7 +8,6 @@ a bucket later created under the same name is private until a domain is linked t
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 import os
 import re
@@ -65,8 +64,9 @@ class DomainRegistry:
             ]
 
     def put(self, record: dict[str, Any]) -> dict[str, Any]:
+        """Store a domain's record; its `created` stamp comes from the caller's clock."""
         with self._lock:
-            record = {**record, "created": record.get("created") or _now()}
+            record = dict(record)
             self._domains[record["domain"]] = record
             self._save()
             return dict(record)
@@ -106,7 +106,3 @@ def registry(ctx: ServerContext) -> DomainRegistry:
         found = ctx.shared[SHARED_KEY] = DomainRegistry(ctx.data_dir / "public")
     assert isinstance(found, DomainRegistry)
     return found
-
-
-def _now() -> str:
-    return dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")

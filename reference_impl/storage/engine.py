@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import time
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from reference_impl.lifecycle.clock import Clock
 from reference_impl.storage.blobs import BlobInfo, BlobStore, inline_chunks
 from reference_impl.storage.checkpointer import BACKSTOP_PAGES, Checkpointer
 from reference_impl.storage.durability import WalSyncer
@@ -81,9 +81,11 @@ class ObjectRecord:
 class Store:
     """Everything the reference persists under `root`; survives restarts on the same root."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, clock: Clock | None = None) -> None:
         root.mkdir(parents=True, exist_ok=True)
         self.root = root
+        # stamps every write on its bucket's clock (lifecycle/clock.py); in memory only
+        self.clock = clock or Clock()
         self.blobs = BlobStore(root)
         self.db = sqlite3.connect(root / "meta.sqlite3", check_same_thread=False)
         self.db.execute("PRAGMA journal_mode=WAL")
@@ -136,11 +138,12 @@ class Store:
             cur = self.db.execute(
                 "INSERT OR IGNORE INTO buckets (account, name, location, created, gen) "
                 "VALUES (?, ?, ?, ?, ?)",
-                (account, name, location, time.time(), self.epoch),
+                (account, name, location, self.clock.now(), self.epoch),
             )
         if cur.rowcount != 1:
             return False
         self.epoch += 1
+        self.clock.forget(account, name)  # a new bucket starts on time
         return True
 
     def get_bucket(self, account: str, name: str) -> Bucket | None:
@@ -191,6 +194,7 @@ class Store:
                 ]
                 self.db.execute(f"DELETE FROM parts WHERE upload_id IN ({uploads})", where)
                 self.db.execute("DELETE FROM uploads WHERE account=? AND bucket=?", where)
+        self.clock.forget(account, name)
         for blob in files:
             self.blobs.remove(blob)
 
@@ -265,7 +269,7 @@ class Store:
             size=blob.size,
             etag=etag or blob.md5_hex,
             content_type=content_type,
-            modified=time.time(),
+            modified=self.clock.now(account, bucket),
             md5=blob.md5_hex,
             sha256=blob.sha256_hex,
             sha1=blob.sha1_hex,

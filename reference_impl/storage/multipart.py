@@ -10,7 +10,6 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
-import time
 import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -68,7 +67,8 @@ class UploadStore:
         self, account: str, bucket: str, key: str, content_type: str, meta: dict[str, Any]
     ) -> Upload:
         """A new upload; BucketGone when the bucket does not exist (any more)."""
-        upload = Upload(uuid.uuid4().hex, account, bucket, key, content_type, meta, time.time())
+        created = self.store.clock.now(account, bucket)
+        upload = Upload(uuid.uuid4().hex, account, bucket, key, content_type, meta, created)
         with self.db:
             added = self.db.execute(
                 "INSERT INTO uploads SELECT ?,?,?,?,?,?,? "
@@ -103,13 +103,15 @@ class UploadStore:
         """
         if blob.inline is not None:  # parts are read back as files when the upload completes
             raise ValueError("a part must be written with write_blob(..., inline=False)")
-        part = Part(number, blob.name, blob.size, blob.md5_hex, time.time())
         try:
             with self.db:
-                exists = "SELECT 1 FROM uploads WHERE upload_id=?"
-                if self.db.execute(exists, (upload_id,)).fetchone() is None:
+                owner = "SELECT account, bucket FROM uploads WHERE upload_id=?"
+                found = self.db.execute(owner, (upload_id,)).fetchone()
+                if found is None:
                     self.store.blobs.remove(blob.name)
                     raise UploadGone(upload_id)
+                stamp = self.store.clock.now(*found)  # the part's bucket's clock
+                part = Part(number, blob.name, blob.size, blob.md5_hex, stamp)
                 old = self.db.execute(
                     "SELECT blob FROM parts WHERE upload_id=? AND number=?", (upload_id, number)
                 ).fetchone()

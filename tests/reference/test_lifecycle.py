@@ -73,7 +73,7 @@ def test_date_rule_and_disabled_rule(
         {"ID": "b", "Filter": {"Prefix": "b/"}, "Status": "Disabled",
          "Expiration": {"Days": 1}},
     ]})  # fmt: skip
-    applied = mgmt.advance_clock(3 * DAY).assert_envelope_ok()["applied"]
+    applied = mgmt.advance_clock(3 * DAY, "lcy").assert_envelope_ok()["applied"]
     assert applied == {"expired": 1, "aborted": 0}
     keys = [o["Key"] for o in s3.list_objects_v2(Bucket="lcy")["Contents"]]
     assert keys == ["b/1"]
