@@ -1,5 +1,5 @@
 """Object lifecycles: Put/Get/DeleteBucketLifecycleConfiguration, and (reference-only) the
-rules applied on the reference's movable clock."""
+rules applied on the reference's movable clock, moved for the test's own bucket only."""
 
 from __future__ import annotations
 
@@ -96,7 +96,6 @@ def test_delete_then_404(s3, bucket):
     reply.assert_error(404, "NoSuchLifecycleConfiguration")
 
 
-@pytest.mark.xdist_group("reference-clock")
 @pytest.mark.rule("storage.lifecycle.expiration-applied-reference")
 def test_expiration_applied_on_clock(s3, mgmt, bucket, names):
     """Objects under the rule's prefix go once the clock passes the days; others stay."""
@@ -104,14 +103,13 @@ def test_expiration_applied_on_clock(s3, mgmt, bucket, names):
     for key in (old, kept):
         s3.wire.put_object(bucket, key, b"x").assert_ok()
     put_lifecycle(s3, bucket, lifecycle_xml(expire_rule("old", "old/", 1))).assert_ok()
-    mgmt.advance_clock(0).assert_envelope_ok()
+    mgmt.advance_clock(0, bucket).assert_envelope_ok()
     s3.wire.get_object(bucket, old).assert_ok()  # not yet: a day has not passed
-    mgmt.advance_clock(2 * DAY).assert_envelope_ok()
+    mgmt.advance_clock(2 * DAY, bucket).assert_envelope_ok()
     s3.wire.get_object(bucket, old).assert_error(404, "NoSuchKey")
     s3.wire.get_object(bucket, kept).assert_ok()
 
 
-@pytest.mark.xdist_group("reference-clock")
 @pytest.mark.rule("storage.lifecycle.abort-multipart-applied-reference")
 def test_abort_incomplete_uploads_on_clock(s3, mgmt, bucket, names):
     """An upload left incomplete is aborted once the clock passes DaysAfterInitiation."""
@@ -120,5 +118,5 @@ def test_abort_incomplete_uploads_on_clock(s3, mgmt, bucket, names):
     query = [("uploadId", upload_id)]
     put_lifecycle(s3, bucket, lifecycle_xml(abort_rule("abort", 1))).assert_ok()
     s3.wire.request("GET", bucket, key, query=query).assert_ok()  # ListParts: still there
-    mgmt.advance_clock(2 * DAY).assert_envelope_ok()
+    mgmt.advance_clock(2 * DAY, bucket).assert_envelope_ok()
     s3.wire.request("GET", bucket, key, query=query).assert_error(404, "NoSuchUpload")
