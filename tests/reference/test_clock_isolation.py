@@ -58,10 +58,14 @@ def test_server_wide_advance_spares_an_upload_made_after_it(started: Started) ->
     """The deterministic form of the flake: advance 8 days, create an upload, advance 0."""
     s3, mgmt = started
     s3.create_bucket(Bucket="later")  # carries the default rule: abort uploads after 7 days
-    mgmt.advance_clock(8 * DAY).assert_envelope_ok()
+    stale = _upload(s3, "later", "stale")
+    moved = mgmt.advance_clock(8 * DAY).assert_envelope_ok()
+    assert moved["applied"]["aborted"] == 1 and stale not in _listed(s3, "later")
     upload_id = _upload(s3, "later", "k")
     mgmt.advance_clock(0).assert_envelope_ok()  # a lifecycle pass
-    assert upload_id in _listed(s3, "later"), "an upload of seconds ago was aborted"
+    listed = _listed(s3, "later")
+    assert upload_id in listed, "an upload of seconds ago was aborted"
+    assert 7.5 < _days_ahead(listed[upload_id]) < 8.5, "every bucket's clock moved"
     _complete(s3, "later", "k", upload_id)
 
 
