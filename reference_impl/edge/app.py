@@ -47,6 +47,7 @@ RESPONSE_TRANSFORMED_VALUE = "rewritten-by-response-transform-rule"
 RESPOND_PREFIX = "x-ec-respond-"
 ORIGIN_COOKIES = ("ec_first=1; Path=/", "ec_second=2; Path=/")
 SHARED_KEY = "log_delivery"
+SHUTDOWN_FLUSH_S = 5.0
 
 
 def _raw_headers(request: Request) -> list[tuple[str, str]]:
@@ -167,8 +168,9 @@ def build_app(ctx: ServerContext) -> Starlette:
         finally:
             task.cancel()
             # shutting down: a batch that cannot go out has nowhere left to be reported
-            with contextlib.suppress(Exception):
-                await delivery.flush()
+            with contextlib.suppress(Exception):  # bounded: a slow collector cannot hold exit
+                await asyncio.wait_for(delivery.flush(), SHUTDOWN_FLUSH_S)
+            await delivery.cancel()
 
     methods = ["GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS"]
     return Starlette(
