@@ -9,16 +9,14 @@ from __future__ import annotations
 
 import asyncio
 
-READ_TIMEOUT = 10.0  # seconds between two bytes of the peer's answer
 
-
-async def post(
-    url: str, body: bytes, headers: dict[str, str], total: float, read: float = READ_TIMEOUT
-) -> str | None:
-    """POST `body`; None on a 2xx answer, else why not. Never longer than `total` seconds."""
+async def post(url: str, body: bytes, headers: dict[str, str], total: float) -> str | None:
+    """POST `body`; None on a 2xx answer, else why not. Never longer than `total` seconds,
+    and no shorter limit per read: a peer on a loaded machine (or a paused process, issue 22)
+    may be silent a long while and still answer within the total."""
     import httpx  # on first use: kept off the reference's cold start
 
-    timeout = httpx.Timeout(min(read, total), connect=min(read, total))
+    timeout = httpx.Timeout(total)
     try:
         async with asyncio.timeout(total):
             async with httpx.AsyncClient(
@@ -26,6 +24,8 @@ async def post(
             ) as client:
                 reply = await client.post(url, content=body, headers=headers)
     except TimeoutError:
+        return f"the destination did not answer within {total:g} s"
+    except httpx.TimeoutException:
         return f"the destination did not answer within {total:g} s"
     except httpx.HTTPError as exc:
         return f"cannot reach the destination: {type(exc).__name__}: {exc}"[:300]
