@@ -13,21 +13,30 @@ read complete before it on the same connection: the client saw only a 400 while 
 stored (row 9). Here every request read complete before the bad bytes is answered first, in
 order, and the error comes last; a request whose body the bad bytes broke is dropped as a
 disconnect, so its handler stores nothing.
+
+Request bodies are bounded the same way (issue 26, HIGH 3; `body_guard.py`): no byte for
+`body_idle_timeout`, or an average rate below `body_min_rate` once that grace is over, is
+answered 408 and closed; time the server itself kept reading paused (an app busy elsewhere, a
+body waiting for a slot) is never counted against the client.
 """
 
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any
 
 import httptools
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol, RequestResponseCycle
+
+from reference_impl.body_guard import FREE_BODY_BYTES, TRIMMER, BodySlots, GuardedFlow
 
 METHOD_ROOM = 16  # bytes of a method name before the request line's URL
 URL_PROBE = 64  # bytes of the URL searched for to find the request line
 REASONS = {
     400: b"Bad Request",
     408: b"Request Timeout",
+    503: b"Service Unavailable",
     431: b"Request Header Fields Too Large",
 }
 
@@ -37,6 +46,9 @@ class GuardedHttpTools(HttpToolsProtocol):
 
     max_header_bytes = 16384
     header_timeout = 15.0
+    body_idle_timeout = 30.0
+    body_min_rate = 1024.0  # bytes per second, averaged, after the first body_idle_timeout
+    body_slots: BodySlots | None = None  # shared by every listener of the process
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -48,14 +60,25 @@ class GuardedHttpTools(HttpToolsProtocol):
         self._running: RequestResponseCycle | None = None
         self._input_closed = False  # no more parsing: an error is answered or waits its turn
         self._deferred: tuple[int, str] | None = None
+        self._body_active = False  # headers complete, body still arriving
+        self._body_bytes = 0
+        self._body_started = self._last_byte = self._paused_base = 0.0
+        self._slot = False
+        self._slot_wait_since: float | None = None
+        self._body_timer: asyncio.TimerHandle | None = None
+        self.flow: GuardedFlow
 
     # -- connection -------------------------------------------------------------------------
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
+        self.flow = GuardedFlow(transport)
         self._arm_header_timer()  # a connection that never sends a byte is timed out too
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._cancel_header_timer()
+        if self._body_active:  # a body cut short: its buffers are garbage now
+            TRIMMER.soon(self.loop)
+        self._end_body()
         super().connection_lost(exc)
 
     def data_received(self, data: bytes) -> None:
@@ -79,6 +102,8 @@ class GuardedHttpTools(HttpToolsProtocol):
                 self._header_bytes = len(data) - self._request_line_at(data)
             if self._header_bytes > self.max_header_bytes:
                 self._refuse(431, f"request header block over {self.max_header_bytes} bytes")
+        if self._body_active and self._body_timer is None and not self._input_closed:
+            self._arm_body_timer(self.body_idle_timeout)
 
     def _request_line_at(self, data: bytes) -> int:
         """Where the message being read begins in `data`, at or a little before its request
@@ -99,9 +124,22 @@ class GuardedHttpTools(HttpToolsProtocol):
         self._in_headers = False
         self._cancel_header_timer()
         super().on_headers_complete()
+        now = time.monotonic()
+        self._body_active, self._body_bytes = True, 0
+        self._body_started = self._last_byte = now
+        self._paused_base = self.flow.paused_until(now)
+
+    def on_body(self, body: bytes) -> None:
+        if self._body_active:
+            self._body_bytes += len(body)
+            self._last_byte = time.monotonic()
+            if self._body_bytes > FREE_BODY_BYTES and not self._slot:
+                self._need_slot()
+        super().on_body(body)
 
     def on_message_complete(self) -> None:
         self._completed_in_feed = True
+        self._end_body()
         super().on_message_complete()
 
     # -- answering in order -----------------------------------------------------------------
@@ -124,6 +162,7 @@ class GuardedHttpTools(HttpToolsProtocol):
         """Stop reading; answer `status` once every earlier request has had its answer."""
         self._input_closed, self._in_headers = True, False
         self._cancel_header_timer()
+        self._end_body()
         broken = self.cycle
         if broken is not None and broken.more_body and not broken.response_complete:
             broken.disconnected = True  # its body is cut short: the handler sees a disconnect
@@ -167,8 +206,98 @@ class GuardedHttpTools(HttpToolsProtocol):
         elif self.cycle is None:  # opened and silent: nothing to answer, just let it go
             self.transport.close()
 
+    # -- body slots and body timer --------------------------------------------------------
+    def _need_slot(self) -> None:
+        slots = self.body_slots
+        if slots is None or self._slot_wait_since is not None:
+            return
+        if slots.take():
+            self._slot = True
+            return
+        self._slot_wait_since = time.monotonic()
+        slots.wait(self)
+        self.flow.pause_reading()  # the rest of this body stays in the kernel until a slot frees
+        self.flow.held = True
 
-def guarded_protocol(max_header_bytes: int, header_timeout: float) -> type[GuardedHttpTools]:
+    def slot_granted(self) -> None:
+        """BodySlots hands this body a slot: read on."""
+        self._slot, self._slot_wait_since = True, None
+        self.flow.held = False
+        if not self._input_closed:
+            self.flow.resume_reading()
+
+    def _end_body(self) -> None:
+        """The body is complete or will never be: its slot, its place in line, its timer go."""
+        self._body_active = False
+        if self._body_timer is not None:
+            self._body_timer.cancel()
+            self._body_timer = None
+        slots = self.body_slots
+        if slots is not None:
+            if self._slot:
+                slots.give_back()
+            elif self._slot_wait_since is not None:
+                slots.forget(self)
+        self._slot, self._slot_wait_since = False, None
+        self.flow.held = False
+
+    def _arm_body_timer(self, delay: float) -> None:
+        if self.body_idle_timeout > 0:
+            self._body_timer = self.loop.call_later(max(delay, 0.05), self._body_check)
+
+    def _body_check(self) -> None:
+        """Is the body still moving? Reschedules itself for the nearest deadline."""
+        self._body_timer = None
+        if not self._body_active or self._input_closed or self.transport.is_closing():
+            return
+        now, limit = time.monotonic(), self.body_idle_timeout
+        if self._slot_wait_since is not None:
+            waited = now - self._slot_wait_since
+            if waited >= limit:
+                self._body_expired(503, f"no body slot free within {limit:g} s, try again")
+            else:
+                self._arm_body_timer(limit - waited)
+            return
+        if self.flow.read_paused:  # the server is not reading: not the client's doing
+            self._arm_body_timer(limit)
+            return
+        idle = now - max(self._last_byte, self.flow.resumed_at)
+        active = now - self._body_started - (self.flow.paused_until(now) - self._paused_base)
+        allowed = limit + (
+            self._body_bytes / self.body_min_rate if self.body_min_rate > 0 else 1e18
+        )
+        if idle >= limit:
+            self._body_expired(408, f"no request body byte for {limit:g} s")
+        elif active >= allowed:
+            rate = self.body_min_rate
+            self._body_expired(408, f"request body slower than {rate:g} bytes/s on average")
+        else:
+            self._arm_body_timer(min(limit - idle, allowed - active))
+
+    def _body_expired(self, status: int, message: str) -> None:
+        TRIMMER.soon(self.loop)
+        running = self._running
+        if running is not None and running.response_started and not running.response_complete:
+            self._end_body()  # an answer is half sent: nothing else can be said on this wire
+            self._input_closed = True
+            self.transport.close()
+            return
+        self._refuse(status, message)
+
+
+def guarded_protocol(
+    max_header_bytes: int,
+    header_timeout: float,
+    body_idle_timeout: float = GuardedHttpTools.body_idle_timeout,
+    body_min_rate: float = GuardedHttpTools.body_min_rate,
+    body_slots: BodySlots | None = None,
+) -> type[GuardedHttpTools]:
     """The protocol class of one listener, with its limits (uvicorn.Config(http=...))."""
-    limits = {"max_header_bytes": int(max_header_bytes), "header_timeout": float(header_timeout)}
+    limits = {
+        "max_header_bytes": int(max_header_bytes),
+        "header_timeout": float(header_timeout),
+        "body_idle_timeout": float(body_idle_timeout),
+        "body_min_rate": float(body_min_rate),
+        "body_slots": body_slots,
+    }
     return type("GuardedHttpToolsListener", (GuardedHttpTools,), limits)

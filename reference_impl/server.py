@@ -16,12 +16,14 @@ from typing import Any
 
 import uvicorn
 
+from reference_impl.body_guard import BodySlots
 from reference_impl.context import ServerContext
 from reference_impl.durable_replies import DurableReplies
 from reference_impl.early_answer import CloseUnreadBodies
 from reference_impl.guarded_http import GuardedHttpTools, guarded_protocol
 from reference_impl.public.h2 import SURFACE as PUBLIC_TLS
 from reference_impl.public.h2 import PublicTlsServer
+from reference_impl.quiet_disconnect import QuietDisconnects
 from reference_impl.tls import ensure_certificate
 
 # surface name -> module providing `build_app(ctx) -> ASGI app`
@@ -36,6 +38,7 @@ SURFACES: dict[str, str] = {
 # extra listener: the S3 API again, over TLS with a generated certificate (reference_impl/tls.py)
 TLS_SURFACE = "s3_tls"
 TLS_CERT_KEY = "s3_tls_cert"  # ctx.shared key: path of the certificate PEM
+BODY_SLOTS_KEY = "body_slots"  # ctx.shared key: the process's BodySlots
 
 
 class _QuietServer(uvicorn.Server):
@@ -47,8 +50,35 @@ class _QuietServer(uvicorn.Server):
 
 
 def _protocol(ctx: ServerContext) -> type[GuardedHttpTools]:
-    """Every uvicorn listener's HTTP protocol: httptools with header size and time bounded."""
-    return guarded_protocol(ctx.profile.max_header_bytes, ctx.profile.header_timeout_s)
+    """Every uvicorn listener's HTTP protocol: httptools with header and body size and time
+    bounded; the body slots are one pool for the whole process (docs/architecture.md)."""
+    slots = ctx.shared.get(BODY_SLOTS_KEY)
+    if slots is None:
+        slots = ctx.shared[BODY_SLOTS_KEY] = BodySlots(int(ctx.profile.max_body_streams))
+    prof = ctx.profile
+    return guarded_protocol(
+        prof.max_header_bytes,
+        prof.header_timeout_s,
+        body_idle_timeout=float(prof.body_idle_timeout_s),
+        body_min_rate=float(prof.body_min_rate_bps),
+        body_slots=slots,
+    )
+
+
+def _listener_config(ctx: ServerContext, app: Any, **extra: Any) -> uvicorn.Config:
+    """One uvicorn listener: guarded protocol, idle keep-alive and connection count bounded."""
+    return uvicorn.Config(
+        app,
+        http=_protocol(ctx),
+        log_level="warning",
+        access_log=False,
+        lifespan="on",
+        timeout_keep_alive=int(ctx.profile.keepalive_timeout_s),
+        limit_concurrency=int(ctx.profile.max_connections),
+        ws="none",  # no surface speaks WebSocket; "auto" imports a library for nothing
+        proxy_headers=False,  # no proxy in front: X-Forwarded-* is the client's own header
+        **extra,
+    )
 
 
 def _bind(host: str, port: int) -> socket.socket:
@@ -129,8 +159,8 @@ def surface_app(module_name: str, ctx: ServerContext) -> Any:
     if ctx.durable_replies:
         app = DurableReplies(app, ctx)
     if "early-answer-keeps-open" in (ctx.profile.deviate_breaks or ()):  # break-checks only
-        return app
-    return CloseUnreadBodies(app)
+        return QuietDisconnects(app)
+    return QuietDisconnects(CloseUnreadBodies(app))
 
 
 def _write_atomically(path: Path, text: str) -> None:
@@ -155,31 +185,16 @@ async def serve(
         sock = _bind(host, base_port + offset if base_port else 0)
         ctx.urls[name] = f"http://{host}:{sock.getsockname()[1]}"
         app = surface_app(module_name, ctx)
-        config = uvicorn.Config(
-            app,
-            http=_protocol(ctx),
-            log_level="warning",
-            access_log=False,
-            lifespan="on",
-            timeout_keep_alive=30,
-            ws="none",  # no surface speaks WebSocket; "auto" imports a library for nothing
-            proxy_headers=False,  # no proxy in front: X-Forwarded-* is the client's own header
-        )
+        config = _listener_config(ctx, app)
         servers.append((_QuietServer(config), sock))
     certificate = ensure_certificate(ctx.data_dir / "tls") if tls else None
     if certificate is not None:
         sock = _bind(host, base_port + len(SURFACES) if base_port else 0)
         ctx.urls[TLS_SURFACE] = f"https://{host}:{sock.getsockname()[1]}"
         ctx.shared[TLS_CERT_KEY] = str(certificate.cert)
-        config = uvicorn.Config(
+        config = _listener_config(
+            ctx,
             surface_app(SURFACES["s3"], ctx),
-            http=_protocol(ctx),
-            log_level="warning",
-            access_log=False,
-            lifespan="on",
-            timeout_keep_alive=30,
-            ws="none",
-            proxy_headers=False,
             ssl_certfile=str(certificate.cert),
             ssl_keyfile=str(certificate.key),
         )

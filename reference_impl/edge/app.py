@@ -45,8 +45,14 @@ TRANSFORMED_VALUE = "rewritten-by-transform-rule"
 RESPONSE_TRANSFORMED_HEADER = "x-ec-response-transform"
 RESPONSE_TRANSFORMED_VALUE = "rewritten-by-response-transform-rule"
 RESPOND_PREFIX = "x-ec-respond-"
+# the response's framing is the server's alone: a chosen `content-length` beside the real one
+# was two Content-Length headers on the wire (RFC 9110 8.6; issue 26, LOW)
+FRAMING = frozenset(
+    {"content-length", "transfer-encoding", "connection", "keep-alive", "upgrade", "te", "trailer"}
+)
 ORIGIN_COOKIES = ("ec_first=1; Path=/", "ec_second=2; Path=/")
 SHARED_KEY = "log_delivery"
+SHUTDOWN_FLUSH_S = 5.0
 
 
 def _raw_headers(request: Request) -> list[tuple[str, str]]:
@@ -79,8 +85,9 @@ def origin(method: str, uri: str, headers: list[tuple[str, str]]) -> Response:
     for cookie in ORIGIN_COOKIES:
         response.headers.append("set-cookie", cookie)
     for name, value in headers:
-        if name.startswith(RESPOND_PREFIX) and len(name) > len(RESPOND_PREFIX):
-            response.headers.append(name[len(RESPOND_PREFIX) :], value)
+        chosen = name[len(RESPOND_PREFIX) :]
+        if name.startswith(RESPOND_PREFIX) and chosen and chosen not in FRAMING:
+            response.headers.append(chosen, value)
     return response
 
 
@@ -167,8 +174,9 @@ def build_app(ctx: ServerContext) -> Starlette:
         finally:
             task.cancel()
             # shutting down: a batch that cannot go out has nowhere left to be reported
-            with contextlib.suppress(Exception):
-                await delivery.flush()
+            with contextlib.suppress(Exception):  # bounded: a slow collector cannot hold exit
+                await asyncio.wait_for(delivery.flush(), SHUTDOWN_FLUSH_S)
+            await delivery.cancel()
 
     methods = ["GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS"]
     return Starlette(

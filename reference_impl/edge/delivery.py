@@ -5,6 +5,13 @@ format at that moment), buffered per job, and written as one gzip NDJSON object 
 into the reference's own storage for `r2://bucket/path` destinations (so the suite reads the
 logs back over S3), or POSTed to `http(s)://` collectors. Batches go out every `interval`
 seconds or when `flush()` is called (the edge's internal trigger), so tests need not wait long.
+
+Bounded (issue 26, MEDIUM 7): one lock across all jobs let a collector trickling its answer
+hold every job's delivery and the flush trigger for minutes while lines piled up. Each job now
+delivers on its own (a lock per job: one batch in flight per job, in order), every attempt
+has a total deadline (`logpush_timeout_s`), `flush()` waits at most that plus a little, and a
+job keeps at most `log_pending_max_lines` lines: past it the oldest are dropped and counted
+(docs/decisions.md).
 """
 
 from __future__ import annotations
@@ -14,12 +21,12 @@ import datetime as dt
 import gzip
 import logging
 import secrets
+from collections import deque
 from collections.abc import AsyncIterator
 from typing import Any
 from urllib.parse import urlsplit
 
-import anyio
-
+from reference_impl import outbound
 from reference_impl.context import ServerContext
 from reference_impl.edge.records import job_line
 from reference_impl.lifecycle import clock
@@ -27,15 +34,18 @@ from reference_impl.storage.engine import BucketGone
 
 LOG = logging.getLogger(__name__)
 DATASET = "http_requests"
-HTTP_TIMEOUT = 10.0
+FLUSH_GRACE = 5.0  # seconds flush() waits beyond one attempt's deadline
+JobKey = tuple[str, str]  # (zone, job id)
 
 
 class Delivery:
     def __init__(self, ctx: ServerContext, interval: float = 1.0) -> None:
         self.ctx = ctx
         self.interval = interval
-        self.pending: dict[tuple[str, str], list[str]] = {}  # (zone, job id) -> lines
-        self._lock = asyncio.Lock()
+        self.pending: dict[JobKey, deque[str]] = {}
+        self.dropped: dict[JobKey, int] = {}  # lines dropped since the job's last batch
+        self._locks: dict[JobKey, asyncio.Lock] = {}  # one batch in flight per job
+        self._tasks: set[asyncio.Task[bool]] = set()
 
     def _jobs(self, zone_id: str) -> list[dict[str, Any]]:
         state = self.ctx.shared.get("mgmt_state")
@@ -58,31 +68,77 @@ class Delivery:
                 every_field=bool(profile.deviate_log_unselected_fields),
                 fixed_format="unixnano" if profile.deviate_ignore_timestamp_format else None,
             )
-            self.pending.setdefault((zone_id, str(job["id"])), []).append(line)
+            key = (zone_id, str(job["id"]))
+            lines = self.pending.get(key)
+            if lines is None:
+                lines = self.pending[key] = deque(maxlen=int(profile.log_pending_max_lines))
+            if len(lines) == lines.maxlen:  # the oldest line falls out
+                self.dropped[key] = self.dropped.get(key, 0) + 1
+            lines.append(line)
 
     async def run(self) -> None:
-        """Flush every `interval` seconds until cancelled (the app's lifespan owns the task)."""
+        """Start every job's pending batch each `interval` seconds, until cancelled (the app's
+        lifespan owns the task). A job whose batch is still in flight is skipped this round."""
         while True:
             await asyncio.sleep(self.interval)
-            try:
-                await self.flush()
-            except Exception:  # a failed batch must not stop later deliveries
-                LOG.exception("log delivery failed")
+            for key in list(self.pending):
+                if not self._lock(key).locked():
+                    self._start(key)
 
     async def flush(self) -> int:
-        """Write every pending batch now; the number of batches written."""
-        async with self._lock:
-            batches, self.pending = self.pending, {}
-            written = 0
-            for (zone_id, job_id), lines in batches.items():
-                job = self._job(zone_id, job_id)
-                if job is None or not lines:
-                    continue
-                body = gzip.compress(("\n".join(lines) + "\n").encode("utf-8"))
+        """Deliver every job's pending lines now (after a batch already in flight for it); the
+        number of batches written. Waits at most one attempt's deadline plus FLUSH_GRACE: a
+        batch still going then is counted out here but goes on."""
+        started = [self._start(key) for key in list(self.pending)]
+        if not started:
+            return 0
+        limit = float(self.ctx.profile.logpush_timeout_s) + FLUSH_GRACE
+        done, _ = await asyncio.wait(started, timeout=limit)
+        return sum(
+            1
+            for task in done
+            if not task.cancelled() and task.exception() is None and task.result()
+        )
+
+    def _lock(self, key: JobKey) -> asyncio.Lock:
+        lock = self._locks.get(key)
+        if lock is None:
+            lock = self._locks[key] = asyncio.Lock()
+        return lock
+
+    def _start(self, key: JobKey) -> asyncio.Task[bool]:
+        task = asyncio.get_running_loop().create_task(self._deliver_job(key))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    async def _deliver_job(self, key: JobKey) -> bool:
+        """One batch of the job's pending lines (those there once its previous batch is done);
+        True when it was written."""
+        async with self._lock(key):
+            lines = self.pending.pop(key, None)
+            dropped = self.dropped.pop(key, 0)
+            zone_id, job_id = key
+            job = self._job(zone_id, job_id)
+            if job is None or not lines:
+                return False
+            if dropped:
+                LOG.warning(
+                    "log push job %s: %d oldest lines dropped (pending bound)", job_id, dropped
+                )
+            body = gzip.compress(("\n".join(lines) + "\n").encode("utf-8"))
+            try:
                 error = await self._deliver(job["destination_conf"], body)
-                self._record_outcome(zone_id, job_id, error)
-                written += error is None
-            return written
+            except Exception as exc:  # a failed batch must not stop later deliveries
+                LOG.warning("log push job %s: delivery failed: %s", job_id, exc)
+                error = f"delivery failed: {type(exc).__name__}"
+            self._record_outcome(zone_id, job_id, error, dropped)
+            return error is None
+
+    async def cancel(self) -> None:
+        """Shutting down: batches still in flight are abandoned."""
+        for task in list(self._tasks):
+            task.cancel()
 
     def _job(self, zone_id: str, job_id: str) -> dict[str, Any] | None:
         state = self.ctx.shared.get("mgmt_state")
@@ -94,10 +150,13 @@ class Delivery:
 
     async def _deliver(self, destination: str, body: bytes) -> str | None:
         parts = urlsplit(destination)
+        total = float(self.ctx.profile.logpush_timeout_s)
         if parts.scheme == "r2":
-            return await self._to_storage(parts.netloc, parts.path, body)
+            async with asyncio.timeout(total):
+                return await self._to_storage(parts.netloc, parts.path, body)
         if parts.scheme in ("http", "https"):
-            return await anyio.to_thread.run_sync(_post, destination, body)
+            headers = {"Content-Type": "application/x-ndjson", "Content-Encoding": "gzip"}
+            return await outbound.post(destination, body, headers, total)
         return f"the reference does not deliver to {parts.scheme}:// destinations"
 
     async def _to_storage(self, bucket: str, path: str, body: bytes) -> str | None:
@@ -122,7 +181,9 @@ class Delivery:
             return f"bucket {bucket!r} does not exist"
         return None
 
-    def _record_outcome(self, zone_id: str, job_id: str, error: str | None) -> None:
+    def _record_outcome(
+        self, zone_id: str, job_id: str, error: str | None, dropped: int = 0
+    ) -> None:
         state = self.ctx.shared.get("mgmt_state")
         if state is None:
             return
@@ -134,17 +195,9 @@ class Delivery:
             now = moment.isoformat().replace("+00:00", "Z")
             if error is None:
                 job["last_complete"] = now
-            else:
+            if dropped:  # a loss, even when the batch itself went out
+                note = f"{dropped} lines dropped: more than log_pending_max_lines were waiting"
+                error = f"{error}; {note}" if error else note
+            if error is not None:
                 job["last_error"], job["error_message"] = now, error
             state.save()
-
-
-def _post(destination: str, body: bytes) -> str | None:
-    import requests  # on first use: it cost ~35 ms of the reference's cold start
-
-    headers = {"Content-Type": "application/x-ndjson", "Content-Encoding": "gzip"}
-    try:
-        reply = requests.post(destination, data=body, headers=headers, timeout=HTTP_TIMEOUT)
-    except requests.RequestException as exc:
-        return f"cannot reach the destination: {exc}"
-    return None if reply.status_code < 300 else f"the destination answered {reply.status_code}"

@@ -16,8 +16,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-import anyio
-
+from reference_impl import outbound
 from reference_impl.mgmt.common import require_object
 from reference_impl.mgmt.envelope import ApiError, drop_fields
 from reference_impl.mgmt.logpush_checks import (
@@ -29,8 +28,6 @@ from reference_impl.mgmt.logpush_checks import (
 from reference_impl.mgmt.state import MgmtState
 from reference_impl.profile import Profile
 from reference_impl.storage.engine import BucketGone
-
-HTTP_TIMEOUT = 5.0
 
 
 class Jobs:
@@ -58,7 +55,7 @@ class Jobs:
         name = f"ownership-challenge-{secrets.token_hex(4)}.txt"
         filename = f"{folder}/{name}" if folder else name
         if parts.scheme in ("http", "https"):
-            await anyio.to_thread.run_sync(self._post_challenge, destination, token)
+            await self._post_challenge(destination, token)
         elif parts.scheme == "r2" and self._has_bucket(parts.netloc):
             await self._store_challenge(parts.netloc, filename, token)
         else:
@@ -85,22 +82,13 @@ class Jobs:
                 "destination_invalid", f"bucket {bucket!r} does not exist", "/destination_conf"
             ) from None
 
-    @staticmethod
-    def _post_challenge(destination: str, token: str) -> None:
-        import requests  # on first use: it cost ~35 ms of the reference's cold start
-
-        try:
-            reply = requests.post(destination, data=token.encode(), timeout=HTTP_TIMEOUT)
-        except requests.RequestException as exc:
-            raise ApiError(
-                "destination_invalid", f"cannot reach the destination: {exc}", "/destination_conf"
-            ) from None
-        if reply.status_code >= 300:
-            raise ApiError(
-                "destination_invalid",
-                f"the destination answered {reply.status_code}",
-                "/destination_conf",
-            )
+    async def _post_challenge(self, destination: str, token: str) -> None:
+        """The challenge POST, bounded in total by `logpush_timeout_s` (generous: a collector
+        on a busy machine, or in a paused process, answers late; issue 22)."""
+        total = float(self.profile.logpush_timeout_s)
+        error = await outbound.post(destination, token.encode(), {}, total)
+        if error is not None:
+            raise ApiError("destination_invalid", error, "/destination_conf")
 
     def _check_challenge(self, zone_id: str, destination: str, token: Any) -> None:
         if self.profile.deviate_skip_ownership_check:

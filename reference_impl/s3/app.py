@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from starlette.routing import request_response
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -50,6 +50,8 @@ def build_app(ctx: ServerContext) -> ASGIApp:
         except S3Error as error:
             response = error_response(ctx, error, request.url.path)
             return content_type.xml_content_type_deviation(ctx, response)
+        except ClientDisconnect:  # gone mid-body (or its body timed out): nothing to answer
+            raise  # QuietDisconnects (server.py) ends it with one short line
         except BucketGone as gone:  # deleted while the body streamed: nothing was stored
             missing = S3Error("NoSuchBucket", BucketName=gone.bucket)
             return error_response(ctx, missing, request.url.path)

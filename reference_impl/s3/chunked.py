@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import re
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 
 from reference_impl.s3 import chunked_checksums as checksums
 from reference_impl.s3.errors import S3Error
 
+CHUNK_SIZE = re.compile(rb"[0-9A-Fa-f]{1,16}")  # chunk-size = 1*HEXDIG (RFC 9112)
 SIGNED = "STREAMING-AWS4-HMAC-SHA256-PAYLOAD"
 SIGNED_TRAILER = "STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER"
 UNSIGNED_TRAILER = "STREAMING-UNSIGNED-PAYLOAD-TRAILER"
@@ -205,12 +207,10 @@ class AwsChunkedDecoder:
 
     def _chunk_header(self, line: bytes) -> tuple[int, str | None]:
         size_text, _, extension = line.partition(b";")
-        try:
-            size = int(size_text.strip(), 16)
-        except ValueError:
-            raise _malformed("chunk size is not hexadecimal") from None
-        if size < 0 or len(size_text.strip()) > 16:
-            raise _malformed("chunk size out of range")
+        digits = size_text.rstrip(b" \t")  # BWS before ";" (RFC 9112 chunk-ext), nothing else
+        if not CHUNK_SIZE.fullmatch(digits):  # int(x, 16) also took 0x2, +2, 1_1, " 2"
+            raise _malformed("chunk size is not 1*HEXDIG (at most 16 digits)")
+        size = int(digits, 16)
         signature: str | None = None
         if self.auth.signed_chunks:
             name, _, value = extension.decode("latin-1").partition("=")
