@@ -28,6 +28,6 @@ class ClockAdmin:
         if not 0 <= seconds <= MAX_ADVANCE:
             raise ApiError("clock_invalid", "0 <= advance_seconds <= 100 years", "/advance_seconds")
         offset = clock.advance(self.ctx, float(seconds))
-        applied = applier.apply_all(self.ctx)
+        applied = await applier.apply_all(self.ctx)
         now = dt.datetime.fromtimestamp(clock.now(self.ctx), dt.UTC)
         return {"offset_seconds": offset, "now": now.isoformat(), "applied": applied}
