@@ -25,6 +25,7 @@ from reference_impl import jsonbody
 from reference_impl.bindings import multipart
 from reference_impl.bindings.bucket import BindingBucket, Compat, decode_body
 from reference_impl.bindings.errors import BindingError, InternalError
+from reference_impl.bindings.provision import provision_bound_bucket
 from reference_impl.bindings.streamed import streamed_reply
 from reference_impl.context import ServerContext
 
@@ -111,6 +112,7 @@ def authorised(request: Request, token: str) -> bool:
 def build_app(ctx: ServerContext) -> Starlette:
     token = ctx.identity.bindings_token
     prof = ctx.profile
+    provision_bound_bucket(ctx)
 
     async def bridge(request: Request) -> Response:
         if not authorised(request, token):
@@ -124,7 +126,7 @@ def build_app(ctx: ServerContext) -> Starlette:
             return _error(413, "BridgeError", str(exc))
         try:
             op, name, args, doc = _parse(body, int(prof.max_json_depth))
-            bucket = BindingBucket(ctx, name, _compat(doc, ctx.behaviour_date))
+            bucket = BindingBucket(ctx, name, _compat(doc, ctx.behaviour_date), op)
             result = await OPS[op](bucket, args)
         except BridgeRequestError as exc:
             return _error(400, "BridgeError", str(exc))

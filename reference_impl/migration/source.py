@@ -16,7 +16,9 @@ from typing import Any
 
 from reference_impl import offload
 from reference_impl.context import ServerContext
+from reference_impl.s3.call import broken
 from reference_impl.storage.engine import ObjectRecord
+from reference_impl.storage.watches import Watch
 
 CHUNK = 1024 * 1024
 CALL_DEADLINE_S = 30.0  # one call to the source (the object's head, one chunk of its body)
@@ -88,16 +90,35 @@ def _get_object(source: dict[str, Any], key: str) -> Any:
     return client_for(source).get_object(Bucket=source["bucket"], Key=key)
 
 
+class Superseded(Exception):
+    """The key was written or deleted while its fetch ran: the fetched copy is older."""
+
+
 async def fetch_missing(
     ctx: ServerContext, account: str, bucket: str, key: str
 ) -> ObjectRecord | None:
-    """Copy `key` from the bucket's migration source into the bucket; None when not there."""
+    """Copy `key` from the bucket's migration source into the bucket; None when not there.
+
+    The copy is published only if the key is still absent and nothing wrote or deleted it
+    since the fetch began (a watch, storage/watches.py, checked in the publishing
+    transaction): a PUT acknowledged meanwhile keeps its bytes, a DELETE keeps the key gone.
+    Then the reader gets what the bucket holds now (None: the key is missing after all).
+    """
     if ctx.profile.deviate_migration_off:
         return None
     stored = ctx.store.get_bucket_config(account, bucket, SIPPY_KIND)
     if not stored or stored["source"].get("provider") != "aws":
         return None
-    source = stored["source"]
+    with ctx.store.watches.watch(account, bucket, key) as watch:
+        record = await _fetch(ctx, stored["source"], account, bucket, key, watch)
+    if record is not None and ctx.profile.deviate_migration_not_kept and record.inline:
+        ctx.store.delete_object(account, bucket, key)  # served from the record, then forgotten
+    return record
+
+
+async def _fetch(
+    ctx: ServerContext, source: dict[str, Any], account: str, bucket: str, key: str, watch: Watch
+) -> ObjectRecord | None:
     from botocore.exceptions import BotoCoreError, ClientError
 
     try:
@@ -132,9 +153,19 @@ async def fetch_missing(
     http = {name: reply[field] for field, name in HTTP_FIELDS.items() if reply.get(field)}
     meta = {"user": dict(reply.get("Metadata") or {}), "http": http}
     content_type = reply.get("ContentType") or "application/octet-stream"
-    record: ObjectRecord = ctx.store.put_object(account, bucket, key, blob, content_type, meta)
-    if ctx.profile.deviate_migration_not_kept and record.inline:
-        ctx.store.delete_object(account, bucket, key)  # served from the record, then forgotten
+
+    def still_missing(current: ObjectRecord | None) -> None:
+        if current is not None or watch.changed:
+            raise Superseded(key)
+
+    check = None if broken(ctx, "migration-fetch-overwrites") else still_missing
+    try:
+        record: ObjectRecord = ctx.store.put_object(
+            account, bucket, key, blob, content_type, meta, check=check
+        )
+    except Superseded:  # the blob is removed; what the bucket holds now is the answer
+        current: ObjectRecord | None = ctx.store.get_object(account, bucket, key)
+        return current
     return record
 
 

@@ -2,6 +2,9 @@
 
 Both operations share the provider's `cf-create-bucket-if-missing` header and the conditional
 412 on an existing object (dates.md; decisions.md "CreateMultipartUpload see PutObject").
+A write's conditions are checked twice: before its body (a cheap early 412) and again when it
+publishes, against the object then under the key, in the publishing transaction
+(`publish_check`): of two `If-None-Match: *` writes only the first to publish wins.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from reference_impl.s3 import conditions
 from reference_impl.s3.buckets import require_bucket, valid_bucket_name
 from reference_impl.s3.call import Call, broken
 from reference_impl.s3.errors import S3Error
+from reference_impl.storage.engine import ObjectRecord, PublishCheck
 
 CREATE_BUCKET_HEADER = "cf-create-bucket-if-missing"
 
@@ -42,10 +46,31 @@ def check_write_conditions(ctx: ServerContext, call: Call) -> None:
     if broken(ctx, "put-met-conditions-412"):
         raise S3Error("PreconditionFailed", Condition="any")
     current = ctx.store.get_object(call.account, call.bucket, call.key)
+    _check(ctx, wanted, current)
+
+
+def _check(ctx: ServerContext, wanted: conditions.Conditions, current: ObjectRecord | None) -> None:
     if current is None and broken(ctx, "if-match-missing-writes"):
         wanted = replace(wanted, if_match=None)
     lists = bool(ctx.profile.conditional_etag_lists)
     conditions.check_write(wanted, current, lists, missing=missing_if_match(ctx))
+
+
+def publish_check(
+    ctx: ServerContext, call: Call, prefix: str = "", label: str = ""
+) -> PublishCheck | None:
+    """The request's write conditions (`<prefix>if-match` ...) for `Store.put_object(check=)`.
+
+    None when there are none, or when the break `write-conditions-at-start` makes the write
+    trust its early check (the defect of issue 26: both create-if-absent writes win).
+    """
+    wanted = conditions.from_headers(call.header, prefix)
+    if not wanted.present or broken(ctx, "write-conditions-at-start"):
+        return None
+    if prefix:  # CopyObject's destination conditions: no missing-key special cases
+        lists = bool(ctx.profile.conditional_etag_lists)
+        return lambda current: conditions.check_write(wanted, current, lists, label)
+    return lambda current: _check(ctx, wanted, current)
 
 
 def missing_if_match(ctx: ServerContext) -> str:

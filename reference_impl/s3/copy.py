@@ -15,6 +15,7 @@ from reference_impl.context import ServerContext
 from reference_impl.s3 import conditions
 from reference_impl.s3.buckets import require_bucket
 from reference_impl.s3.call import Call, broken
+from reference_impl.s3.conditions_put import publish_check
 from reference_impl.s3.errors import S3Error
 from reference_impl.s3.multipart import part_number, record_part, require_upload
 from reference_impl.s3.objects import _metadata, check_key
@@ -138,8 +139,11 @@ async def copy_object(ctx: ServerContext, call: Call) -> Response:
     etag = source.etag if "-" in source.etag else None
     if etag is not None and "parts" in source.meta:  # GetObject ?partNumber= on the copy
         meta = {**meta, "parts": source.meta["parts"]}
+    check = None
+    if ctx.profile.copy_destination_conditions:  # checked again as the copy publishes
+        check = publish_check(ctx, call, DESTINATION_PREFIX, "destination ")
     record: ObjectRecord = ctx.store.put_object(
-        call.account, call.bucket, call.key, blob, content_type, meta, etag=etag
+        call.account, call.bucket, call.key, blob, content_type, meta, etag=etag, check=check
     )
     headers = {}
     if ctx.profile.copy_version_id_headers:

@@ -16,7 +16,7 @@ from starlette.responses import Response
 from reference_impl.context import ServerContext
 from reference_impl.s3 import conditions, multipart_done
 from reference_impl.s3.call import Call, broken
-from reference_impl.s3.conditions_put import missing_if_match
+from reference_impl.s3.conditions_put import missing_if_match, publish_check
 from reference_impl.s3.errors import S3Error
 from reference_impl.s3.multipart import COMPLETING, require_upload, uploads
 from reference_impl.s3.xmlio import parse_body, xml_response
@@ -79,7 +79,11 @@ def _chosen(ctx: ServerContext, upload: Upload, pairs: list[tuple[int, str]]) ->
 
 
 def _check_conditions(ctx: ServerContext, call: Call, upload: Upload) -> None:
-    """A failed condition is 412 and the upload is aborted (decisions.md)."""
+    """A failed condition is 412 and the upload is aborted (decisions.md).
+
+    This is the early check; the conditions are checked again when the object publishes
+    (`_publish`), against the object under the key at that moment.
+    """
     if not ctx.profile.multipart_conditional_complete:
         return
     wanted = conditions.from_headers(call.header)
@@ -92,9 +96,13 @@ def _check_conditions(ctx: ServerContext, call: Call, upload: Upload) -> None:
         lists = bool(ctx.profile.conditional_etag_lists)
         conditions.check_write(wanted, current, lists, missing=missing_if_match(ctx))
     except S3Error:
-        if not ctx.profile.deviate_failed_completion_keeps_upload:
-            uploads(ctx).delete(upload.upload_id)
+        _abort_failed(ctx, upload)
         raise
+
+
+def _abort_failed(ctx: ServerContext, upload: Upload) -> None:
+    if not ctx.profile.deviate_failed_completion_keeps_upload:
+        uploads(ctx).delete(upload.upload_id)
 
 
 async def _retried(ctx: ServerContext, call: Call, missing: S3Error) -> Response:
@@ -128,10 +136,14 @@ async def complete_multipart_upload(ctx: ServerContext, call: Call) -> Response:
         if error.code != "NoSuchUpload":
             raise
         return await _retried(ctx, call, error)
+    early = broken(ctx, "write-conditions-at-start")  # the defect: checked before the body only
+    if early:
+        _check_conditions(ctx, call, upload)
     body = await call.small_body()
     root = parse_body(body, not ctx.profile.deviate_refuse_xml_declaration)
     pairs = _in_order(ctx, _requested(ctx, root))
-    _check_conditions(ctx, call, upload)
+    if not early:
+        _check_conditions(ctx, call, upload)
     if upload.upload_id in COMPLETING:
         raise S3Error("TooMuchConcurrency")
     COMPLETING.add(upload.upload_id)
@@ -152,10 +164,15 @@ async def complete_multipart_upload(ctx: ServerContext, call: Call) -> Response:
         if ctx.profile.deviate_multipart_etag_plain:
             etag = blob.md5_hex
         meta = {**upload.meta, "parts": [part.size for part in chosen]}  # ?partNumber=
-        ctx.store.put_object(
-            upload.account, upload.bucket, upload.key, blob, upload.content_type,
-            meta, etag=etag,
-        )  # fmt: skip
+        check = publish_check(ctx, call) if ctx.profile.multipart_conditional_complete else None
+        try:
+            ctx.store.put_object(
+                upload.account, upload.bucket, upload.key, blob, upload.content_type,
+                meta, etag=etag, check=check,
+            )  # fmt: skip
+        except S3Error:  # a condition failed at publish time: 412, the upload aborted
+            _abort_failed(ctx, upload)
+            raise
         uploads(ctx).delete(upload.upload_id)
         done = multipart_done.Completed(
             upload.account, upload.bucket, upload.key, tuple(pairs), etag, time.time()

@@ -18,7 +18,7 @@ from reference_impl.s3 import checksums, conditions
 from reference_impl.s3.bodies import ClosingStream, WholeBody
 from reference_impl.s3.buckets import require_bucket
 from reference_impl.s3.call import Call, broken, check_content_md5
-from reference_impl.s3.conditions_put import prepare_write
+from reference_impl.s3.conditions_put import prepare_write, publish_check
 from reference_impl.s3.content_type import infer as content_type_of
 from reference_impl.s3.errors import S3Error
 from reference_impl.s3.object_parts import part_range
@@ -119,8 +119,9 @@ async def store_body(ctx: ServerContext, call: Call, meta: dict[str, Any]) -> Ob
     content_type = call.header("content-type") or content_type_of(ctx, call.key, blob)
     if broken(ctx, "content-type-always-inferred"):
         content_type = content_type_of(ctx, call.key, blob)
+    check = publish_check(ctx, call) if ctx.profile.conditional_writes else None
     record: ObjectRecord = ctx.store.put_object(
-        call.account, call.bucket, call.key, blob, content_type, meta
+        call.account, call.bucket, call.key, blob, content_type, meta, check=check
     )
     return record
 

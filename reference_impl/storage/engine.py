@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,6 +21,7 @@ from reference_impl.storage.blobs import BlobInfo, BlobStore, inline_chunks
 from reference_impl.storage.checkpointer import BACKSTOP_PAGES, Checkpointer
 from reference_impl.storage.durability import WalSyncer
 from reference_impl.storage.full import StorageFull, is_full
+from reference_impl.storage.watches import KeyWatches
 
 INLINE_MAX = 64 * 1024  # bodies up to this size live in their object's row
 _OBJECT_COLUMNS = "key, blob, size, etag, content_type, modified, md5, sha256, sha1, meta"
@@ -51,6 +52,11 @@ class BucketGone(Exception):
     def __init__(self, account: str, bucket: str) -> None:
         super().__init__(f"bucket {bucket!r} of {account} no longer exists")
         self.account, self.bucket = account, bucket
+
+
+# A write condition evaluated when the write publishes: called with the object then under the
+# key (None when absent), inside the transaction that publishes; raising refuses the write.
+PublishCheck = Callable[["ObjectRecord | None"], None]
 
 
 @dataclass(frozen=True)
@@ -108,6 +114,7 @@ class Store:
         # bucket was deleted (and perhaps recreated) can never land in it (docs/decisions.md).
         self.epoch = 1 + self.db.execute("SELECT coalesce(max(gen), 0) FROM buckets").fetchone()[0]
         self._remove_unreferenced_blobs()
+        self.watches = KeyWatches()  # keys a migration fetch waits on (storage/watches.py)
         self.syncer = WalSyncer(self.db, root / "meta.sqlite3-wal")
         self.checkpointer = Checkpointer(root / "meta.sqlite3")
 
@@ -199,6 +206,7 @@ class Store:
                 self.db.execute(f"DELETE FROM parts WHERE upload_id IN ({uploads})", where)
                 self.db.execute("DELETE FROM uploads WHERE account=? AND bucket=?", where)
         self.clock.forget(account, name)
+        self.watches.bucket_changed(account, name)
         for blob in files:
             self.blobs.remove(blob)
 
@@ -270,12 +278,16 @@ class Store:
         content_type: str,
         meta: dict[str, Any],
         etag: str | None = None,
+        check: PublishCheck | None = None,
     ) -> ObjectRecord:
         """Publish a written blob under the key, replacing (and removing) any previous one.
 
         Raises BucketGone (and removes the blob) when the bucket is gone or was created after
         the blob's write began: checked in the same transaction as the insert, and handlers
-        run on one event loop, so a bucket delete and this commit never interleave.
+        run on one event loop, so a bucket delete and this commit never interleave. `check`
+        (a write's If-* conditions) is called with the object under the key at that moment,
+        in the same transaction: whatever it raises refuses the write and removes the blob, so
+        of two create-if-absent writes exactly one publishes (docs/decisions.md).
         """
         record = ObjectRecord(
             key=key,
@@ -292,7 +304,7 @@ class Store:
             inline=blob.inline is not None,
         )
         try:
-            old = self._commit_object(account, bucket, key, blob, record)
+            old = self._commit_object(account, bucket, key, blob, record, check)
         except sqlite3.Error as exc:  # a full disk: the transaction rolled back, drop the blob
             if not is_full(exc):
                 raise
@@ -304,7 +316,13 @@ class Store:
         return record
 
     def _commit_object(
-        self, account: str, bucket: str, key: str, blob: BlobInfo, record: ObjectRecord
+        self,
+        account: str,
+        bucket: str,
+        key: str,
+        blob: BlobInfo,
+        record: ObjectRecord,
+        check: PublishCheck | None,
     ) -> Any:
         """The row of `put_object`, in one transaction; the replaced row's (blob, is a file)."""
         with self.db:
@@ -315,6 +333,14 @@ class Store:
                 if blob.inline is None:
                     self.blobs.remove(blob.name)
                 raise BucketGone(account, bucket)
+            if check is not None:
+                try:
+                    check(self._current(account, bucket, key))
+                except BaseException:
+                    if blob.inline is None:
+                        self.blobs.remove(blob.name)
+                    raise
+            self.watches.key_changed(account, bucket, key)  # before the commit: conservative
             old = self.db.execute(
                 "SELECT blob, data IS NULL FROM objects WHERE account=? AND bucket=? AND key=?",
                 (account, bucket, key),
@@ -341,6 +367,15 @@ class Store:
             )
         return old
 
+    def _current(self, account: str, bucket: str, key: str) -> ObjectRecord | None:
+        """The object under the key without its inline body (what a write condition reads)."""
+        row = self.db.execute(
+            f"SELECT {_OBJECT_COLUMNS}, NULL, data IS NOT NULL FROM objects "
+            "WHERE account=? AND bucket=? AND key=?",
+            (account, bucket, key),
+        ).fetchone()
+        return _record(row) if row else None
+
     def get_object(self, account: str, bucket: str, key: str) -> ObjectRecord | None:
         row = self.db.execute(
             f"SELECT {_OBJECT_COLUMNS}, data FROM objects WHERE account=? AND bucket=? AND key=?",
@@ -358,6 +393,9 @@ class Store:
         return self.blobs.read(record.blob, start, length)
 
     def delete_object(self, account: str, bucket: str, key: str) -> bool:
+        """Remove the key's object; False when there was none (a fetch under way still hears
+        of the delete: it must not bring the key back, storage/watches.py)."""
+        self.watches.key_changed(account, bucket, key)
         with self.db:
             old = self.db.execute(
                 "SELECT blob, data IS NULL FROM objects WHERE account=? AND bucket=? AND key=?",

@@ -30,13 +30,18 @@ SIZES = {"inline": 1000, "small-file": 200 * 1024, "batched-file": 3 * 1024 * 10
 
 @contextmanager
 def streaming_put(
-    wire: WireClient, bucket: str, key: str, body: bytes, query: list[tuple[str, str]] | None = None
+    wire: WireClient,
+    bucket: str,
+    key: str,
+    body: bytes,
+    query: list[tuple[str, str]] | None = None,
+    headers: dict[str, str] | None = None,
 ) -> Iterator[http.client.HTTPConnection]:
     """A signed PUT whose headers and first half of the body are sent; the caller sends the rest.
 
     UNSIGNED-PAYLOAD: the body is streamed by hand, so its hash is not in the signature.
     """
-    length = {"Content-Length": str(len(body))}
+    length = {**(headers or {}), "Content-Length": str(len(body))}
     prepared = wire.prepare(
         "PUT", bucket, key, query=query or [], headers=length, payload_hash="UNSIGNED-PAYLOAD"
     )

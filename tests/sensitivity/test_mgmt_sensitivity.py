@@ -72,6 +72,15 @@ RUNS: list[dict[str, Any]] = [
         ],
     },
     {
+        "id": "migration-fetch-overwrites",
+        "profile": {"deviate_breaks": '["migration-fetch-overwrites"]'},
+        "moto": True,
+        "rules": [
+            "storage.migration.fetch-keeps-newer-put",
+            "storage.migration.fetch-keeps-delete",
+        ],
+    },
+    {
         "id": "earlier-shape-lifecycle-forgotten",
         "as_of": "2023-06-16",
         "profile": {"deviate_sippy_shape": "v2", "deviate_lifecycle_forgotten": "true"},

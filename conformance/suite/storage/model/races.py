@@ -1,4 +1,5 @@
-"""The concurrent step: DeleteBucket while PUTs are still streaming into the bucket.
+"""The concurrent steps: DeleteBucket while PUTs stream into the bucket; two create-if-absent
+PUTs of one new key, one of them still streaming while the other runs to its end.
 
 Serialised semantics leave two outcomes: the delete comes first (204, and every PUT answers
 404 NoSuchBucket and stores nothing), or a PUT commits first (409 BucketNotEmpty, the bucket
@@ -19,6 +20,7 @@ from conformance.suite.storage.model.objects import BUCKET, KEYS
 from conformance.suite.storage.model.store import Bucket, Obj, md5_hex
 from conformance.suite.storage.model.trace import status_text
 
+CONFLICT_CODES = {"ConditionalRequestConflict", "TooMuchConcurrency"}
 BODY_BYTES = 64 * 1024  # trickled out in 8 KiB pieces every 20 ms: ~160 ms per PUT
 JOIN_SECONDS = 60.0
 
@@ -71,6 +73,58 @@ class RaceSteps(ModelBase):
             if o.reply is not None:
                 what_put = f"{what}: PUT {o.key!r} after the delete"
                 self.check.status(o.reply, {404}, {"NoSuchBucket"}, "no-such-bucket", what_put)
+
+    @rule(b=BUCKET, pick=st.integers(0, 31), sizes=st.tuples(st.integers(1, 3), st.integers(1, 3)))
+    def create_if_absent_race(self, b: int, pick: int, sizes: tuple[int, int]) -> None:
+        """`If-None-Match: *` PUT A streams half its body; `If-None-Match: *` PUT B of the same
+        absent key runs to its end; A finishes. The first to finish wins (200), the other is 412
+        (or a 409 conflict, nothing stored); the key then holds the winner's bytes."""
+        from conformance.suite.storage.streamed import HalfSent
+
+        name = self.bucket(b)
+        if not self.store.exists(name):
+            return
+        absent = [k for k in self.keys if self.store.obj(name, k) is None]
+        if not absent:
+            return
+        key = absent[pick % len(absent)]
+        short = self.trace.short(name, key)
+        what = f"two PutObject {short} If-None-Match: * racing"
+        self.begin(what)
+        bodies = (b"A" * (sizes[0] * 20_000), b"B" * (sizes[1] * 15_000))
+        headers = {"Content-Type": "application/octet-stream", "If-None-Match": "*"}
+        slow = HalfSent(self.wire, "PUT", name, key, bodies[0], headers=headers)
+        try:
+            quick = self.send(
+                f"PUT {short} (B, while A streams)",
+                lambda: self.wire.put_object(name, key, bodies[1], headers),
+            )
+            late = slow.finish()
+        finally:
+            slow.close()
+        self.trace.sent(f"PUT {short} (A, finished last)", late)
+        replies = {"B": (quick, bodies[1]), "A": (late, bodies[0])}
+        won = [label for label, (reply, _) in replies.items() if reply.status == 200]
+        answers = f"B {status_text(quick)}, A {status_text(late)}"
+        check = "put-create-if-absent-race"
+        self.check.expect(len(won) == 1, check, f"{what}: {answers}, not exactly one 200")
+        self.check.expect(quick.status != 412, check, f"{what}: B finished first, got 412")
+        for reply, _ in replies.values():
+            lost = reply.status == 412 or (
+                reply.status == 409 and reply.error_code in CONFLICT_CODES
+            )
+            self.check.expect(reply.status == 200 or lost, check, f"{what}: {answers}")
+        body = replies[won[0]][1]
+        digest = md5_hex(body)
+        obj = Obj(digest, len(body), digest, headers["Content-Type"], {}, "put")
+        self.store.put(name, key, obj)
+        got = self.send(f"GET {short}", lambda: self.wire.get_object(name, key))
+        self.check.expect(
+            got.status == 200 and got.body == body,
+            check,
+            f"{what}: {answers}, then GetObject {status_text(got)} with {len(got.body)} bytes, "
+            f"not the winner's {len(body)}",
+        )
 
     def empty_bucket(self, name: str) -> None:
         """Make the bucket exist and hold nothing (objects deleted, uploads aborted)."""

@@ -43,6 +43,7 @@ def model_baseline(config: pytest.Config) -> dt.date:
     "storage.put-object.http-metadata",
     "storage.put-object.conditional-412",
     "storage.put-object.conditional-met",
+    "storage.put-object.create-if-absent-race",
     "storage.put-object.last-modified",
     "storage.get-object.missing-key",
     "storage.get-object.if-match-unmet-412",
