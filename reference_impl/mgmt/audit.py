@@ -53,7 +53,7 @@ def record(
             "INSERT INTO audit_log (account, bucket, time, actor, action, change) "
             "VALUES (?,?,?,?,?,?)",
             (account, bucket, clock.now(ctx), actor or f"account:{account}", action,
-             json.dumps(change)),
+             json.dumps(change, allow_nan=False)),
         )  # fmt: skip
 
 

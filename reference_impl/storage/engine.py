@@ -206,7 +206,7 @@ class Store:
         with self.db:
             self.db.execute(
                 "INSERT OR REPLACE INTO bucket_configs VALUES (?, ?, ?, ?)",
-                (account, bucket, kind, json.dumps(body)),
+                (account, bucket, kind, json.dumps(body, allow_nan=False)),
             )
 
     def delete_bucket_config(self, account: str, bucket: str, kind: str) -> None:
@@ -316,7 +316,7 @@ class Store:
                     record.sha256,
                     record.sha1,
                     record.content_type,
-                    json.dumps(record.meta),
+                    json.dumps(record.meta, allow_nan=False),
                     record.modified,
                     blob.inline,
                 ),
