@@ -70,7 +70,12 @@ def apply_all(ctx: ServerContext) -> dict[str, int]:
     ).fetchall()
     now = clock.now(ctx)
     for account, bucket, body in rows:
-        done = apply_bucket(ctx, account, bucket, json.loads(body), now)
+        try:  # one bucket's bad rules (stored before they were validated) never stop the rest
+            done = apply_bucket(ctx, account, bucket, json.loads(body), now)
+        except Exception as exc:  # one line, no traceback: this repeats every pass
+            LOG.error("lifecycle rules of %s/%s not applied: %s: %.200s", account, bucket,
+                      type(exc).__name__, exc)  # fmt: skip
+            continue
         for name, count in done.items():
             total[name] += count
     return total

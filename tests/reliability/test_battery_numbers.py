@@ -450,3 +450,44 @@ def test_bindings_keys_xml_cannot_carry_are_refused(bridge: dict[str, Any], key:
     value = base64.b64encode(b"x").decode()
     answer = _bridge(bridge, "put", {"key": key, "value": value})
     assert "10020" in answer.get("error", {}).get("message", ""), answer
+
+
+# -- lifecycle: one bucket's bad rules never stop the others ---------------------------------
+
+
+def test_lifecycle_pass_isolates_a_bucket_whose_rules_fail(launch: Any, tmp_path: Any) -> None:
+    """Row MEDIUM 2: a rule stored with a 401-digit Days (accepted before this round, so it
+    may sit in a data dir) raised OverflowError in the periodic pass, which then stopped
+    applying every bucket after it, and the clock endpoint answered 500."""
+    import sqlite3
+
+    from conformance.clients.mgmt import MgmtClient
+
+    data_dir = tmp_path / "data"
+    ref = launch(data_dir=data_dir)
+    s3 = ref.boto()
+    rule = {"ID": "r", "Filter": {"Prefix": ""}, "Status": "Enabled", "Expiration": {"Days": 1}}
+    for name in ("lc-bad", "lc-good"):
+        s3.create_bucket(Bucket=name)
+        s3.put_object(Bucket=name, Key="old", Body=b"1")
+    for name in ("lc-bad", "lc-good"):  # lc-bad's rules first in the pass
+        s3.put_bucket_lifecycle_configuration(Bucket=name, LifecycleConfiguration={"Rules": [rule]})
+    ref.stop()
+    (db_path,) = data_dir.rglob("meta.sqlite3")
+    with sqlite3.connect(db_path) as db:
+        (body,) = db.execute(
+            "SELECT body FROM bucket_configs WHERE bucket='lc-bad' AND kind='lifecycle'"
+        ).fetchone()
+        planted = body.replace('"expiration_days": 1', '"expiration_days": 1' + "0" * 400)
+        assert planted != body, body
+        db.execute(
+            "UPDATE bucket_configs SET body=? WHERE bucket='lc-bad' AND kind='lifecycle'",
+            (planted,),
+        )
+    ref = launch(data_dir=data_dir)
+    mgmt = MgmtClient.from_surface(ref.ready["surfaces"]["mgmt"])
+    reply = mgmt.advance_clock(3 * 86400)
+    assert reply.status == 200, reply.text[:300]
+    s3 = ref.boto()
+    assert "Contents" not in s3.list_objects_v2(Bucket="lc-good"), "lc-good's rule was not applied"
+    assert [o["Key"] for o in s3.list_objects_v2(Bucket="lc-bad")["Contents"]] == ["old"]
