@@ -16,6 +16,7 @@ from typing import Any
 
 _DIGITS = re.compile(r"[0-9]+\Z", re.ASCII)
 MAX_DIGITS = 20  # enough for any 64-bit value; far under the int conversion limit
+JSON_NUMBER_MAX_CHARS = 100  # a JSON number longer than this is refused (no value needs more)
 
 
 class NumberError(ValueError):
@@ -61,20 +62,3 @@ def json_number(text: str) -> Any:
             raise NumberError(f"a JSON number out of range: {text[:40]}")
         return value
     return int(text)
-
-
-JSON_NUMBER_MAX_CHARS = 100
-
-
-def all_finite(doc: Any) -> bool:
-    """True when no float in `doc` is NaN or infinite (iterative: depth is the caller's)."""
-    stack = [doc]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, float) and not math.isfinite(item):
-            return False
-        if isinstance(item, dict):
-            stack.extend(item.values())
-        elif isinstance(item, list | tuple):
-            stack.extend(item)
-    return True

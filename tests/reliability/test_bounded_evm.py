@@ -36,18 +36,21 @@ def _call(url: str, method: str, params: list[Any], req_id: int = 1) -> dict[str
 
 @pytest.fixture(scope="module")
 def bounded(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    from reliability.refproc import start
+    from reliability.refproc import assert_no_traceback, start
 
+    log = tmp_path_factory.mktemp("evm-log") / "reference.stderr"
     proc = start(
         tmp_path_factory.mktemp("evm") / "data",
         "--profile", f"gateway_evm_timeout_s={LIMIT_S}",
         "--profile", "gateway_batch_budget_s=3",
         "--profile", "gateway_rpc_gas_cap=100000",
+        log=log,
     )  # fmt: skip
     url = proc.surface("gateway")["url"] + "/v1/sepolia"
     _call(url, "eth_chainId", [])  # the chain is built on first use (eth-tester import)
     yield proc, url
     proc.stop()
+    assert_no_traceback(log)
 
 
 @pytest.mark.parametrize("method", ["eth_call", "eth_estimateGas"])
@@ -74,12 +77,12 @@ def test_other_calls_answer_while_a_loop_runs(bounded: Any) -> None:
     """The loop runs in the chain's own worker thread; the event loop (every other surface,
     the gateway's other networks) keeps answering."""
     proc, url = bounded
-    mainnet = proc.surface("gateway")["url"] + "/v1/rinkeby"
+    other = proc.surface("gateway")["url"] + "/v1/rinkeby"
     worker = threading.Thread(target=_call, args=(url, "eth_call", [{"data": LOOP}, "latest"]))
     worker.start()
     time.sleep(0.2)
     started = time.monotonic()
-    reply = requests.post(mainnet, json={"jsonrpc": "2.0", "id": 1, "method": "eth_chainId"},
+    reply = requests.post(other, json={"jsonrpc": "2.0", "id": 1, "method": "eth_chainId"},
                           timeout=TIMEOUT)  # fmt: skip
     took = time.monotonic() - started
     worker.join(timeout=60)
