@@ -14,6 +14,8 @@ import re
 from collections.abc import AsyncIterator
 from typing import Any, NoReturn
 
+from reference_impl import numbers
+
 SURROGATE_ESCAPE = re.compile(rb"\\[uU][dD][89a-fA-F]")
 
 
@@ -58,7 +60,12 @@ def loads(body: bytes, max_depth: int) -> Any:
     if too_deep(body, max_depth):
         raise JsonBodyError(f"JSON nested deeper than {max_depth} levels")
     try:
-        doc = json.loads(body.decode("utf-8"), parse_constant=_not_json)
+        doc = json.loads(
+            body.decode("utf-8"),
+            parse_constant=_not_json,
+            parse_int=numbers.json_number,
+            parse_float=numbers.json_number,
+        )
     except UnicodeDecodeError:
         raise JsonBodyError("body is not UTF-8") from None
     except RecursionError:
@@ -92,7 +99,9 @@ def _has_lone_surrogate(doc: Any) -> bool:
 
 async def read_limited(stream: AsyncIterator[bytes], declared: str, limit: int) -> bytes:
     """The whole body, refused (too_large) as soon as it is declared or grows beyond `limit`."""
-    if declared.isdigit() and int(declared) > limit:
+    if declared and not numbers.is_decimal(declared):
+        raise JsonBodyError("Content-Length is not a decimal number")
+    if declared and int(declared) > limit:
         raise JsonBodyError(f"body larger than {limit} bytes", too_large=True)
     chunks, size = [], 0
     async for chunk in stream:

@@ -30,7 +30,7 @@ from reference_impl.bindings.streamed import streamed_reply
 from reference_impl.context import ServerContext
 
 PROTOCOL = {"protocol": "edge-conformance-bindings-bridge", "version": 1}
-BUCKET_NAME = re.compile(r"^[a-z0-9][a-z0-9-]{1,61}[a-z0-9]$")
+BUCKET_NAME = re.compile(r"\A[a-z0-9][a-z0-9-]{1,61}[a-z0-9]\Z")
 Handler = Callable[[BindingBucket, dict[str, Any]], Awaitable[Any]]
 
 

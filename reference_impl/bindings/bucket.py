@@ -18,6 +18,7 @@ from reference_impl.bindings import conditions, objects, ranges
 from reference_impl.bindings.errors import BindingError, InternalError, store_error, type_error
 from reference_impl.bindings.streamed import StreamedBody
 from reference_impl.context import ServerContext
+from reference_impl.s3.xml_text import fits_xml
 from reference_impl.storage.engine import BucketGone, ObjectRecord
 from reference_impl.storage.full import StorageFull
 
@@ -42,7 +43,7 @@ def check_key(operation: str, key: Any) -> str:
         size = len(key.encode())
     except UnicodeEncodeError:  # a lone surrogate from JSON: not UTF-8, so not a key
         raise store_error(operation, "The specified object name is not valid", 10020) from None
-    if size > MAX_KEY_BYTES:
+    if size > MAX_KEY_BYTES or not fits_xml(key):  # S3's pages must be able to list it
         raise store_error(operation, "The specified object name is not valid", 10020)
     return key
 

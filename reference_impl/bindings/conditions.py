@@ -44,7 +44,7 @@ def _time(operation: str, value: Any, header: bool) -> float:
         if header:
             return parsedate_to_datetime(str(value)).timestamp()
         parsed = dt.datetime.fromisoformat(str(value).replace("Z", "+00:00"))
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError, IndexError):
         raise type_error(operation, f"invalid date in onlyIf: {value!r}") from None
     if parsed.tzinfo is None:
         parsed = parsed.replace(tzinfo=dt.UTC)

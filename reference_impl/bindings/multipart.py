@@ -82,10 +82,20 @@ async def upload_part(
 def _chosen(stored: dict[int, Part], parts: Any) -> list[Part]:
     if not isinstance(parts, list) or not parts:
         raise type_error("complete", "parts must be a non-empty list of {partNumber, etag}")
+    for item in parts:
+        number = item.get("partNumber") if isinstance(item, dict) else None
+        if (
+            isinstance(number, bool)
+            or not isinstance(number, int)
+            or not 1 <= number <= MAX_PART_NUMBER
+            or not isinstance(item.get("etag"), str)
+        ):
+            message = f"each part is {{partNumber: 1 to {MAX_PART_NUMBER}, etag: string}}"
+            raise type_error("complete", message)
     chosen: list[Part] = []
-    for item in sorted(parts, key=lambda p: int(dict(p).get("partNumber", 0))):
-        part = stored.get(int(item.get("partNumber", 0)))
-        if part is None or str(item.get("etag", "")).strip('"') != part.etag:
+    for item in sorted(parts, key=lambda p: int(p["partNumber"])):
+        part = stored.get(item["partNumber"])
+        if part is None or item["etag"].strip('"') != part.etag:
             raise store_error(
                 "complete", "One or more of the specified parts could not be found.", 10025
             )

@@ -9,6 +9,7 @@ non-204 answer carries a JSON-RPC error object. Never a 500.
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
 from starlette.applications import Starlette
@@ -16,7 +17,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from reference_impl import jsonbody
+from reference_impl import jsonbody, numbers
 from reference_impl.context import ServerContext
 from reference_impl.gateway.errors import (
     INTERNAL_ERROR,
@@ -57,7 +58,7 @@ def build_app(ctx: ServerContext) -> Starlette:
     async def read_body(request: Request) -> bytes:
         limit = int(gateway.limits["max_body_bytes"])
         declared = request.headers.get("content-length", "")
-        if declared.isdigit() and int(declared) > limit:
+        if declared and (not numbers.is_decimal(declared) or int(declared) > limit):
             raise _TooLarge
         chunks, size = [], 0
         async for chunk in request.stream():
@@ -106,8 +107,10 @@ def build_app(ctx: ServerContext) -> Starlette:
         except jsonbody.JsonBodyError as exc:
             return refuse(200, RpcError(PARSE_ERROR, f"parse error: {exc}"))
 
+        deadline = time.monotonic() + float(prof.gateway_batch_budget_s)  # the whole batch's
+
         async def dispatch(method: str, params: Any) -> Any:
-            return await gateway.dispatch(net, method, params)
+            return await gateway.dispatch(net, method, params, deadline)
 
         answer = await handle(doc, dispatch, gateway.envelope, int(gateway.limits["max_batch"]))
         if prof.deviate_internal_errors and _has_code(answer, INVALID_PARAMS):

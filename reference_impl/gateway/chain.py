@@ -9,9 +9,11 @@ prefunds eth-tester's default accounts; the first one's key is the documented de
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
+from reference_impl.gateway import evm_limits
 from reference_impl.gateway import params as p
 from reference_impl.gateway.errors import SERVER_ERROR, RpcError
 from reference_impl.gateway.fees import fee_history
@@ -54,8 +56,17 @@ def _seed(tester: Any) -> None:
 class EmbeddedChain:
     """One network's test chain; `request` is synchronous and thread-safe."""
 
-    def __init__(self, chain_id: int, client_version: str, fmt: Formatter) -> None:
+    def __init__(
+        self,
+        chain_id: int,
+        client_version: str,
+        fmt: Formatter,
+        gas_cap: int = 50_000_000,
+        evm_timeout_s: float = 5.0,
+    ) -> None:
         self.chain_id = chain_id
+        self.gas_cap = gas_cap
+        self.evm_timeout_s = evm_timeout_s
         self.client_version = client_version
         self.fmt = fmt
         self._lock = threading.Lock()
@@ -88,14 +99,23 @@ class EmbeddedChain:
             "eth_getBlockTransactionCountByHash": self._tx_count_by_hash,
         }
 
-    def request(self, method: str, params: Any) -> Any:
-        """Result of one call; RpcError for anything the caller did wrong or the chain refused."""
+    def request(self, method: str, params: Any, deadline: float | None = None) -> Any:
+        """Result of one call; RpcError for anything the caller did wrong or the chain refused.
+
+        EVM execution (eth_call, eth_estimateGas) stops at `evm_timeout_s` after it starts or
+        at `deadline` (a `time.monotonic()` value: the batch's budget), whichever is first.
+        """
         args = p.check(method, params)
         with self._lock:
             if self._et is None:
                 self._et = _tester(self.chain_id)
                 _seed(self._et)
-            return self._handlers[method](*args)
+            if method not in ("eth_call", "eth_estimateGas"):
+                return self._handlers[method](*args)
+            stop = time.monotonic() + self.evm_timeout_s
+            stop = stop if deadline is None else min(stop, deadline)
+            with evm_limits.deadline(stop):
+                return self._handlers[method](*args)
 
     def answers(self, method: str) -> bool:
         """Whether the embedded chain can answer this method (methods.yaml `embedded`)."""
@@ -147,8 +167,14 @@ class EmbeddedChain:
         from eth_tester.exceptions import ValidationError as TesterInvalid
         from eth_utils.exceptions import ValidationError as EvmInvalid
 
+        fields = self._tx_fields(call)
+        if name == "call" and "gas" not in fields:  # eth-tester would give the block's limit
+            fields["gas"] = min(self.gas_cap, int(self._block("latest")["gas_limit"]))
         try:
-            return getattr(self._et, name)(self._tx_fields(call), block)
+            return getattr(self._et, name)(evm_limits.capped_gas(fields, self.gas_cap), block)
+        except evm_limits.ExecutionTimeout:
+            message = f"execution aborted (timeout = {self.evm_timeout_s:g}s)"
+            raise RpcError(SERVER_ERROR, message) from None
         except BlockNotFound:
             raise RpcError(SERVER_ERROR, "header not found") from None
         except TransactionFailed as exc:

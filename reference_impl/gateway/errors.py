@@ -10,6 +10,7 @@ METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
 SERVER_ERROR = -32000  # implementation-defined range -32000..-32099: upstream refusals
+LIMIT_EXCEEDED = -32005  # EIP-1474: the request exceeds a limit (batch budget, queue)
 
 
 class RpcError(Exception):

@@ -16,10 +16,10 @@ from reference_impl import yaml_data
 from reference_impl.gateway.errors import invalid_params
 
 BLOCK_TAGS = ("latest", "earliest", "pending", "safe", "finalized")
-_QUANTITY = re.compile(r"^0x[0-9a-fA-F]{1,64}$")
-_DATA = re.compile(r"^0x(?:[0-9a-fA-F]{2})*$")
-_ADDRESS = re.compile(r"^0x[0-9a-fA-F]{40}$")
-_HASH32 = re.compile(r"^0x[0-9a-fA-F]{64}$")
+_QUANTITY = re.compile(r"\A0x[0-9a-fA-F]{1,64}\Z")
+_DATA = re.compile(r"\A0x(?:[0-9a-fA-F]{2})*\Z")
+_ADDRESS = re.compile(r"\A0x[0-9a-fA-F]{40}\Z")
+_HASH32 = re.compile(r"\A0x[0-9a-fA-F]{64}\Z")
 _CALL_QUANTITIES = {
     "gas": "gas",
     "gasPrice": "gas_price",

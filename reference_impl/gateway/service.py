@@ -76,12 +76,20 @@ class Gateway:
                 self._upstreams[network.name] = HttpUpstream(url, timeout)
             else:
                 chain = EmbeddedChain(
-                    network.chain_id, str(self.config["client_version"]), self.formatter
+                    network.chain_id,
+                    str(self.config["client_version"]),
+                    self.formatter,
+                    gas_cap=int(self.profile.gateway_rpc_gas_cap),
+                    evm_timeout_s=float(self.profile.gateway_evm_timeout_s),
                 )
-                self._upstreams[network.name] = EmbeddedUpstream(chain)
+                pending = int(self.profile.gateway_max_pending_calls)
+                self._upstreams[network.name] = EmbeddedUpstream(chain, pending)
         return self._upstreams[network.name]
 
-    async def dispatch(self, network: Network, method: str, params: Any) -> Any:
+    async def dispatch(
+        self, network: Network, method: str, params: Any, deadline: float | None = None
+    ) -> Any:
+        """The result of one call; `deadline` (`time.monotonic()`) ends the batch's budget."""
         refused = self.profile.deviate_refused_methods or ()
         if method not in p.method_specs() or method in refused:
             raise RpcError(METHOD_NOT_FOUND, f"method not found: {method[:80]}")
@@ -100,4 +108,4 @@ class Gateway:
                 f"{method} needs an upstream node (gateway_upstreams); the embedded chain "
                 "cannot answer it",
             )
-        return await upstream.request(method, params)
+        return await upstream.request(method, params, deadline)

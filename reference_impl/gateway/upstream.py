@@ -1,6 +1,8 @@
 """Where a network's calls go: the embedded chain, or any JSON-RPC URL.
 
-Both run their blocking work in a worker thread so the event loop never waits on them, and both
+Both run their blocking work in a worker thread so the event loop never waits on them (the
+embedded chain in a thread of its own, with a bounded queue in front: a flood of EVM calls
+neither takes the threads other surfaces use nor queues without end), and both
 turn whatever goes wrong into an RpcError: clients of the gateway only ever see the standard
 codes (and the -32000..-32099 server range), never an upstream's raw error or a 500.
 """
@@ -9,12 +11,15 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import time
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Protocol
 
 from reference_impl.gateway.chain import EmbeddedChain
 from reference_impl.gateway.errors import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
+    LIMIT_EXCEEDED,
     METHOD_NOT_FOUND,
     SERVER_ERROR,
     RpcError,
@@ -24,20 +29,36 @@ _KEPT_CODES = {METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR}
 
 
 class Upstream(Protocol):
-    async def request(self, method: str, params: Any) -> Any: ...
+    async def request(self, method: str, params: Any, deadline: float | None = None) -> Any: ...
 
 
 class EmbeddedUpstream:
-    def __init__(self, chain: EmbeddedChain) -> None:
-        self.chain = chain
+    """One worker thread per chain (its calls run one at a time under its lock anyway) and at
+    most `max_pending` calls waiting for it; more are refused at once with -32005."""
 
-    async def request(self, method: str, params: Any) -> Any:
+    def __init__(self, chain: EmbeddedChain, max_pending: int = 64) -> None:
+        self.chain = chain
+        self.max_pending = max_pending
+        self._pending = 0
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="evm")
+
+    async def request(self, method: str, params: Any, deadline: float | None = None) -> Any:
+        if self._pending >= self.max_pending:
+            raise RpcError(LIMIT_EXCEEDED, "limit exceeded: too many calls waiting for the chain")
+        if deadline is not None and time.monotonic() >= deadline:
+            raise RpcError(LIMIT_EXCEEDED, "limit exceeded: the batch used its time budget")
+        self._pending += 1
         try:
-            return await asyncio.to_thread(self.chain.request, method, params)
+            loop = asyncio.get_running_loop()
+            return await loop.run_in_executor(
+                self._pool, self.chain.request, method, params, deadline
+            )
         except RpcError:
             raise
         except Exception as exc:  # an eth-tester/py-evm surprise is ours, not the caller's
             raise RpcError(INTERNAL_ERROR, "internal error", type(exc).__name__) from None
+        finally:
+            self._pending -= 1
 
 
 class HttpUpstream:
@@ -48,7 +69,7 @@ class HttpUpstream:
         self.timeout = timeout
         self._ids = itertools.count(1)
 
-    async def request(self, method: str, params: Any) -> Any:
+    async def request(self, method: str, params: Any, deadline: float | None = None) -> Any:
         call_id = next(self._ids)
         body = {"jsonrpc": "2.0", "id": call_id, "method": method, "params": params or []}
         reply = await asyncio.to_thread(self._post, body)

@@ -100,7 +100,12 @@ async def _apply_all(
     rows = ctx.store.db.execute(sql, args).fetchall()
     for account, bucket, body in rows:
         now = clock.now(ctx, account, bucket)
-        done = await apply_bucket(ctx, account, bucket, json.loads(body), now)
+        try:  # one bucket's bad rules (stored before they were validated) never stop the rest
+            done = await apply_bucket(ctx, account, bucket, json.loads(body), now)
+        except Exception as exc:  # one line, no traceback: this repeats every pass
+            LOG.error("lifecycle rules of %s/%s not applied: %s: %.200s", account, bucket,
+                      type(exc).__name__, exc)  # fmt: skip
+            continue
         for name, count in done.items():
             total[name] += count
 

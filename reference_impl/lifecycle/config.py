@@ -12,11 +12,13 @@ import datetime as dt
 import xml.etree.ElementTree as ET
 from typing import Any
 
+from reference_impl.numbers import NumberError, parse_decimal
 from reference_impl.s3.errors import S3Error
 from reference_impl.s3.xmlio import S3_XMLNS, parse_body
 
 KIND = "lifecycle"  # bucket_configs kind
 MAX_RULES = 1000
+MAX_DAYS = 2**31 - 1  # S3's Days is an Integer (32-bit in the SDKs)
 RULE_CHILDREN = frozenset(
     {"ID", "Status", "Filter", "Prefix", "Expiration", "AbortIncompleteMultipartUpload"}
 )
@@ -72,10 +74,14 @@ def _rule(node: ET.Element, index: int) -> dict[str, Any]:
 
 
 def _positive(text: str, name: str) -> int:
-    text = text.strip()
-    if not text.isdigit() or int(text) < 1:
-        raise S3Error("InvalidArgument", f"{name} must be a positive integer", ArgumentName=name)
-    return int(text)
+    """1 to MAX_DAYS, ASCII digits only: S3's Days is a positive (32-bit) Integer, and a
+    401-digit value once overflowed the applier's date arithmetic for every bucket."""
+    try:
+        return parse_decimal(text.strip(), name=name, max_digits=10, min_value=1,
+                             max_value=MAX_DAYS)  # fmt: skip
+    except NumberError:
+        message = f"{name} must be a positive integer up to {MAX_DAYS}"
+        raise S3Error("InvalidArgument", message, ArgumentName=name) from None
 
 
 def _midnight(text: str) -> str:

@@ -29,8 +29,8 @@ from reference_impl.mgmt.rulesets import Rulesets
 from reference_impl.mgmt.state import MgmtState
 
 BASE = "/client/v4"
-EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
-API_KEY = re.compile(r"^[0-9a-f]{37}$")  # the provider's global API keys: 37 lower-case hex
+EMAIL = re.compile(r"\A[^@\s]+@[^@\s]+\.[^@\s]+\Z")
+API_KEY = re.compile(r"\A[0-9a-f]{37}\Z")  # the provider's global API keys: 37 lower-case hex
 LOG = logging.getLogger(__name__)
 
 Handler = Callable[[dict[str, str], Any], Awaitable[Any]]
@@ -70,7 +70,7 @@ class MgmtApi:
             ("DELETE", dom + r"/(?P<domain>[^/]+)", self.domains.delete),
             *r2_routes(ctx),  # R2 buckets, sippy, audit log, reference clock (r2_buckets_routes)
         ]
-        self.table = [(m, re.compile(p + "/?$"), h) for m, p, h in table]
+        self.table = [(m, re.compile(p + r"/?\Z"), h) for m, p, h in table]
 
     async def handle(self, request: Request) -> Response:
         try:

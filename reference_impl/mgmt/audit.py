@@ -53,7 +53,7 @@ def record(
             "INSERT INTO audit_log (account, bucket, time, actor, action, change) "
             "VALUES (?,?,?,?,?,?)",
             (account, bucket, clock.now(ctx, account, bucket), actor or f"account:{account}",
-             action, json.dumps(change)),
+             action, json.dumps(change, allow_nan=False)),
         )  # fmt: skip
 
 

@@ -16,7 +16,7 @@ from reference_impl import yaml_data
 from reference_impl.mgmt.envelope import ApiError
 from reference_impl.profile import Profile
 
-JOB_NAME = re.compile(r"^[a-zA-Z0-9\-.]{0,512}$")
+JOB_NAME = re.compile(r"\A[a-zA-Z0-9\-.]{0,512}\Z")
 PRINTABLE = re.compile(r"\A[\x21-\x7e]+\Z")
 _LABEL = r"[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?"
 # a DNS name or bucket (dot-separated labels), or a bracketed IPv6 literal; optional port

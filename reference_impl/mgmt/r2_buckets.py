@@ -21,6 +21,7 @@ from reference_impl.lifecycle import applier as lifecycle_applier
 from reference_impl.lifecycle import config as lifecycle_config
 from reference_impl.mgmt import audit
 from reference_impl.mgmt.envelope import ApiError, drop_fields, ok
+from reference_impl.numbers import NumberError, parse_decimal
 from reference_impl.public.domains import registry
 from reference_impl.s3.buckets import valid_bucket_name
 
@@ -144,10 +145,13 @@ class R2Buckets:
         if not self.profile.audit_logs:
             raise ApiError("route_not_found", "audit logs are not available at this date")
         per_page = _int_param(p, "per_page", 100)
-        cursor = p.get("cursor") or "0"
-        if not cursor.isdigit() or not 0 < per_page <= 1000:
-            raise ApiError("bucket_list_invalid", "cursor / per_page")
-        items = audit.entries(self.ctx, account, p.get("bucket"), int(cursor), per_page)
+        try:  # an audit id: SQLite's INTEGER is 64-bit
+            after = parse_decimal(p.get("cursor") or "0", name="cursor", max_value=2**63 - 1)
+        except NumberError as exc:
+            raise ApiError("bucket_list_invalid", str(exc), "/cursor") from None
+        if not 0 < per_page <= 1000:
+            raise ApiError("bucket_list_invalid", "per_page must be 1 to 1000", "/per_page")
+        items = audit.entries(self.ctx, account, p.get("bucket"), after, per_page)
         info: dict[str, Any] = {"per_page": per_page}
         if len(items) == per_page:
             info["cursor"] = str(items[-1]["id"])
@@ -162,9 +166,9 @@ def _int_param(p: dict[str, str], name: str, default: int) -> int:
     if raw is None or raw == "":
         return default
     try:
-        return int(raw)
-    except ValueError:
-        raise ApiError("bucket_list_invalid", f"{name} must be an integer", f"/{name}") from None
+        return parse_decimal(raw, name=name, max_digits=10)
+    except NumberError as exc:
+        raise ApiError("bucket_list_invalid", str(exc), f"/{name}") from None
 
 
 def _encode_cursor(name: str) -> str:

@@ -20,7 +20,7 @@ from reference_impl.context import ServerContext
 from reference_impl.lifecycle import clock
 from reference_impl.mgmt import audit
 from reference_impl.mgmt.envelope import ApiError
-from reference_impl.public.domains import DOMAIN, MIN_TLS_VALUES, registry
+from reference_impl.public.domains import MIN_TLS_VALUES, registry, valid_domain
 
 SSL_STATUS = {"ownership": "active", "ssl": "active"}
 
@@ -67,7 +67,7 @@ class R2Domains:
         if not isinstance(body, dict):
             raise ApiError("domain_invalid", "the request body must be a JSON object", "/")
         domain = body.get("domain")
-        if not isinstance(domain, str) or not DOMAIN.match(domain.lower()):
+        if not isinstance(domain, str) or not valid_domain(domain.lower()):
             raise ApiError("domain_invalid", "domain must be a host name", "/domain")
         domain = domain.lower()
         if self.domains.get(domain) is not None:
@@ -75,6 +75,8 @@ class R2Domains:
         if "enabled" not in body:
             raise ApiError("domain_invalid", "enabled is required", "/enabled")
         zone_id = body.get("zone_id", self.ctx.identity.zone_id)
+        if not isinstance(zone_id, str) or not 0 < len(zone_id) <= 64:
+            raise ApiError("domain_invalid", "zone_id must be a zone id (a string)", "/zone_id")
         base = {
             "domain": domain,
             "account": account,

@@ -23,7 +23,7 @@ TWINS = (
     ("request_fields", "transformed_request_fields"),
     ("response_fields", "raw_response_fields"),
 )
-HEADER_TOKEN = re.compile(r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$")
+HEADER_TOKEN = re.compile(r"\A[!#$%&'*+\-.^_`|~0-9A-Za-z]+\Z")
 
 
 def normalise_rules(profile: Profile, phase: str, rules: Any) -> list[dict[str, Any]]:
@@ -48,7 +48,7 @@ def _rule(profile: Profile, phase: str, index: int, rule: Any) -> dict[str, Any]
         raise ApiError("rule_invalid", "action is required", f"{at}/action")
     if not isinstance(expression, str) or not expression:
         raise ApiError("rule_invalid", "expression is required", f"{at}/expression")
-    for key, kind in (("description", str), ("ref", str), ("enabled", bool)):
+    for key, kind in (("id", str), ("description", str), ("ref", str), ("enabled", bool)):
         if key in rule and rule[key] is not None and not isinstance(rule[key], kind):
             raise ApiError("rule_invalid", f"{key} has the wrong type", f"{at}/{key}")
     params = rule.get("action_parameters")

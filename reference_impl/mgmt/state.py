@@ -43,7 +43,7 @@ class MgmtState:
     def save(self) -> None:
         tmp = self.path.with_name(self.path.name + ".tmp")
         with self._lock, open(tmp, "w", encoding="utf-8") as fh:
-            json.dump(self.doc, fh, indent=1, sort_keys=True)
+            json.dump(self.doc, fh, indent=1, sort_keys=True, allow_nan=False)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, self.path)

@@ -20,7 +20,17 @@ from reference_impl.context import ServerContext
 SHARED_KEY = "public_domains"
 MIN_TLS_VALUES = ("1.0", "1.1", "1.2", "1.3")
 _LABEL = r"(?!-)[a-z0-9-]{1,63}(?<!-)"
-DOMAIN = re.compile(rf"^{_LABEL}(\.{_LABEL})+$")
+DOMAIN = re.compile(rf"\A{_LABEL}(\.{_LABEL})+\Z")
+
+
+def valid_domain(name: str) -> bool:
+    """A host name of two or more labels whose last label is not all digits (RFC 3696 section
+    2: a top-level domain is never numeric), so that no IPv4 address (`127.0.0.1`) is one."""
+    return (
+        len(name) <= 253
+        and DOMAIN.match(name) is not None
+        and not name.rpartition(".")[2].isdigit()
+    )
 
 
 def normalise_host(host: str) -> str:
@@ -45,7 +55,7 @@ class DomainRegistry:
     def _save(self) -> None:
         tmp = self.path.with_name(self.path.name + ".tmp")
         with open(tmp, "w", encoding="utf-8") as fh:
-            json.dump(self._domains, fh, indent=1, sort_keys=True)
+            json.dump(self._domains, fh, indent=1, sort_keys=True, allow_nan=False)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, self.path)

@@ -14,6 +14,7 @@ import binascii
 from starlette.responses import Response
 
 from reference_impl.context import ServerContext
+from reference_impl.numbers import is_decimal
 from reference_impl.s3.call import Call, broken
 from reference_impl.s3.errors import S3Error
 from reference_impl.s3.xmlio import iso8601, xml_response
@@ -43,7 +44,7 @@ def _token_position(token: str) -> str:
 def _page_size(raw: str | None) -> int:
     if raw is None:
         return MAX_PAGE
-    if not raw.strip().isdigit():
+    if not is_decimal(raw.strip()):
         raise S3Error("InvalidArgument", "max-keys must be a non-negative integer")
     return min(int(raw), MAX_PAGE)
 

@@ -16,7 +16,7 @@ from reference_impl.s3.errors import S3Error
 from reference_impl.s3.xmlio import parse_body, xml_response
 from reference_impl.storage.engine import Bucket
 
-BUCKET_NAME = re.compile(r"^[a-z0-9][a-z0-9-]{1,61}[a-z0-9]$")
+BUCKET_NAME = re.compile(r"\A[a-z0-9][a-z0-9-]{1,61}[a-z0-9]\Z")
 
 
 def valid_bucket_name(name: str) -> bool:

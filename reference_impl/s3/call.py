@@ -17,6 +17,7 @@ from reference_impl.s3 import sigv4
 from reference_impl.s3.chunked import EMPTY_SHA256, AwsChunkedDecoder, StreamingAuth, is_streaming
 from reference_impl.s3.errors import S3Error
 from reference_impl.s3.uri import utf8_unquote
+from reference_impl.s3.xml_text import fits_xml
 
 MAX_XML_BODY = 4 * 1024 * 1024
 SIGNING_QUERY_KEYS = {
@@ -196,6 +197,9 @@ def resolve(ctx: ServerContext, request: Request) -> Call:
         first, sep, rest = path[1:].partition("/")
         bucket = first or None
         key = rest if sep and rest else None
+    if key is not None and not fits_xml(key):  # no such key is stored: every page stays XML
+        message = "Object keys hold no control characters but TAB and LF (XML 1.0)"
+        raise S3Error("InvalidArgument", message, ArgumentName="key")
     if (
         profile.deviate_refuse_signed_payload
         and payload not in (None, EMPTY_SHA256)

@@ -17,6 +17,7 @@ import re
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 
+from reference_impl.numbers import is_decimal
 from reference_impl.s3 import chunked_checksums as checksums
 from reference_impl.s3.errors import S3Error
 
@@ -122,7 +123,7 @@ class AwsChunkedDecoder:
         declared = headers.get("x-amz-decoded-content-length")
         if declared is None:
             raise S3Error("MissingContentLength", "x-amz-decoded-content-length is required")
-        if not declared.strip().isdigit():
+        if not is_decimal(declared.strip()):
             raise S3Error("InvalidArgument", "x-amz-decoded-content-length is not a number")
         self.decoded_length = int(declared)
         self.trailer_names = [

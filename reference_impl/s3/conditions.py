@@ -75,7 +75,7 @@ def _date(value: str | None) -> float | None:
         return None
     try:
         moment = parsedate_to_datetime(value)
-    except (TypeError, ValueError, IndexError):
+    except (TypeError, ValueError, IndexError, OverflowError):  # year 10**20: OverflowError
         return None
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=dt.UTC)

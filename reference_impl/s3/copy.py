@@ -26,7 +26,7 @@ from reference_impl.storage.engine import ObjectRecord
 
 SOURCE_HEADER = "x-amz-copy-source"
 DESTINATION_PREFIX = "cf-copy-destination-"
-SOURCE_RANGE = re.compile(r"^bytes=(\d+)-(\d+)$")
+SOURCE_RANGE = re.compile(r"\Abytes=([0-9]{1,20})-([0-9]{1,20})\Z")
 
 
 def parse_source(ctx: ServerContext, text: str) -> tuple[str, str]:

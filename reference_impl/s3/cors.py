@@ -16,6 +16,7 @@ from starlette.responses import Response
 
 from reference_impl.context import ServerContext
 from reference_impl.mgmt import audit
+from reference_impl.numbers import is_decimal
 from reference_impl.s3.buckets import delete_bucket_setting, require_bucket
 from reference_impl.s3.call import Call, broken
 from reference_impl.s3.errors import S3Error
@@ -33,7 +34,7 @@ RULE_FIELDS = {
 }
 MAX_RULES = 100
 _HOST = re.compile(
-    r"^(\*\.)?[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9*]([A-Za-z0-9-]*[A-Za-z0-9])?)*$"
+    r"^(\*\.)?[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9*]([A-Za-z0-9-]*[A-Za-z0-9])?)*\Z"
 )
 
 
@@ -114,7 +115,7 @@ def _parse_rule(ctx: ServerContext, node: ET.Element) -> dict[str, Any]:
                 raise S3Error("InvalidArgument", f"AllowedOrigin is not a valid origin: {origin}")
     if profile.cors_reject_empty_allowed_header and "" in rule["headers"]:
         raise S3Error("InvalidArgument", "AllowedHeader must not be an empty string")
-    if rule["max_age"] is not None and not rule["max_age"].isdigit():
+    if rule["max_age"] is not None and not is_decimal(rule["max_age"], 10):
         raise S3Error("MalformedXML", "MaxAgeSeconds must be a non-negative integer")
     return rule
 

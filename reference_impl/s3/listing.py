@@ -14,10 +14,11 @@ from markupsafe import Markup
 from starlette.responses import Response
 
 from reference_impl.context import ServerContext
+from reference_impl.numbers import is_decimal
 from reference_impl.s3.buckets import require_bucket
 from reference_impl.s3.call import Call, broken
 from reference_impl.s3.errors import S3Error
-from reference_impl.s3.xml_text import xml_escape
+from reference_impl.s3.xml_text import fits_xml, xml_escape
 from reference_impl.s3.xmlio import fragment, iso8601, xml_response
 
 COMMON = {"prefix", "delimiter", "max-keys", "encoding-type", "x-id", "x-purpose", "per_page"}
@@ -82,7 +83,9 @@ def collect(
                 page.last = entry_prefix
                 shown += 1
             # skip the rest of the prefix: restart at its successor
-            start_at = entry_prefix[:-1] + chr(ord(entry_prefix[-1]) + 1)
+            start_at = successor(entry_prefix)
+            if start_at is None:
+                return page  # no key sorts after this prefix's keys: the list is complete
             after = None
             restarted = True
             break
@@ -90,12 +93,27 @@ def collect(
             return page
 
 
+def successor(prefix: str) -> str | None:
+    """The least string above every string that starts with `prefix`, in code point order
+    (the store's UTF-8 byte order); None when there is none (only U+10FFFF characters).
+
+    Surrogates are no characters of a key: after U+D7FF comes U+E000.
+    """
+    chars = list(prefix)
+    while chars:
+        last = ord(chars.pop())
+        if last < 0x10FFFF:
+            following = 0xE000 if 0xD7FF <= last < 0xE000 else last + 1
+            return "".join(chars) + chr(following)
+    return None
+
+
 def _max_keys(call: Call, ctx: ServerContext) -> int:
     raw = call.query.get("max-keys", call.query.get("per_page"))
     limit = int(ctx.profile.list_max_keys)
     if raw is None:
         return limit
-    if not raw.isdigit():
+    if not is_decimal(raw):
         raise S3Error("InvalidArgument", "max-keys must be a non-negative integer")
     return min(int(raw), limit)
 
@@ -106,6 +124,9 @@ def _unsupported(call: Call, allowed: set[str]) -> None:
         raise S3Error("NotImplemented", f"Unsupported list parameter: {extra[0]}")
 
 
+ECHOED = ("prefix", "delimiter", "marker", "start-after", "key-marker")
+
+
 class _Encoder:
     """encoding-type=url: names are URL-encoded in the response (botocore decodes them)."""
 
@@ -113,6 +134,11 @@ class _Encoder:
         self.encoding = call.query.get("encoding-type")
         if self.encoding not in (None, "url"):
             raise S3Error("InvalidArgument", "Invalid Encoding Method specified in Request")
+        if self.encoding is None:  # echoed raw: the page must stay XML (no key holds these)
+            for name in ECHOED:
+                if not fits_xml(call.query.get(name) or ""):
+                    raise S3Error("InvalidArgument", f"{name} holds a control character: "
+                                  "send encoding-type=url", ArgumentName=name)  # fmt: skip
         # a name encoded, then escaped for XML text (URL-encoding leaves nothing to escape)
         self.xml: Callable[[str], str] = _url_encode if self.encoding else xml_escape
 

@@ -11,6 +11,7 @@ from starlette.requests import ClientDisconnect
 from starlette.responses import Response
 
 from reference_impl.context import ServerContext
+from reference_impl.numbers import is_decimal
 from reference_impl.s3.buckets import require_bucket
 from reference_impl.s3.call import Call, broken, check_content_md5
 from reference_impl.s3.conditions_put import prepare_write
@@ -49,7 +50,7 @@ def part_number(ctx: ServerContext, call: Call) -> int:
     """`partNumber` as an integer in 1..max parts; anything else is 400 InvalidArgument."""
     text = call.query.get("partNumber", "")
     limit = int(ctx.profile.multipart_max_parts)
-    if not (text.isascii() and text.isdigit()) or not 1 <= int(text) <= limit:
+    if not is_decimal(text) or not 1 <= int(text) <= limit:
         raise S3Error(
             "InvalidArgument",
             f"Part number must be an integer between 1 and {limit}, inclusive",
@@ -98,7 +99,7 @@ async def upload_part(ctx: ServerContext, call: Call) -> Response:
     if declared is None and "chunked" not in (call.header("transfer-encoding") or ""):
         raise S3Error("MissingContentLength")
     if declared is not None:
-        if not (declared.isascii() and declared.isdigit()):
+        if not is_decimal(declared):
             raise S3Error("InvalidArgument", "Content-Length is not a number")
         if int(declared) > int(ctx.profile.put_object_max_bytes):
             raise S3Error("EntityTooLarge")

@@ -14,6 +14,7 @@ import xml.etree.ElementTree as ET
 from starlette.responses import Response
 
 from reference_impl.context import ServerContext
+from reference_impl.numbers import is_decimal
 from reference_impl.s3 import conditions, multipart_done
 from reference_impl.s3.call import Call, broken
 from reference_impl.s3.conditions_put import missing_if_match, publish_check
@@ -31,7 +32,7 @@ def _requested(ctx: ServerContext, root: ET.Element) -> list[tuple[int, str]]:
     for node in root.findall("Part"):
         number = (node.findtext("PartNumber") or "").strip()
         etag = (node.findtext("ETag") or "").strip()
-        if not (number.isascii() and number.isdigit()) or not etag:
+        if not is_decimal(number) or not etag:
             raise S3Error("MalformedXML")
         quoted = etag.startswith('"') and etag.endswith('"') and len(etag) >= 2
         if ctx.profile.deviate_multipart_quotes_required and not quoted:

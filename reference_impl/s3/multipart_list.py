@@ -7,6 +7,7 @@ from urllib.parse import quote
 from starlette.responses import Response
 
 from reference_impl.context import ServerContext
+from reference_impl.numbers import is_decimal
 from reference_impl.s3.buckets import require_bucket
 from reference_impl.s3.call import Call
 from reference_impl.s3.errors import S3Error
@@ -21,7 +22,7 @@ def _bounded_int(call: Call, name: str, default: int) -> int:
     text = call.query.get(name)
     if text is None or text == "":
         return default
-    if not (text.isascii() and text.isdigit()):
+    if not is_decimal(text):
         raise S3Error("InvalidArgument", f"{name} must be a non-negative integer")
     return min(int(text), MAX_ENTRIES)
 

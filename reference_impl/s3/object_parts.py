@@ -7,6 +7,7 @@ the part's Content-Range and, for a multipart object, `x-amz-mp-parts-count`.
 
 from __future__ import annotations
 
+from reference_impl.numbers import is_decimal
 from reference_impl.s3.errors import S3Error
 from reference_impl.storage.engine import ObjectRecord
 
@@ -17,7 +18,7 @@ def part_range(
     raw: str, record: ObjectRecord, has_range: bool
 ) -> tuple[tuple[int, int] | None, int | None]:
     """((start, end inclusive) or None for an empty part, parts count or None if single)."""
-    if not raw.isascii() or not raw.isdigit() or not 1 <= int(raw) <= MAX_PART_NUMBER:
+    if not is_decimal(raw) or not 1 <= int(raw) <= MAX_PART_NUMBER:
         raise S3Error("InvalidArgument", "Part number must be an integer between 1 and 10000")
     if has_range:
         raise S3Error("InvalidRequest", "Cannot specify both Range header and partNumber query")

@@ -14,6 +14,7 @@ from starlette.responses import Response
 
 from reference_impl.context import ServerContext
 from reference_impl.migration.hook import require_or_fetch
+from reference_impl.numbers import is_decimal
 from reference_impl.s3 import checksums, conditions
 from reference_impl.s3.bodies import ClosingStream, WholeBody
 from reference_impl.s3.buckets import require_bucket
@@ -83,7 +84,7 @@ async def put_object(ctx: ServerContext, call: Call) -> Response:
     if declared is None and not chunked and not broken(ctx, "missing-length-as-empty"):
         raise S3Error("MissingContentLength")
     if declared is not None:
-        if not declared.isdigit():
+        if not is_decimal(declared):
             raise S3Error("InvalidArgument", "Content-Length is not a number")
         if int(declared) > int(ctx.profile.put_object_max_bytes):
             raise S3Error("EntityTooLarge")

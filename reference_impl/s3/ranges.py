@@ -6,7 +6,12 @@ import re
 
 from reference_impl.s3.errors import S3Error
 
-_RANGE = re.compile(r"^\s*bytes\s*=\s*(\d*)\s*-\s*(\d*)\s*$", re.IGNORECASE)
+_RANGE = re.compile(r"\A\s*bytes\s*=\s*([0-9]*)\s*-\s*([0-9]*)\s*\Z", re.IGNORECASE | re.ASCII)
+_BEYOND = 10**20  # a position past any object; longer digit runs are not converted (4,300 limit)
+
+
+def _position(digits: str) -> int:
+    return int(digits) if len(digits) <= 20 else _BEYOND
 
 
 def parse_range(
@@ -26,12 +31,12 @@ def parse_range(
     if not first and not last:
         return None
     if not first:  # suffix: the last n bytes
-        count = int(last)
+        count = _position(last)
         if count == 0 or size == 0:
             raise _unsatisfiable(size)
         return max(0, size - count), size - 1
-    start = int(first)
-    end = int(last) if last else size - 1
+    start = _position(first)
+    end = _position(last) if last else size - 1
     if last and exclusive_end:
         end -= 1
     if last and end < start:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from urllib.parse import quote, unquote
 
+from reference_impl.numbers import parse_decimal
 from reference_impl.s3.chunked import MODES as STREAMING_MODES
 from reference_impl.s3.chunked import StreamingAuth
 from reference_impl.s3.errors import S3Error
@@ -25,9 +26,9 @@ UNSIGNED = "UNSIGNED-PAYLOAD"
 AMZ_DATE = "%Y%m%dT%H%M%SZ"
 MAX_PRESIGN_EXPIRES = 7 * 24 * 3600
 _AUTH_RE = re.compile(
-    r"^AWS4-HMAC-SHA256\s+Credential=([^,\s]+),\s*SignedHeaders=([^,\s]+),\s*Signature=([0-9a-fA-F]+)\s*$"
+    r"^AWS4-HMAC-SHA256\s+Credential=([^,\s]+),\s*SignedHeaders=([^,\s]+),\s*Signature=([0-9a-fA-F]+)\s*\Z"
 )
-_SHA256_RE = re.compile(r"^[0-9a-fA-F]{64}$")
+_SHA256_RE = re.compile(r"\A[0-9a-fA-F]{64}\Z")
 # texts that quote(unquote(text), safe=...) gives back unchanged: no `%`, only safe characters
 _CANONICAL_COMPONENT = re.compile(r"[A-Za-z0-9_.~-]*")
 _CANONICAL_PATH = re.compile(r"[A-Za-z0-9_.~/-]*")
@@ -174,7 +175,7 @@ def _verify_presigned(
     key, scope, date_stamp, region = _credential(params["X-Amz-Credential"], keys, policy, bad)
     try:
         moment = _amz_date(params["X-Amz-Date"])
-        expires = int(params["X-Amz-Expires"])
+        expires = parse_decimal(params["X-Amz-Expires"], name="X-Amz-Expires")
     except ValueError:
         raise S3Error(bad, "X-Amz-Date or X-Amz-Expires is malformed") from None
     if not 0 <= expires <= MAX_PRESIGN_EXPIRES:
@@ -233,7 +234,7 @@ def _parse_amz_date(amz_date: str, headers: dict[str, list[str]]) -> dt.datetime
     raw = (headers.get("date") or [""])[0]
     try:
         return parsedate_to_datetime(raw).astimezone(dt.UTC)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError, IndexError):  # year 10**20: OverflowError
         raise S3Error("AccessDenied", "Missing or malformed X-Amz-Date / Date header") from None
 
 

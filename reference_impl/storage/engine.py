@@ -230,7 +230,7 @@ class Store:
         with self.db:
             self.db.execute(
                 "INSERT OR REPLACE INTO bucket_configs VALUES (?, ?, ?, ?)",
-                (account, bucket, kind, json.dumps(body)),
+                (account, bucket, kind, json.dumps(body, allow_nan=False)),
             )
         self.config_generation += 1
 
@@ -360,7 +360,7 @@ class Store:
                     record.sha256,
                     record.sha1,
                     record.content_type,
-                    json.dumps(record.meta),
+                    json.dumps(record.meta, allow_nan=False),
                     record.modified,
                     blob.inline,
                 ),

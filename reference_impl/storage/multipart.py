@@ -69,11 +69,12 @@ class UploadStore:
         """A new upload; BucketGone when the bucket does not exist (any more)."""
         created = self.store.clock.now(account, bucket)
         upload = Upload(uuid.uuid4().hex, account, bucket, key, content_type, meta, created)
+        stored_meta = json.dumps(meta, allow_nan=False)
         with self.db:
             added = self.db.execute(
                 "INSERT INTO uploads SELECT ?,?,?,?,?,?,? "
                 "WHERE EXISTS (SELECT 1 FROM buckets WHERE account=? AND name=?)",
-                (upload.upload_id, account, bucket, key, content_type, json.dumps(meta),
+                (upload.upload_id, account, bucket, key, content_type, stored_meta,
                  upload.created, account, bucket),
             ).rowcount  # fmt: skip
         if added != 1:
