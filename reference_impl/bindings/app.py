@@ -112,7 +112,6 @@ def authorised(request: Request, token: str) -> bool:
 def build_app(ctx: ServerContext) -> Starlette:
     token = ctx.identity.bindings_token
     prof = ctx.profile
-    provision_bound_bucket(ctx)
 
     async def bridge(request: Request) -> Response:
         if not authorised(request, token):
@@ -126,6 +125,7 @@ def build_app(ctx: ServerContext) -> Starlette:
             return _error(413, "BridgeError", str(exc))
         try:
             op, name, args, doc = _parse(body, int(prof.max_json_depth))
+            provision_bound_bucket(ctx, name)
             bucket = BindingBucket(ctx, name, _compat(doc, ctx.behaviour_date), op)
             result = await OPS[op](bucket, args)
         except BridgeRequestError as exc:

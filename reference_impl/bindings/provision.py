@@ -5,6 +5,8 @@ for such a worker bound to `conformance-bindings` (docs/bindings-bridge.md). So 
 creates that bucket the first time its data directory serves the bridge, the way every bucket
 is created (the default lifecycle rules, an audit entry), and notes that it did: a bound bucket
 deleted later stays deleted, also after a restart. The bridge never creates any other bucket.
+Done on the first call naming the bucket, so a reference whose bridge is never used has no
+such bucket (nor its audit entry).
 """
 
 from __future__ import annotations
@@ -21,7 +23,11 @@ BOUND_BUCKET = "conformance-bindings"  # the default of conformance/clients/bind
 MARKER = "bindings-bucket-provisioned"
 
 
-def provision_bound_bucket(ctx: ServerContext) -> None:
+def provision_bound_bucket(ctx: ServerContext, name: str) -> None:
+    """Create the bound bucket if this data directory never had it (`name`: the call's)."""
+    if name != BOUND_BUCKET or ctx.shared.get(MARKER):
+        return
+    ctx.shared[MARKER] = True
     marker = ctx.store.root / MARKER
     if marker.exists():
         return

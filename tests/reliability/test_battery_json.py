@@ -16,7 +16,7 @@ import requests
 from reliability.refproc import RefProcess
 
 TIMEOUT = (5.0, 20.0)
-BRIDGE_BUCKET = "battery-json"
+BRIDGE_BUCKET = "conformance-bindings"  # the bridge's bound bucket: it never creates others
 DEEP = 990  # under CPython's recursion limit, so json.loads itself still succeeds
 
 
