@@ -51,6 +51,8 @@ class RunOptions:
     history: str | None = None  # results store URL: record the run there at its end
     allow_shared_zone: bool = False
     rerun: int = 0  # --rerun N (FLAKY versus broken)
+    # --failed-from: the earlier run and its re-run rules' statuses (results `run.rerun_of`)
+    rerun_of: dict[str, Any] | None = None
 
 
 def safe_name(text: str) -> str:
@@ -167,6 +169,16 @@ def _read_results(path: Path) -> tuple[dict[str, Any] | None, str | None]:
         return None, str(exc)
 
 
+def _rewrite_results(path: Path, doc: dict[str, Any]) -> None:
+    """Write back a results document the child wrote, with what only this process knows."""
+    import json
+    import os
+
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+
+
 def _record_history(store_url: str, doc: dict[str, Any], code: int) -> int:
     """Record the finished run in the results store; a store that fails fails the run."""
     from conformance.history.cli import record_doc
@@ -195,11 +207,19 @@ def run(opts: RunOptions) -> int:
     doc, problem = _read_results(run_dir / "results.json")
     if problem:
         print(f"error: {problem}", file=sys.stderr)
+    if doc is not None and opts.rerun_of is not None:
+        doc["run"]["rerun_of"] = opts.rerun_of
+        _rewrite_results(run_dir / "results.json", doc)
     if doc is not None:
         index = write_html(render_report(doc, opts.spec_base), run_dir / "index.html")
         print(f"\nreport: {index}")
         for line in summary_lines(doc):
             print(line)
+        if opts.rerun_of is not None:
+            print(f"\nre-run of {opts.rerun_of['run_id']} (old → new):")
+            new = {str(r.get("id")): str(r.get("status")) for r in doc.get("rules", [])}
+            for rule_id, old in opts.rerun_of["statuses"].items():
+                print(f"  {rule_id}: {old} → {new.get(rule_id, 'not run')}")
     code, reasons = run_exit_code(doc, pytest_rc)
     for reason in reasons:
         print(reason, file=sys.stderr)

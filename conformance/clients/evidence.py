@@ -11,6 +11,9 @@ from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 BODY_EXCERPT_BYTES = 600
+# what was sent is kept longer than what came back: `conformance replay` re-sends it, and most
+# request bodies (XML configurations, JSON-RPC, rule sets) fit; a longer one is marked cut
+REQUEST_BODY_BYTES = 4096
 MAX_EXCHANGES = 12
 SECRET_QUERY_KEYS = {"x-amz-signature", "x-amz-credential", "x-amz-security-token"}
 SECRET_HEADERS = {"authorization", "x-auth-key", "x-auth-email", "x-amz-security-token", "cookie"}
@@ -40,13 +43,25 @@ def redact_url(url: str) -> str:
     return urlunsplit((parts.scheme, parts.netloc, parts.path, urlencode(query), ""))
 
 
-def excerpt(body: bytes | str | None) -> str:
-    if body is None:
-        return ""
+def excerpt(body: Any, limit: int = BODY_EXCERPT_BYTES) -> str:
+    """The first `limit` bytes as text, "…" appended when cut; "" for no body or a stream."""
+    if isinstance(body, bytearray | memoryview):
+        body = bytes(body)
     if isinstance(body, bytes):
-        text = body[:BODY_EXCERPT_BYTES].decode("utf-8", errors="replace")
-        return text + ("…" if len(body) > BODY_EXCERPT_BYTES else "")
-    return body[:BODY_EXCERPT_BYTES] + ("…" if len(body) > BODY_EXCERPT_BYTES else "")
+        text = body[:limit].decode("utf-8", errors="replace")
+        return text + ("…" if len(body) > limit else "")
+    if isinstance(body, str):
+        return body[:limit] + ("…" if len(body) > limit else "")
+    return ""
+
+
+def body_size(body: Any) -> int | None:
+    """Bytes of a request body that is in memory; None for none or a stream (not replayable)."""
+    if isinstance(body, bytes | bytearray | memoryview):
+        return len(body)
+    if isinstance(body, str):
+        return len(body.encode("utf-8"))
+    return None
 
 
 @dataclass
@@ -59,6 +74,8 @@ class Exchange:
     body_excerpt: str = ""
     # what was sent, where the body decides the answer (a JSON-RPC request); "" when not recorded
     request_body_excerpt: str = ""
+    # the whole request body's length: replay re-sends the excerpt only when it is all of it
+    request_body_bytes: int | None = None
 
     @classmethod
     def build(
@@ -69,7 +86,7 @@ class Exchange:
         request_headers: Any = None,
         response_headers: Any = None,
         body: bytes | str | None = None,
-        request_body: bytes | str | None = None,
+        request_body: Any = None,
     ) -> Exchange:
         req = {
             str(k).lower(): str(v)
@@ -79,11 +96,15 @@ class Exchange:
         resp_all = {str(k).lower(): str(v) for k, v in dict(response_headers or {}).items()}
         resp = {k: v for k, v in resp_all.items() if k in KEPT_RESPONSE_HEADERS}
         return cls(
-            method.upper(), redact_url(url), status, req, resp, excerpt(body), excerpt(request_body)
-        )
+            method.upper(), redact_url(url), status, req, resp, excerpt(body),
+            excerpt(request_body, REQUEST_BODY_BYTES), body_size(request_body),
+        )  # fmt: skip
 
     def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        found = asdict(self)
+        if found["request_body_bytes"] is None:  # the schema's older shape: no null
+            del found["request_body_bytes"]
+        return found
 
 
 class Collector:
