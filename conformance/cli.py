@@ -159,7 +159,9 @@ def _add_others(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     p.add_argument("results", type=Path, metavar="RESULTS")
     p.add_argument("rule", metavar="RULE", help="rule id")
     p.add_argument("--target", help="target name (default: the run's)")
-    p.add_argument("--targets-file", metavar="PATH", help="(default: the run's, else ./conformance.toml)")
+    p.add_argument(
+        "--targets-file", metavar="PATH", help="(default: the run's, else ./conformance.toml)"
+    )
     p.add_argument("--case", help="which failing case (default: the first)")
 
     p = sub.add_parser("diff", help="regressions and fixes between two runs")
@@ -235,7 +237,8 @@ def run_options(ns: argparse.Namespace, pytest_args: list[str]) -> RunOptions:
     from conformance.report.spec_links import default_spec_base
 
     opts = RunOptions(
-        target=ns.target or "reference", targets_file=ns.targets_file, as_of=ns.as_of, rules=ns.rule,
+        target=ns.target or "reference", targets_file=ns.targets_file, as_of=ns.as_of,
+        rules=ns.rule,
         areas=ns.area, report_dir=ns.report_dir, run_id=ns.run_id,
         reference_profile=ns.reference_profile, workers=str(ns.workers),
         pytest_args=pytest_args, baseline=ns.baseline,

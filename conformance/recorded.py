@@ -72,8 +72,10 @@ def kind_of(exchange: Mapping[str, Any], surface: str | None = None) -> str:
 def replayable(exchange: Mapping[str, Any]) -> bool:
     """False for the suite's own notes among exchanges (a retry, a request never built)."""
     body = str(exchange.get("body_excerpt") or "")
-    return bool(exchange.get("url")) and exchange.get("method") != "?" and not (
-        body.startswith("retried: ")
+    return (
+        bool(exchange.get("url"))
+        and exchange.get("method") != "?"
+        and not (body.startswith("retried: "))
     )
 
 
@@ -85,7 +87,9 @@ def from_exchange(exchange: Mapping[str, Any], surface: str | None = None) -> Re
     expires = next((v for k, v in pairs if k.lower() == "x-amz-expires"), None)
     kept = [(k, v) for k, v in pairs if k.lower() not in PRESIGN_QUERY]
     url = urlunsplit((parts.scheme, parts.netloc, parts.path, urlencode(kept), ""))
-    raw_headers = {str(k).lower(): str(v) for k, v in (exchange.get("request_headers") or {}).items()}
+    raw_headers = {
+        str(k).lower(): str(v) for k, v in (exchange.get("request_headers") or {}).items()
+    }
     headers = {k: v for k, v in raw_headers.items() if k not in SIGNER_HEADERS}
     text = str(exchange.get("request_body_excerpt") or "")
     body = text.encode("utf-8")

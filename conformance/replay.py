@@ -234,8 +234,8 @@ def replay(
         for line in format_replayed(item, index):
             echo(line)
     same = sum(1 for item in done if item.same)
-    echo(f"{same} of {len(done)} answers as recorded; the last one "
-         f"{'reproduces' if done[-1].same else 'differs from'} the recorded failure's answer")  # fmt: skip
+    verdict = "reproduces" if done[-1].same else "differs from"
+    echo(f"{same} of {len(done)} answers as recorded; the last one {verdict} the recorded one")
     return done
 
 

@@ -87,8 +87,8 @@ def spec_row(folder: Path | None, spec: Any) -> str | None:
     name = str(spec.get("source") or spec.get("file") or SPEC_FILE)
     lines = _spec_lines(str(folder / name))
     section, row = str(spec["section"]).strip(), str(spec.get("row") or "").strip()
-    start = next((n for n, line in enumerate(lines)
-                  if line.startswith("#") and line.lstrip("#").strip() == section), None)  # fmt: skip
+    headings = [n for n, line in enumerate(lines) if line.startswith("#")]
+    start = next((n for n in headings if lines[n].lstrip("#").strip() == section), None)
     if start is None:
         return None
     level = len(lines[start]) - len(lines[start].lstrip("#"))

@@ -55,7 +55,9 @@ def _last(case: dict[str, Any]) -> dict[str, Any]:
     return evidence[-1] if evidence else {}
 
 
-def cause_keys(rule: dict[str, Any], cases: list[dict[str, Any]]) -> list[tuple[tuple[str, ...], str]]:
+def cause_keys(
+    rule: dict[str, Any], cases: list[dict[str, Any]]
+) -> list[tuple[tuple[str, ...], str]]:
     """Candidate (key, label) pairs of one failing rule, most specific first."""
     op = str(rule.get("operation") or rule.get("surface") or "?")
     found: dict[tuple[str, ...], str] = {}
@@ -115,8 +117,10 @@ def triage(doc: dict[str, Any]) -> list[Group]:
         else:
             key, label = ("own", str(rule["id"])), str(rule.get("reason") or "no case recorded")
         groups.setdefault(key, Group(key, label)).rules.append(rule)
-    return sorted(groups.values(), key=lambda g: (-g.size, PRIORITY.index(g.kind)
-                                                  if g.kind in PRIORITY else 99, g.label))
+    return sorted(
+        groups.values(),
+        key=lambda g: (-g.size, PRIORITY.index(g.kind) if g.kind in PRIORITY else 99, g.label),
+    )
 
 
 def top_share(groups: list[Group], top: int = 3) -> tuple[int, int]:

@@ -1,0 +1,70 @@
+"""What a results file records of a request, and the curl command rebuilt from it: enough to
+send it again (method, URL, headers, body), never a secret."""
+
+from __future__ import annotations
+
+import json
+
+from conformance.clients.evidence import REQUEST_BODY_BYTES, Exchange
+from conformance.recorded import curl_command, from_exchange, kind_of
+
+SIGNED = {"Authorization": "AWS4-HMAC-SHA256 Credential=AKIDSECRET/20261125/auto/s3/aws4_request",
+          "X-Amz-Date": "20261125T120000Z", "X-Amz-Content-Sha256": "abc",
+          "Content-MD5": "1B2M2Y8AsgTpgAmY7PhCfg=="}  # fmt: skip
+
+
+def test_request_body_and_its_size_are_recorded_without_secrets() -> None:
+    body = b"<Delete><Object><Key>k</Key></Object></Delete>"
+    found = Exchange.build(
+        "POST", "http://h/b?delete", 200, {**SIGNED, "X-Auth-Key": "k3y"}, {}, b"ok", body
+    ).as_dict()
+    assert found["request_body_excerpt"] == body.decode()
+    assert found["request_body_bytes"] == len(body)
+    sent = json.dumps(found).lower()
+    assert "authorization" not in sent and "akidsecret" not in sent and "k3y" not in sent
+
+
+def test_a_long_body_is_cut_and_marked_and_a_stream_is_not_recorded() -> None:
+    long = b"x" * (REQUEST_BODY_BYTES + 10)
+    cut = Exchange.build("PUT", "http://h/b/k", 200, {}, {}, b"", long).as_dict()
+    assert cut["request_body_bytes"] == len(long)
+    assert not from_exchange(cut).body_complete
+    stream = Exchange.build("PUT", "http://h/b/k", 200, {}, {}, b"", iter([b"a"])).as_dict()
+    assert "request_body_bytes" not in stream and stream["request_body_excerpt"] == ""
+
+
+def test_presigned_credentials_are_redacted_and_dropped_for_replay() -> None:
+    url = ("http://h/b/k?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=AKID%2F1&"
+           "X-Amz-Date=20261125T120000Z&X-Amz-Expires=60&X-Amz-SignedHeaders=host&"
+           "X-Amz-Signature=deadbeef&partNumber=1")  # fmt: skip
+    exchange = Exchange.build("GET", url, 200, {}, {}, b"").as_dict()
+    assert "deadbeef" not in exchange["url"] and "AKID" not in exchange["url"]
+    rec = from_exchange(exchange)
+    assert rec.kind == "s3" and rec.signed and rec.presign_expires == 60
+    assert rec.url == "http://h/b/k?partNumber=1"
+
+
+def test_s3_curl_signs_with_aws_sigv4_from_the_environment() -> None:
+    exchange = Exchange.build("PUT", "http://h/b/k", 200, SIGNED, {}, b"", b"hello").as_dict()
+    line = curl_command(exchange)
+    assert '--aws-sigv4 aws:amz:auto:s3 --user "$AWS_ACCESS_KEY_ID:$AWS_SECRET_ACCESS_KEY"' in line
+    assert "-X PUT" in line and "--data-binary hello" in line
+    assert "content-md5: 1B2M2Y8AsgTpgAmY7PhCfg==" in line
+    assert "x-amz-date" not in line.lower() and "AKIDSECRET" not in line  # curl signs anew
+
+
+def test_mgmt_curl_names_the_api_headers_as_variables_and_gateway_is_plain() -> None:
+    mgmt = Exchange.build(
+        "POST", "http://h/client/v4/zones/z/rulesets", 400,
+        {"X-Auth-Email": "me@example.com", "X-Auth-Key": "k3y", "Content-Type": "application/json"},
+        {}, b"{}", b'{"rules": []}',
+    ).as_dict()  # fmt: skip
+    line = curl_command(mgmt)
+    assert kind_of(mgmt) == "mgmt"
+    assert '"X-Auth-Email: $X_AUTH_EMAIL"' in line and '"X-Auth-Key: $X_AUTH_KEY"' in line
+    assert "me@example.com" not in line and "k3y" not in line
+    rpc = b'{"jsonrpc": "2.0", "method": "eth_blockNumber", "id": 1}'
+    gateway = Exchange.build("POST", "http://g/v1/sepolia", 200, {}, {}, b"", rpc).as_dict()
+    line = curl_command(gateway)
+    assert "--aws-sigv4" not in line and "X-Auth" not in line
+    assert "eth_blockNumber" in line and line.endswith("http://g/v1/sepolia")
