@@ -1,9 +1,12 @@
 """Triage: failing rules grouped by their likely shared cause, biggest group first.
 
-An implementer fixes causes, not rules. Each failing rule gets candidate cause keys read from
-its failing cases alone (message, last exchange, operation); a rule joins the most specific key
-it shares with another failing rule, so one fix is expected to flip the whole group. A rule
-that shares nothing stands alone. Heuristic by nature: the label says what the rules share.
+An implementer fixes causes, not rules. Each failing rule is read from its failing case alone
+(message, last exchange, operation, id) and put in one cause (a failing setup it shares, an
+exception, conditional headers not honoured, a refusal the spec wants that the target does not
+make, a server error, extension headers ignored, another error code, a response header) and,
+inside it, in one finer group (the rule family, operation, header or code), so that one fix is
+expected to flip a finer group and one kind of work the whole cause. Heuristic by nature: each
+label says what its rules share, and the flat list stays next to it.
 """
 
 from __future__ import annotations
@@ -13,17 +16,30 @@ from dataclasses import dataclass, field
 from typing import Any
 
 TRIAGED = ("FAIL", "ERROR", "FLAKY", "XPASS")
-# most specific first: a rule goes to the first of its keys that another rule shares
-PRIORITY = ("setup", "exception", "code", "header", "served", "message", "operation")
-_CODE = re.compile(r"<Code>([^<]{1,64})</Code>|\"code\"\s*:\s*\"?([\w.-]{1,64})")
-_EXC = re.compile(r"^(?:E\s+)?([A-Z]\w*(?:Error|Exception|Timeout|Failure))\b:?\s*(.*)")
-_HEADER = re.compile(
-    r"\b(x-amz-[\w-]+|cf-[\w-]+|access-control-[\w-]+|content-[\w-]+|etag|"
-    r"last-modified|if-[\w-]+|location|range)\b",
+CAUSES = {
+    "setup": "A setup step the rules need does not hold (they are not judged until it does)",
+    "exception": "The test stops on an exception",
+    "conditional": "Conditional request headers (If-Match, If-None-Match, If-(Un)Modified-Since) "
+    "are ignored or misread",
+    "served": "Requests the spec refuses are served (2xx): a check is missing",
+    "crash": "A server error (5xx) where the spec has an answer",
+    "ext": "The provider's extension request headers (cf-*) are ignored",
+    "code": "Another status or error code than the spec's",
+    "header": "A response header is missing or has another value",
+}
+_ANSWERED = re.compile(r"\banswered (\d{3})(?: ([A-Z]\w+))?|\bstatus (\d{3})\b")
+_EXPECTED = re.compile(r"\bexpected (\d{3})(?: ([A-Z]\w+))?")
+_REFUSAL = re.compile(r"expected a (refusal|4xx)|expected 4xx|refus|reject")
+_CODE = re.compile(r"<Code>([^<]{1,64})</Code>")
+_EXC = re.compile(r"^(?:[\w.]+\.)?([A-Z]\w*(?:Error|Exception|Timeout|Failure|Failed))\b:?\s*(.*)")
+_RESPONSE_HEADER = re.compile(
+    r"\b(x-amz-[\w-]+|access-control-[\w-]+|content-type|content-range|etag|last-modified|"
+    r"location)\b",
     re.IGNORECASE,
 )
-_EXPECTS_REFUSAL = re.compile(r"\b(40[0-9]|41[0-9]|501)\b|refus|reject|denied|not allowed")
-_VALUES = re.compile(r"'[^']*'|\"[^\"]*\"|\b[0-9a-f]{8,}\b|\b\d+\b|ec-[\w-]+")
+_CONDITIONS = "(match|none-match|modified-since|unmodified-since)"
+_CONDITIONAL = re.compile(rf"^(if-{_CONDITIONS}|x-amz-copy-source-if-.*|cf-.*-if-{_CONDITIONS})$")
+_VALUES = re.compile(r"'[^']*'|\"[^\"]*\"|\b[0-9a-f]{8,}\b|\b\d+\b|ec-[\w-]+|https?://\S+")
 
 
 @dataclass
@@ -31,6 +47,7 @@ class Group:
     key: tuple[str, ...]
     label: str
     rules: list[dict[str, Any]] = field(default_factory=list)
+    parts: list[Group] = field(default_factory=list)  # finer groups of a cause
 
     @property
     def size(self) -> int:
@@ -41,13 +58,14 @@ class Group:
         return self.key[0]
 
 
-def _first_line(text: str | None) -> str:
-    return (text or "").strip().splitlines()[0] if (text or "").strip() else ""
-
-
 def shape(text: str) -> str:
     """A message with its values masked, so two failures of one kind read the same."""
     return re.sub(r"\s+", " ", _VALUES.sub("…", text)).strip()[:120]
+
+
+def _first_line(text: str | None) -> str:
+    stripped = (text or "").strip()
+    return stripped.splitlines()[0] if stripped else ""
 
 
 def _last(case: dict[str, Any]) -> dict[str, Any]:
@@ -55,74 +73,107 @@ def _last(case: dict[str, Any]) -> dict[str, Any]:
     return evidence[-1] if evidence else {}
 
 
-def cause_keys(
-    rule: dict[str, Any], cases: list[dict[str, Any]]
-) -> list[tuple[tuple[str, ...], str]]:
-    """Candidate (key, label) pairs of one failing rule, most specific first."""
+def _answered(first: str, last: dict[str, Any]) -> tuple[int | None, str | None]:
+    """The status (and error code) the failing request got: as the message says, else the
+    last exchange (which may be a cleanup request, so the message comes first)."""
+    found = _ANSWERED.search(first)
+    if found:
+        status = found.group(1) or found.group(3)
+        return int(status), found.group(2)
+    status = last.get("status")
+    code = _CODE.search(str(last.get("body_excerpt") or ""))
+    return (status if isinstance(status, int) else None), (code.group(1) if code else None)
+
+
+def classify(rule: dict[str, Any], case: dict[str, Any]) -> tuple[str, tuple[str, ...], str]:
+    """(cause, finer key, finer label) of one failing rule from its first failing case."""
+    rule_id = str(rule.get("id") or "")
+    family = rule_id.split(".")[1] if rule_id.count(".") >= 2 else rule_id
     op = str(rule.get("operation") or rule.get("surface") or "?")
-    found: dict[tuple[str, ...], str] = {}
-    for case in cases:
-        message = str(case.get("message") or "")
-        first = _first_line(message)
-        last = _last(case)
-        status = last.get("status")
-        if first.startswith(("setup:", "undecided:")):
-            text = shape(first.removeprefix("setup:").strip())
-            found[("setup", text)] = f"a setup step fails: {text}"
-        exc = _EXC.match(first)
-        if case.get("status") == "ERROR" and exc:
-            text = shape(exc.group(2))[:60]
-            found[("exception", exc.group(1), text)] = f"{exc.group(1)}: {text}"
-        code = _CODE.search(str(last.get("body_excerpt") or ""))
-        if isinstance(status, int) and status >= 400 and code:
-            name = code.group(1) or code.group(2)
-            found[("code", op, f"{status} {name}")] = f"{op} answers {status} {name}"
-        for header in dict.fromkeys(h.lower() for h in _HEADER.findall(first)):
-            family = "cf-*" if header.startswith("cf-") else header
-            found[("header", op, family)] = f"{op}: {family} not as the spec says"
-        if isinstance(status, int) and status < 300 and _EXPECTS_REFUSAL.search(first.lower()):
-            found[("served", op)] = f"{op} serves ({status}) what the spec refuses"
-        if first:
-            found[("message", shape(first))] = f"same failure: {shape(first)}"
-        found[("operation", op)] = f"other failures of {op}"
-    order = {kind: n for n, kind in enumerate(PRIORITY)}
-    return sorted(found.items(), key=lambda item: order[item[0][0]])
+    message = str(case.get("message") or "")
+    first, last = _first_line(message), _last(case)
+    sent = {str(k).lower() for k in (last.get("request_headers") or {})}
+    status, code = _answered(first, last)
+    if "SetupFailed" in first or first.startswith(("setup:", "undecided:")):
+        text = shape(first.split("not checked:", 1)[-1].removeprefix("setup:"))
+        return "setup", (text,), text
+    exc = _EXC.match(first)
+    if case.get("status") == "ERROR":
+        name = exc.group(1) if exc else "error"
+        text = shape(exc.group(2) if exc else first)[:80]
+        return "exception", (name, text), f"{name}: {text}"
+    conditional = sorted(h for h in sent if _CONDITIONAL.match(h))
+    if conditional or "PreconditionFailed" in first or "Not Modified" in first:
+        return "conditional", (op,), f"{op}: {', '.join(conditional) or 'entry conditions'}"
+    expected = _EXPECTED.search(first)
+    wants_refusal = (
+        (expected is not None and int(expected.group(1)) >= 400)
+        or bool(_REFUSAL.search(first.lower()))
+        or rule_id.endswith(("-refused", "-rejected"))
+    )
+    if status is not None and 200 <= status < 300 and wants_refusal:
+        return "served", (family,), family
+    if status is not None and status >= 500:
+        return "crash", (op,), f"{op} answers {status}"
+    ext = sorted(h for h in sent if h.startswith("cf-"))
+    if ext:
+        return "ext", (op,), f"{op}: {', '.join(ext)}"
+    if status is not None and status >= 400:
+        answer = f"{status} {code}" if code else str(status)
+        return "code", (op, answer), f"{op} answers {answer}"
+    header = _RESPONSE_HEADER.search(first)
+    if header:
+        name = header.group(1).lower()
+        name = "x-amz-checksum-*" if name.startswith("x-amz-checksum-") else name
+        return "header", (op, name), f"{op}: {name}"
+    return f"op:{op}", (shape(first),), shape(first) or "no message"
+
+
+def _served_label(part: Group) -> str:
+    """`family: accepted where the spec answers A, B`: the codes the tests expected."""
+    codes: list[str] = []
+    for rule in part.rules:
+        found = _EXPECTED.search(_first_line(rule.get("reason")))
+        if found and found.group(2) not in (None, "None", *codes):
+            codes.append(found.group(2))
+    where = f" where the spec answers {', '.join(codes)}" if codes else ""
+    return f"{part.label}: accepted{where}"
 
 
 def triage(doc: dict[str, Any]) -> list[Group]:
-    """Groups of the failing rules of a results document, biggest first; every failing rule
-    is in exactly one group."""
-    cases_by_rule: dict[str, list[dict[str, Any]]] = {}
+    """Causes of the failing rules of a results document, biggest first, each with its finer
+    groups (biggest first); every failing rule is in exactly one of each."""
+    first_case: dict[str, dict[str, Any]] = {}
     for case in doc.get("cases", []):
         if case.get("status") in TRIAGED:
-            cases_by_rule.setdefault(str(case.get("rule_id")), []).append(case)
-    failing = [r for r in doc.get("rules", []) if r.get("status") in TRIAGED]
-    keys = {str(r["id"]): cause_keys(r, cases_by_rule.get(str(r["id"]), [])) for r in failing}
-    counts: dict[tuple[str, ...], int] = {}
-    for pairs in keys.values():
-        for key, _ in pairs:
-            counts[key] = counts.get(key, 0) + 1
-    groups: dict[tuple[str, ...], Group] = {}
-    for rule in failing:
-        pairs = keys[str(rule["id"])]
-        shared = [(k, label) for k, label in pairs if counts[k] > 1]
-        if shared:
-            best = min(PRIORITY.index(k[0]) for k, _ in shared)
-            key, label = max(
-                ((k, lab) for k, lab in shared if PRIORITY.index(k[0]) == best),
-                key=lambda pair: counts[pair[0]],
-            )
-        elif pairs:
-            key, label = ("own", str(rule["id"])), pairs[0][1]
-        else:
-            key, label = ("own", str(rule["id"])), str(rule.get("reason") or "no case recorded")
-        groups.setdefault(key, Group(key, label)).rules.append(rule)
-    return sorted(
-        groups.values(),
-        key=lambda g: (-g.size, PRIORITY.index(g.kind) if g.kind in PRIORITY else 99, g.label),
-    )
+            first_case.setdefault(str(case.get("rule_id")), case)
+    causes: dict[str, Group] = {}
+    for rule in doc.get("rules", []):
+        if rule.get("status") not in TRIAGED:
+            continue
+        case = first_case.get(str(rule.get("id")), {"message": rule.get("reason")})
+        cause, key, label = classify(rule, case)
+        title = CAUSES.get(cause) or f"Other failures of {cause.removeprefix('op:')}"
+        group = causes.setdefault(cause, Group((cause,), title))
+        group.rules.append(rule)
+        part = next((p for p in group.parts if p.key == (cause, *key)), None)
+        if part is None:
+            part = Group((cause, *key), label)
+            group.parts.append(part)
+        part.rules.append(rule)
+    for group in causes.values():
+        group.parts.sort(key=lambda p: (-p.size, p.label))
+        if group.kind == "served":
+            for part in group.parts:
+                part.label = _served_label(part)
+    return sorted(causes.values(), key=lambda g: (-g.size, g.label))
 
 
 def top_share(groups: list[Group], top: int = 3) -> tuple[int, int]:
     """(rules the `top` biggest groups explain, all failing rules)."""
     return sum(g.size for g in groups[:top]), sum(g.size for g in groups)
+
+
+def finest(groups: list[Group]) -> list[Group]:
+    """The finer groups of every cause, biggest first (one fix each, as far as one can tell)."""
+    return sorted((p for g in groups for p in g.parts), key=lambda p: (-p.size, p.label))
