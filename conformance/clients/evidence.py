@@ -6,6 +6,7 @@ starts a fresh collector before each test and attaches what was collected to the
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
@@ -32,6 +33,18 @@ KEPT_RESPONSE_HEADERS = (
     "access-control-expose-headers",
     "content-encoding",
 )
+
+
+_SECRET_TEXT = re.compile(
+    r"(?i)\b(x-amz-signature|x-amz-credential|x-amz-security-token|signature|credential)"
+    r"(=|%3D)([^&\s'\",;)]+)"
+)
+
+
+def redact_text(text: str) -> str:
+    """Free text (a failure message quoting a presigned URL or an Authorization value) with the
+    signature and credential values replaced, as in redact_url."""
+    return _SECRET_TEXT.sub(lambda m: f"{m.group(1)}{m.group(2)}REDACTED", text)
 
 
 def redact_url(url: str) -> str:

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from conformance.clients.evidence import redact_text
 from conformance.plugin.applicability import CASE, NA_PREFIX, RULE_ID
 from conformance.plugin.collection import SUITE_DIR
 from conformance.plugin.recorder import (
@@ -46,7 +47,7 @@ def stable_nodeid(report: pytest.TestReport, rootpath: Path) -> str:
 def _message(report: pytest.TestReport) -> str:
     longrepr = report.longrepr
     crash = getattr(longrepr, "reprcrash", None)
-    text = crash.message if crash is not None else str(longrepr or "")
+    text = redact_text(crash.message if crash is not None else str(longrepr or ""))
     return text if len(text) <= MESSAGE_LIMIT else text[:MESSAGE_LIMIT] + "…"
 
 

@@ -126,7 +126,8 @@ def classify(rule: dict[str, Any], case: dict[str, Any]) -> tuple[str, tuple[str
         name = header.group(1).lower()
         name = "x-amz-checksum-*" if name.startswith("x-amz-checksum-") else name
         return "header", (op, name), f"{op}: {name}"
-    return f"op:{op}", (shape(first),), shape(first) or "no message"
+    text = shape(first.removeprefix("AssertionError: ").removeprefix("AssertionError"))
+    return f"op:{op}", (text,), text or "no message"
 
 
 def _served_label(part: Group) -> str:

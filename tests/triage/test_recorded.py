@@ -68,3 +68,21 @@ def test_mgmt_curl_names_the_api_headers_as_variables_and_gateway_is_plain() -> 
     line = curl_command(gateway)
     assert "--aws-sigv4" not in line and "X-Auth" not in line
     assert "eth_blockNumber" in line and line.endswith("http://g/v1/sepolia")
+
+
+def test_a_failure_message_quoting_a_presigned_url_keeps_no_signature() -> None:
+    """A test's assertion may print the presigned URL it used: a bearer credential until it
+    expires, so the message is redacted like the evidence."""
+    from types import SimpleNamespace
+
+    from conformance.plugin.records import _message
+
+    text = ("AssertionError: GET http://h/b/k?X-Amz-Algorithm=AWS4-HMAC-SHA256&"
+            "X-Amz-Credential=AKIDEXAMPLE%2F20261125%2Fauto%2Fs3%2Faws4_request&"
+            "x-amz-signature=1439249203a4899485c784f9 answered 200; "
+            "Authorization: AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20261125/auto/s3, "
+            "SignedHeaders=host, Signature=deadbeefcafe")  # fmt: skip
+    report = SimpleNamespace(longrepr=SimpleNamespace(reprcrash=SimpleNamespace(message=text)))
+    shown = _message(report)  # type: ignore[arg-type]
+    assert "AKIDEXAMPLE" not in shown and "1439249203" not in shown and "deadbeef" not in shown
+    assert "answered 200" in shown and shown.count("REDACTED") == 4
