@@ -60,6 +60,21 @@ class Replayed:
         ) == _masked(self.answer.body)
 
 
+@dataclass
+class Outcome:
+    requests: list[Replayed]
+    failing_at: int  # index of the request the failure is about
+
+    @property
+    def failing(self) -> Replayed:
+        return self.requests[self.failing_at]
+
+    @property
+    def reproduced(self) -> bool:
+        """The failing request got the answer it got when the rule failed."""
+        return self.failing.same
+
+
 def _masked(body: str) -> str:
     return _VOLATILE.sub("…", body.strip())
 
@@ -166,6 +181,17 @@ def send_one(rec: Recorded, surfaces: dict[str, dict[str, Any]], session: Any) -
     return Replayed(rec, url, Answer(seen.status, seen.response_headers, seen.body_excerpt), notes)
 
 
+def failing_index(case: dict[str, Any], done: list[Replayed]) -> int:
+    """Which replayed request is the failing one: the last whose method and path the failure
+    message names (a test may clean up after its failing request), else the last one."""
+    message = str(case.get("message") or "")
+    for index in range(len(done) - 1, -1, -1):
+        rec = done[index].recorded
+        if f"{rec.method} " in message and urlsplit(rec.url).path in message:
+            return index
+    return len(done) - 1
+
+
 def replay_case(
     case: dict[str, Any], surfaces: dict[str, dict[str, Any]], surface: str | None = None
 ) -> list[Replayed]:
@@ -177,7 +203,10 @@ def replay_case(
     session.trust_env = False  # no proxies from the environment: loopback stays local
     out = []
     for exchange in exchanges:
-        out.append(send_one(rec_mod.from_exchange(exchange, surface), surfaces, session))
+        item = send_one(rec_mod.from_exchange(exchange, surface), surfaces, session)
+        if exchange.get("setup"):
+            item.notes.insert(0, "setup: made a bucket or object the test used, before it began")
+        out.append(item)
     return out
 
 
@@ -215,7 +244,7 @@ def replay(
     surfaces: dict[str, dict[str, Any]],
     echo: Callable[[str], None] = print,
     case_name: str | None = None,
-) -> list[Replayed]:
+) -> Outcome:
     """Replay the rule's failing case (the first, or `case_name`) and print the comparison."""
     from conformance.report.load import load_results
 
@@ -230,13 +259,14 @@ def replay(
     if case.get("message"):
         echo(f"  {str(case['message']).splitlines()[0][:200]}")
     done = replay_case(case, surfaces, rule_surface(doc, rule_id))
+    at = failing_index(case, done)
     for index, item in enumerate(done, 1):
         for line in format_replayed(item, index):
             echo(line)
     same = sum(1 for item in done if item.same)
-    verdict = "reproduces" if done[-1].same else "differs from"
-    echo(f"{same} of {len(done)} answers as recorded; the last one {verdict} the recorded one")
-    return done
+    verdict = "reproduced" if done[at].same else "NOT reproduced (the answer changed)"
+    echo(f"{same} of {len(done)} answers as recorded; the failing request [{at + 1}]: {verdict}")
+    return Outcome(done, at)
 
 
 def main(results: Path, rule_id: str, target: str | None, targets_file: str | None,

@@ -7,6 +7,7 @@ starts a fresh collector before each test and attaches what was collected to the
 from __future__ import annotations
 
 import re
+from collections import OrderedDict
 from dataclasses import asdict, dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
@@ -16,6 +17,9 @@ BODY_EXCERPT_BYTES = 600
 # request bodies (XML configurations, JSON-RPC, rule sets) fit; a longer one is marked cut
 REQUEST_BODY_BYTES = 4096
 MAX_EXCHANGES = 12
+# setup remembered per bucket for a failing test's replay (docs/triage.md)
+MAX_SETUP_BUCKETS = 64
+MAX_SETUP_PER_BUCKET = 4
 SECRET_QUERY_KEYS = {"x-amz-signature", "x-amz-credential", "x-amz-security-token"}
 SECRET_HEADERS = {"authorization", "x-auth-key", "x-auth-email", "x-amz-security-token", "cookie"}
 KEPT_RESPONSE_HEADERS = (
@@ -121,19 +125,74 @@ class Exchange:
 
 
 class Collector:
-    """Exchanges of the running test, newest last, bounded."""
+    """Exchanges of the running test, newest last, bounded; and, across tests, how each bucket
+    the run touched was made and filled (the setup a failing test's replay needs, when a shared
+    fixture made it before the test began)."""
 
     def __init__(self) -> None:
         self.exchanges: list[Exchange] = []
+        self.made: OrderedDict[str, list[Exchange]] = OrderedDict()
 
     def add(self, exchange: Exchange) -> None:
         self.exchanges.append(exchange)
         if len(self.exchanges) > MAX_EXCHANGES:
             del self.exchanges[0]
+        self._remember(exchange)
 
     def reset(self) -> list[Exchange]:
         taken, self.exchanges = self.exchanges, []
         return taken
+
+    def _remember(self, exchange: Exchange) -> None:
+        """Keep a successful signed CreateBucket or PutObject (no subresource query) per bucket."""
+        target = _bucket_and_key(exchange)
+        if target is None or exchange.method != "PUT" or urlsplit(exchange.url).query:
+            return
+        if not (exchange.status and 200 <= exchange.status < 300):
+            return
+        bucket, key = target
+        if key is None:
+            self.made[bucket] = [exchange]
+        elif bucket in self.made:
+            created, *objects = self.made[bucket]  # the CreateBucket stays first
+            objects = [*(e for e in objects if e.url != exchange.url), exchange]
+            self.made[bucket] = [created, *objects[-(MAX_SETUP_PER_BUCKET - 1) :]]
+        else:
+            return
+        self.made.move_to_end(bucket)
+        while len(self.made) > MAX_SETUP_BUCKETS:
+            self.made.popitem(last=False)
+
+    def setup_for(self, exchanges: list[Exchange]) -> list[Exchange]:
+        """Earlier exchanges that made the buckets (and objects) `exchanges` use, when they are
+        not among them: oldest first, at most MAX_SETUP_PER_BUCKET per bucket."""
+        seen = {id(e) for e in exchanges}
+        buckets: list[str] = []
+        for exchange in exchanges:
+            for bucket in _buckets_used(exchange):
+                if bucket not in buckets:
+                    buckets.append(bucket)
+        return [e for b in buckets for e in self.made.get(b, []) if id(e) not in seen]
+
+
+def _bucket_and_key(exchange: Exchange) -> tuple[str, str | None] | None:
+    """(bucket, key) of a path-style S3 request (signed: it has x-amz-date), else None."""
+    if "x-amz-date" not in exchange.request_headers:
+        return None
+    path = urlsplit(exchange.url).path.lstrip("/")
+    if not path:
+        return None
+    bucket, _, key = path.partition("/")
+    return bucket, (key or None)
+
+
+def _buckets_used(exchange: Exchange) -> list[str]:
+    found = _bucket_and_key(exchange)
+    used = [found[0]] if found else []
+    source = exchange.request_headers.get("x-amz-copy-source", "").lstrip("/")
+    if source:
+        used.append(source.split("/", 1)[0])
+    return used
 
 
 collector = Collector()

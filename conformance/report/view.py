@@ -144,6 +144,7 @@ def _evidence(exchange: dict[str, Any], surface: str | None = None) -> dict[str,
         "body": exchange.get("body_excerpt") or "",
         "request_body": exchange.get("request_body_excerpt") or "",
         "curl": curl_command(exchange, surface) if exchange.get("url") else "",
+        "setup": bool(exchange.get("setup")),
     }
 
 

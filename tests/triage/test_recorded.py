@@ -86,3 +86,21 @@ def test_a_failure_message_quoting_a_presigned_url_keeps_no_signature() -> None:
     shown = _message(report)  # type: ignore[arg-type]
     assert "AKIDEXAMPLE" not in shown and "1439249203" not in shown and "deadbeef" not in shown
     assert "answered 200" in shown and shown.count("REDACTED") == 4
+
+
+def test_a_failing_test_gets_the_setup_a_shared_fixture_recorded_before_it() -> None:
+    """A module fixture makes the bucket and object once; a later test fails: its evidence must
+    still say how they were made, or a replay meets NoSuchBucket."""
+    from conformance.clients.evidence import Collector
+
+    signed = {"x-amz-date": "20261125T120000Z"}
+    collector = Collector()
+    collector.add(Exchange.build("PUT", "http://h/ec-b1", 200, signed, {}, b""))
+    collector.add(Exchange.build("PUT", "http://h/ec-b1/k", 200, signed, {}, b"", b"data"))
+    collector.add(Exchange.build("PUT", "http://h/ec-b1?cors", 200, signed, {}, b"", b"<x/>"))
+    collector.add(Exchange.build("PUT", "http://h/ec-other", 200, signed, {}, b""))
+    collector.reset()  # the failing test begins
+    collector.add(Exchange.build("GET", "http://h/ec-b1/k", 412, signed, {}, b"<Error/>"))
+    taken = collector.reset()
+    made = [(e.method, e.url, e.request_body_excerpt) for e in collector.setup_for(taken)]
+    assert made == [("PUT", "http://h/ec-b1", ""), ("PUT", "http://h/ec-b1/k", "data")]

@@ -65,9 +65,9 @@ def test_replay_reproduces_the_broken_answer_then_sees_the_fix(tmp_path: Path) -
         broken = replay(results, RULE, _surfaces(ready), lines.append)
     finally:
         stop_process(process)
-    assert broken[-1].same, "\n".join(lines)
-    assert broken[-1].answer.status == 200 and "wnam" in broken[-1].answer.body
-    assert "same answer as recorded" in "\n".join(lines)
+    assert broken.reproduced, "\n".join(lines)
+    assert broken.failing.answer.status == 200 and "wnam" in broken.failing.answer.body
+    assert "failing request [1]: reproduced" in "\n".join(lines)
     assert "| today" in "\n".join(lines)  # side by side
 
     process, ready = launch_reference(data)  # fixed: the deviation is gone, data kept
@@ -76,6 +76,6 @@ def test_replay_reproduces_the_broken_answer_then_sees_the_fix(tmp_path: Path) -
         fixed = replay(results, RULE, _surfaces(ready), lines.append)
     finally:
         stop_process(process)
-    assert not fixed[-1].same, "\n".join(lines)
-    assert "auto" in fixed[-1].answer.body and "wnam" in fixed[-1].recorded.response_body
-    assert "answer differs" in "\n".join(lines)
+    assert not fixed.reproduced, "\n".join(lines)
+    assert "auto" in fixed.failing.answer.body and "wnam" in fixed.failing.recorded.response_body
+    assert "NOT reproduced" in "\n".join(lines) and "answer differs" in "\n".join(lines)
