@@ -120,6 +120,10 @@ def curl_command(exchange: Mapping[str, Any], surface: str | None = None) -> str
     if rec.kind == S3 and rec.signed:
         words += ["--aws-sigv4", "aws:amz:auto:s3",
                   "--user", f"${S3_KEY_ENV}:${S3_SECRET_ENV}"]  # fmt: skip
+        # the payload hash, as recorded: S3 wants it and not every curl writes it itself
+        sha = _header(exchange, "x-amz-content-sha256")
+        if sha and rec.presign_expires is None:
+            words += ["-H", f"x-amz-content-sha256: {sha}"]
     for name, value in rec.headers.items():
         words += ["-H", f"{name}: {value}"]
     if rec.kind == MGMT:
@@ -131,6 +135,13 @@ def curl_command(exchange: Mapping[str, Any], surface: str | None = None) -> str
     if not rec.body_complete:
         line += "  # the body was cut at the recording limit: complete it before sending"
     return line
+
+
+def _header(exchange: Mapping[str, Any], name: str) -> str | None:
+    for key, value in (exchange.get("request_headers") or {}).items():
+        if str(key).lower() == name:
+            return str(value)
+    return None
 
 
 def _quote(word: str) -> str:

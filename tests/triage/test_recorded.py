@@ -51,6 +51,7 @@ def test_s3_curl_signs_with_aws_sigv4_from_the_environment() -> None:
     assert "-X PUT" in line and "--data-binary hello" in line
     assert "content-md5: 1B2M2Y8AsgTpgAmY7PhCfg==" in line
     assert "x-amz-date" not in line.lower() and "AKIDSECRET" not in line  # curl signs anew
+    assert "x-amz-content-sha256: abc" in line  # the payload hash S3 wants, as recorded
 
 
 def test_mgmt_curl_names_the_api_headers_as_variables_and_gateway_is_plain() -> None:
