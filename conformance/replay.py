@@ -33,6 +33,12 @@ _VOLATILE = re.compile(
     r"<(RequestId|HostId)>[^<]*</\1>|\"(ray|request)_?id\"\s*:\s*\"[^\"]*\""
 )
 
+_ERROR_CODE = re.compile(r"<Code>([^<]*)</Code>|\"code\"\s*:\s*\"?([\w.-]+)")
+# a failure message about the answer's status: "expected 401 Unauthorized; GET … answered 200"
+_ABOUT_STATUS = re.compile(r"\bexpected (a )?(\d{3}|4xx|refusal|success)\b.*\banswered \d{3}")
+# ids a target mints (an upload): today's replaces the recorded one in the requests that follow
+_MINTED = re.compile(r"<UploadId>([^<]+)</UploadId>")
+
 
 class ReplayError(Exception):
     """Nothing to replay (no such rule, no failing case, no recorded request)."""
@@ -55,15 +61,31 @@ class Replayed:
     @property
     def same(self) -> bool:
         """Today's answer is the recorded one (status and body, volatile ids masked)."""
-        return self.recorded.status == self.answer.status and _masked(
+        return self.same_status and _masked(self.recorded.response_body) == _masked(
+            self.answer.body
+        )
+
+    @property
+    def same_status(self) -> bool:
+        """The same status and error code (the body may differ with the target's state)."""
+        return self.recorded.status == self.answer.status and _code(
             self.recorded.response_body
-        ) == _masked(self.answer.body)
+        ) == _code(self.answer.body)
+
+    @property
+    def verdict(self) -> str:
+        if self.same:
+            return "same answer as recorded"
+        if self.same_status:
+            return "same status and code as recorded; the body differs"
+        return "answer differs"
 
 
 @dataclass
 class Outcome:
     requests: list[Replayed]
     failing_at: int  # index of the request the failure is about
+    about_status: bool = False  # the failure message is about the status it was answered
 
     @property
     def failing(self) -> Replayed:
@@ -71,8 +93,26 @@ class Outcome:
 
     @property
     def reproduced(self) -> bool:
-        """The failing request got the answer it got when the rule failed."""
-        return self.failing.same
+        """The failing request got the answer it got when the rule failed: the same status and
+        code when the failure was about the status ("expected 400 …, answered 200"), else the
+        same body too (ids and dates masked)."""
+        return self.failing.same or (self.about_status and self.failing.same_status)
+
+    @property
+    def verdict(self) -> str:
+        if self.failing.same:
+            return "reproduced"
+        if self.reproduced:
+            return "reproduced (the failure is about the status; the body differs in detail)"
+        if self.failing.same_status:
+            return ("not reproduced as recorded: same status and code, the body differs "
+                    "(a fix, or the target's state)")  # fmt: skip
+        return "not reproduced as recorded: the answer changed"
+
+
+def _code(body: str) -> str | None:
+    found = _ERROR_CODE.search(body)
+    return (found.group(1) or found.group(2)) if found else None
 
 
 def _masked(body: str) -> str:
@@ -192,6 +232,24 @@ def failing_index(case: dict[str, Any], done: list[Replayed]) -> int:
     return len(done) - 1
 
 
+def _learn_ids(recorded: str, today: str, minted: dict[str, str]) -> None:
+    old, new = _MINTED.search(recorded), _MINTED.search(today)
+    if old and new and old.group(1) != new.group(1):
+        minted[old.group(1)] = new.group(1)
+
+
+def _with_ids(rec: Recorded, minted: dict[str, str]) -> Recorded:
+    """`rec` with recorded minted ids replaced by today's (URL, query-encoded too, and body)."""
+    from dataclasses import replace
+    from urllib.parse import quote
+
+    url, body = rec.url, rec.body
+    for old, new in minted.items():
+        url = url.replace(quote(old, safe=""), quote(new, safe="")).replace(old, new)
+        body = body.replace(old.encode(), new.encode())
+    return rec if (url, body) == (rec.url, rec.body) else replace(rec, url=url, body=body)
+
+
 def replay_case(
     case: dict[str, Any], surfaces: dict[str, dict[str, Any]], surface: str | None = None
 ) -> list[Replayed]:
@@ -201,9 +259,15 @@ def replay_case(
         raise ReplayError(f"case {case.get('case')!r} recorded no request to replay")
     session = requests.Session()
     session.trust_env = False  # no proxies from the environment: loopback stays local
-    out = []
+    out: list[Replayed] = []
+    minted: dict[str, str] = {}  # recorded id -> today's
     for exchange in exchanges:
-        item = send_one(rec_mod.from_exchange(exchange, surface), surfaces, session)
+        original = rec_mod.from_exchange(exchange, surface)
+        rec = _with_ids(original, minted)
+        item = send_one(rec, surfaces, session)
+        _learn_ids(rec.response_body, item.answer.body, minted)
+        if rec is not original:
+            item.notes.append("today's UploadId put in place of the recorded one")
         if exchange.get("setup"):
             item.notes.insert(0, "setup: made a bucket or object the test used, before it began")
         out.append(item)
@@ -234,7 +298,7 @@ def format_replayed(item: Replayed, index: int) -> list[str]:
     out.append(f"    {'recorded':<{COLUMN}} | today")
     for a, b in zip_longest(left, right, fillvalue=""):
         out.append(f"    {a:<{COLUMN}} | {b}")
-    out.append("    => " + ("same answer as recorded" if item.same else "answer differs"))
+    out.append("    => " + item.verdict)
     return out
 
 
@@ -264,9 +328,11 @@ def replay(
         for line in format_replayed(item, index):
             echo(line)
     same = sum(1 for item in done if item.same)
-    verdict = "reproduced" if done[at].same else "NOT reproduced (the answer changed)"
-    echo(f"{same} of {len(done)} answers as recorded; the failing request [{at + 1}]: {verdict}")
-    return Outcome(done, at)
+    about_status = bool(_ABOUT_STATUS.search(str(case.get("message") or "").split("\n")[0]))
+    outcome = Outcome(done, at, about_status)
+    echo(f"{same} of {len(done)} answers as recorded; "
+         f"the failing request [{at + 1}]: {outcome.verdict}")  # fmt: skip
+    return outcome
 
 
 def main(results: Path, rule_id: str, target: str | None, targets_file: str | None,

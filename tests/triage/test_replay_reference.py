@@ -89,4 +89,22 @@ def test_replay_reproduces_the_broken_answer_then_sees_the_fix(tmp_path: Path) -
         stop_process(process)
     assert not fixed.reproduced, "\n".join(lines)
     assert "auto" in fixed.failing.answer.body and "wnam" in fixed.failing.recorded.response_body
-    assert "NOT reproduced" in "\n".join(lines) and "answer differs" in "\n".join(lines)
+    assert "not reproduced as recorded" in "\n".join(lines)
+
+
+def test_a_status_failure_is_reproduced_by_the_status_a_body_failure_by_the_body() -> None:
+    from conformance.recorded import from_exchange
+    from conformance.replay import _ABOUT_STATUS, Answer, Outcome, Replayed
+
+    recorded = from_exchange({"method": "GET", "url": "http://h/", "status": 200,
+                              "request_headers": {"x-amz-date": "x"},
+                              "body_excerpt": "<Buckets><Name>a</Name></Buckets>"})  # fmt: skip
+    today = Replayed(
+        recorded, "http://h/", Answer(200, {}, "<Buckets><Name>b</Name></Buckets>"), []
+    )
+    message = "AssertionError: expected 401 Unauthorized; GET http://h/ answered 200"
+    assert _ABOUT_STATUS.search(message)
+    assert Outcome([today], 0, about_status=True).reproduced
+    assert not Outcome([today], 0, about_status=False).reproduced  # e.g. a listing's content
+    refused = Replayed(recorded, "http://h/", Answer(401, {}, "<Code>Unauthorized</Code>"), [])
+    assert not Outcome([refused], 0, about_status=True).reproduced  # fixed
