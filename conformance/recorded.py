@@ -88,7 +88,7 @@ def from_exchange(exchange: Mapping[str, Any], surface: str | None = None) -> Re
     kept = [(k, v) for k, v in pairs if k.lower() not in PRESIGN_QUERY]
     url = urlunsplit((parts.scheme, parts.netloc, parts.path, urlencode(kept), ""))
     raw_headers = {
-        str(k).lower(): str(v) for k, v in (exchange.get("request_headers") or {}).items()
+        str(k).lower(): _unwrap(str(v)) for k, v in (exchange.get("request_headers") or {}).items()
     }
     headers = {k: v for k, v in raw_headers.items() if k not in SIGNER_HEADERS}
     text = str(exchange.get("request_body_excerpt") or "")
@@ -137,10 +137,17 @@ def curl_command(exchange: Mapping[str, Any], surface: str | None = None) -> str
     return line
 
 
+def _unwrap(value: str) -> str:
+    """A header value older results recorded as a bytes repr ("b'…'"): the value itself."""
+    if len(value) >= 3 and value[:2] in ("b'", 'b"') and value[-1] == value[1]:
+        return value[2:-1]
+    return value
+
+
 def _header(exchange: Mapping[str, Any], name: str) -> str | None:
     for key, value in (exchange.get("request_headers") or {}).items():
         if str(key).lower() == name:
-            return str(value)
+            return _unwrap(str(value))
     return None
 
 

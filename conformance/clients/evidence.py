@@ -72,6 +72,13 @@ def excerpt(body: Any, limit: int = BODY_EXCERPT_BYTES) -> str:
     return ""
 
 
+def header_text(value: Any) -> str:
+    """A header value as sent: botocore keeps some as bytes, whose str() would be "b'…'"."""
+    if isinstance(value, bytes | bytearray):
+        return bytes(value).decode("latin-1")
+    return str(value)
+
+
 def body_size(body: Any) -> int | None:
     """Bytes of a request body that is in memory; None for none or a stream (not replayable)."""
     if isinstance(body, bytes | bytearray | memoryview):
@@ -106,7 +113,7 @@ class Exchange:
         request_body: Any = None,
     ) -> Exchange:
         req = {
-            str(k).lower(): str(v)
+            str(k).lower(): header_text(v)
             for k, v in dict(request_headers or {}).items()
             if str(k).lower() not in SECRET_HEADERS
         }
