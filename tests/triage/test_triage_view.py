@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.browser import chromium, needs_chromium
 
 from conformance.report.render import render_report
 from conformance.report.triage import finest, top_share, triage
@@ -97,3 +98,14 @@ def test_every_recorded_request_has_a_copyable_command(moto: dict[str, Any]) -> 
     )
     assert "?location=" in block
     assert "conformancemotokey" not in html and "conformance-moto-secret" not in html
+
+
+@needs_chromium
+def test_the_triage_view_loads_in_a_browser_without_errors(
+    moto: dict[str, Any], tmp_path: Path
+) -> None:
+    page = tmp_path / "index.html"
+    page.write_text(render_report(moto, None, LEDGERS), "utf-8")
+    dom = chromium("--dump-dom", page.as_uri())
+    assert [line for line in dom.stderr.splitlines() if ":CONSOLE" in line] == []
+    assert 'id="triage"' in dom.stdout and "Requests the spec refuses are served" in dom.stdout
