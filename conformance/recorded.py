@@ -44,6 +44,8 @@ class Recorded:
     signed: bool  # S3: header-signed or presigned when recorded (else sent unsigned)
     presign_expires: int | None  # S3: X-Amz-Expires of a presigned request
     body_complete: bool  # the recorded body is all of the body that was sent
+    # secret headers sent (names): None for files recorded before they were (all assumed)
+    credentials: frozenset[str] | None
     # the answer that was recorded
     status: int | None
     response_headers: dict[str, str]
@@ -97,7 +99,8 @@ def from_exchange(exchange: Mapping[str, Any], surface: str | None = None) -> Re
     complete = (size is None and not text) or (isinstance(size, int) and size == len(body))
     return Recorded(
         method=str(exchange.get("method") or "GET").upper(), url=url, headers=headers,
-        body=body, kind=kind, signed=presigned or "x-amz-date" in raw_headers,
+        body=body, kind=kind, signed=presigned or _signed(exchange, raw_headers),
+        credentials=_credentials(exchange),
         presign_expires=int(expires) if expires and expires.isdigit() else None,
         body_complete=bool(complete), status=exchange.get("status"),
         response_headers=dict(exchange.get("response_headers") or {}),
@@ -126,8 +129,10 @@ def curl_command(exchange: Mapping[str, Any], surface: str | None = None) -> str
             words += ["-H", f"x-amz-content-sha256: {sha}"]
     for name, value in rec.headers.items():
         words += ["-H", f"{name}: {value}"]
-    if rec.kind == MGMT:
-        words += ["-H", f"X-Auth-Email: ${MGMT_EMAIL_ENV}", "-H", f"X-Auth-Key: ${MGMT_KEY_ENV}"]
+    if rec.kind == MGMT and sends(rec, "x-auth-email"):
+        words += ["-H", f"X-Auth-Email: ${MGMT_EMAIL_ENV}"]
+    if rec.kind == MGMT and sends(rec, "x-auth-key"):
+        words += ["-H", f"X-Auth-Key: ${MGMT_KEY_ENV}"]
     if rec.body:
         words += ["--data-binary", rec.body.decode("utf-8", errors="replace")]
     words.append(rec.url)
@@ -135,6 +140,23 @@ def curl_command(exchange: Mapping[str, Any], surface: str | None = None) -> str
     if not rec.body_complete:
         line += "  # the body was cut at the recording limit: complete it before sending"
     return line
+
+
+def _credentials(exchange: Mapping[str, Any]) -> frozenset[str] | None:
+    names = exchange.get("secret_headers")
+    return frozenset(str(n).lower() for n in names) if isinstance(names, list) else None
+
+
+def _signed(exchange: Mapping[str, Any], headers: Mapping[str, str]) -> bool:
+    """Header-signed when recorded: an Authorization header was sent (older files: the
+    x-amz-date a signer writes)."""
+    sent = _credentials(exchange)
+    return "authorization" in sent if sent is not None else "x-amz-date" in headers
+
+
+def sends(rec: Recorded, header: str) -> bool:
+    """Whether the replay of `rec` sends the secret `header` (older files: always)."""
+    return rec.credentials is None or header.lower() in rec.credentials
 
 
 def _unwrap(value: str) -> str:

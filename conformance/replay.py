@@ -204,10 +204,13 @@ def send_one(rec: Recorded, surfaces: dict[str, dict[str, Any]], session: Any) -
             notes.append("sent unsigned, as recorded")
     elif rec.kind == MGMT:
         _, name = base_of(MGMT, surfaces)
-        if name is not None:
-            headers["X-Auth-Email"] = str(surfaces[name]["email"])
-            headers["X-Auth-Key"] = str(surfaces[name]["api_key"])
-            notes.append("with the target's X-Auth-Email / X-Auth-Key")
+        sent = [h for h in ("X-Auth-Email", "X-Auth-Key") if rec_mod.sends(rec, h)]
+        if name is not None and sent:
+            values = {"X-Auth-Email": "email", "X-Auth-Key": "api_key"}
+            headers.update({h: str(surfaces[name][values[h]]) for h in sent})
+            notes.append(f"with the target's {' / '.join(sent)}")
+        elif not sent:
+            notes.append("sent without X-Auth-Email / X-Auth-Key, as recorded")
     if not rec.body_complete:
         notes.append("the recorded body was cut at the recording limit: sent as recorded")
     try:

@@ -100,6 +100,9 @@ class Exchange:
     request_body_excerpt: str = ""
     # the whole request body's length: replay re-sends the excerpt only when it is all of it
     request_body_bytes: int | None = None
+    # names (never values) of the secret headers that were sent: a replay sends those again,
+    # with today's credentials, and no others (a test of a request without them stays so)
+    secret_headers: list[str] = field(default_factory=list)
 
     @classmethod
     def build(
@@ -117,11 +120,14 @@ class Exchange:
             for k, v in dict(request_headers or {}).items()
             if str(k).lower() not in SECRET_HEADERS
         }
+        secret = sorted(
+            {str(k).lower() for k in dict(request_headers or {})} & SECRET_HEADERS - {"cookie"}
+        )
         resp_all = {str(k).lower(): str(v) for k, v in dict(response_headers or {}).items()}
         resp = {k: v for k, v in resp_all.items() if k in KEPT_RESPONSE_HEADERS}
         return cls(
             method.upper(), redact_url(url), status, req, resp, excerpt(body),
-            excerpt(request_body, REQUEST_BODY_BYTES), body_size(request_body),
+            excerpt(request_body, REQUEST_BODY_BYTES), body_size(request_body), secret,
         )  # fmt: skip
 
     def as_dict(self) -> dict[str, Any]:

@@ -21,7 +21,9 @@ def test_request_body_and_its_size_are_recorded_without_secrets() -> None:
     assert found["request_body_excerpt"] == body.decode()
     assert found["request_body_bytes"] == len(body)
     sent = json.dumps(found).lower()
-    assert "authorization" not in sent and "akidsecret" not in sent and "k3y" not in sent
+    assert "akidsecret" not in sent and "k3y" not in sent  # no value of a secret
+    assert "authorization" not in found["request_headers"]
+    assert found["secret_headers"] == ["authorization", "x-auth-key"]  # names only
 
 
 def test_a_long_body_is_cut_and_marked_and_a_stream_is_not_recorded() -> None:
@@ -117,3 +119,19 @@ def test_bytes_header_values_are_recorded_as_sent() -> None:
     old = {**exchange, "request_headers": {"x-amz-date": "b'20261125T120000Z'",
                                            "content-md5": "b'abc=='"}}  # fmt: skip
     assert from_exchange(old).headers == {"content-md5": "abc=="}
+
+
+def test_a_request_sent_without_credentials_is_reproduced_without_them() -> None:
+    """A test of the refusal of a request without X-Auth-Key (or unsigned) must not be
+    replayed, nor given as a command, with the credentials added."""
+    bare = Exchange.build("GET", "http://h/client/v4/zones/z/rulesets", 400,
+                          {"X-Auth-Email": "me@example.com"}, {}, b"{}").as_dict()  # fmt: skip
+    assert bare["secret_headers"] == ["x-auth-email"]
+    line = curl_command(bare)
+    assert '"X-Auth-Email: $X_AUTH_EMAIL"' in line and "X-Auth-Key" not in line
+    unsigned = Exchange.build("GET", "http://h/", 200, {"X-Amz-Date": "x"}, {}, b"").as_dict()
+    assert not from_exchange(unsigned).signed and "--aws-sigv4" not in curl_command(unsigned)
+    signed = Exchange.build("GET", "http://h/", 200, SIGNED, {}, b"").as_dict()
+    assert from_exchange(signed).signed and "--aws-sigv4" in curl_command(signed)
+    older = {k: v for k, v in bare.items() if k != "secret_headers"}  # before names were kept
+    assert "X-Auth-Key: $X_AUTH_KEY" in curl_command(older)
