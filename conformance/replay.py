@@ -228,10 +228,13 @@ def failing_index(case: dict[str, Any], done: list[Replayed]) -> int:
     """Which replayed request is the failing one: the last whose method and path the failure
     message names (a test may clean up after its failing request), else the last one."""
     message = str(case.get("message") or "")
-    for index in range(len(done) - 1, -1, -1):
-        rec = done[index].recorded
-        if f"{rec.method} " in message and urlsplit(rec.url).path in message:
-            return index
+    # the assertion's own words first: the recorder appends a "last exchange:" line, which
+    # names the last request whatever failed
+    for text in (message.split("\nlast exchange:", 1)[0], message):
+        for index in range(len(done) - 1, -1, -1):
+            rec = done[index].recorded
+            if f"{rec.method} " in text and urlsplit(rec.url).path in text:
+                return index
     return len(done) - 1
 
 

@@ -108,3 +108,21 @@ def test_a_status_failure_is_reproduced_by_the_status_a_body_failure_by_the_body
     assert not Outcome([today], 0, about_status=False).reproduced  # e.g. a listing's content
     refused = Replayed(recorded, "http://h/", Answer(401, {}, "<Code>Unauthorized</Code>"), [])
     assert not Outcome([refused], 0, about_status=True).reproduced  # fixed
+
+
+def test_the_failing_request_is_the_one_the_assertion_names() -> None:
+    from conformance.recorded import from_exchange
+    from conformance.replay import Answer, Replayed, failing_index
+
+    def sent(method: str, url: str) -> Replayed:
+        rec = from_exchange({"method": method, "url": url, "status": 200})
+        return Replayed(rec, url, Answer(200, {}, ""), [])
+
+    done = [sent("POST", "http://h/client/v4/zones/z/rulesets"),
+            sent("DELETE", "http://h/client/v4/zones/z/rulesets/r1")]  # fmt: skip
+    message = (
+        "AssertionError: expected a 2xx answer: POST http://h/client/v4/zones/z/rulesets -> 400"
+        "\nlast exchange: DELETE http://h/client/v4/zones/z/rulesets/r1 -> 204"
+    )
+    assert failing_index({"message": message}, done) == 0
+    assert failing_index({"message": "assert 1 == 2"}, done) == 1
