@@ -22,15 +22,20 @@ def _add_run(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         description="Run the suite (pytest + xdist) and write <report-dir>/<run-id>/ with "
         "results.json, junit.xml and index.html. Arguments after `--` go to pytest.",
     )
-    p.add_argument("--target", default="reference", help="target name (default: reference)")
+    p.add_argument("--target", help="target name (default: reference)")
     p.add_argument("--targets-file", metavar="PATH", help="TOML targets file")
+    p.add_argument(
+        "--failed-from", type=Path, metavar="RESULTS",
+        help="run exactly the rules that failed, errored or were flaky in RESULTS, with its "
+        "target, date, areas and options (each overridable here); docs/triage.md",
+    )  # fmt: skip
     p.add_argument("--as-of", metavar="DATE", help="date whose rules apply (default: today)")
     p.add_argument(
         "--rule",
         action="append",
         default=[],
         metavar="PREFIX",
-        help="only rules whose id starts with PREFIX (repeatable)",
+        help="only rules whose id starts with PREFIX (repeatable; ID$: exactly ID)",
     )
     p.add_argument("--area", action="append", default=[], help="only this area (repeatable)")
     p.add_argument(
@@ -139,6 +144,25 @@ def _add_others(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         help="column label per results file, in order (matrix)",
     )
     p.add_argument("--spec-base", metavar="URL", help="base URL of the spec files (links)")
+    p.add_argument(
+        "--ledgers", type=Path, metavar="DIR",
+        help="peer verdict ledgers (*.yaml) for 'which other implementations fail it' "
+        "(default: $CONFORMANCE_LEDGERS, else the checkout's fixtures/peers/verdicts)",
+    )  # fmt: skip
+
+    p = sub.add_parser(
+        "replay", help="send a failing rule's recorded requests again and compare the answers",
+        description="Re-sends the recorded requests of RULE's failing case in RESULTS to the "
+        "target, signed with its credentials now, and prints the recorded answer beside "
+        "today's (docs/triage.md).",
+    )  # fmt: skip
+    p.add_argument("results", type=Path, metavar="RESULTS")
+    p.add_argument("rule", metavar="RULE", help="rule id")
+    p.add_argument("--target", help="target name (default: the run's)")
+    p.add_argument(
+        "--targets-file", metavar="PATH", help="(default: the run's, else ./conformance.toml)"
+    )
+    p.add_argument("--case", help="which failing case (default: the first)")
 
     p = sub.add_parser("diff", help="regressions and fixes between two runs")
     p.add_argument("old", type=Path)
@@ -212,8 +236,9 @@ def split_passthrough(argv: Sequence[str]) -> tuple[list[str], list[str]]:
 def run_options(ns: argparse.Namespace, pytest_args: list[str]) -> RunOptions:
     from conformance.report.spec_links import default_spec_base
 
-    return RunOptions(
-        target=ns.target, targets_file=ns.targets_file, as_of=ns.as_of, rules=ns.rule,
+    opts = RunOptions(
+        target=ns.target or "reference", targets_file=ns.targets_file, as_of=ns.as_of,
+        rules=ns.rule,
         areas=ns.area, report_dir=ns.report_dir, run_id=ns.run_id,
         reference_profile=ns.reference_profile, workers=str(ns.workers),
         pytest_args=pytest_args, baseline=ns.baseline,
@@ -223,6 +248,15 @@ def run_options(ns: argparse.Namespace, pytest_args: list[str]) -> RunOptions:
         allow_shared_zone=ns.allow_shared_zone,
         rerun=ns.rerun,
     )  # fmt: skip
+    if ns.failed_from is None:
+        return opts
+    from conformance import failed_from
+    from conformance.report.load import load_results
+
+    earlier = load_results(ns.failed_from)  # ResultsError: reported by _main
+    opts = failed_from.options_from(earlier, opts, ns)
+    opts.rerun_of = failed_from.rerun_of(earlier, ns.failed_from)
+    return opts
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -249,8 +283,17 @@ def _main(argv: Sequence[str] | None = None) -> int:
 
     if ns.command == "run":
         from conformance.cli_run import run
+        from conformance.report.load import ResultsError
 
-        return run(run_options(ns, passthrough))
+        try:
+            opts = run_options(ns, passthrough)
+        except ResultsError as exc:
+            print(f"error: --failed-from: {exc}", file=sys.stderr)
+            return 2
+        if opts.rerun_of is not None and not opts.rules:
+            print(f"nothing to re-run: no rule failed, errored or was flaky in {ns.failed_from}")
+            return 0
+        return run(opts)
     if ns.command == "serve":
         return cmd.serve(ns.data_dir, ns.port, ns.behaviour_date, ns.profile, ns.host)
     if ns.command in ("merge", "expectations", "report"):
@@ -261,7 +304,13 @@ def _main(argv: Sequence[str] | None = None) -> int:
         if ns.command == "expectations":
             return cli_results.expectations_update(ns.results, ns.output)
         paths = cli_results.expand_results(ns.results)
-        return cmd.report(paths, ns.output, ns.label, ns.spec_base or default_spec_base())
+        return cmd.report(
+            paths, ns.output, ns.label, ns.spec_base or default_spec_base(), ns.ledgers
+        )
+    if ns.command == "replay":
+        from conformance.replay import main as replay_main
+
+        return replay_main(ns.results, ns.rule, ns.target, ns.targets_file, ns.case)
     if ns.command == "diff":
         return cmd.diff(ns.old, ns.new, ns.format)
     if ns.command == "targets":

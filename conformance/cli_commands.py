@@ -87,7 +87,13 @@ def load_all(paths: list[Path]) -> list[dict[str, Any]] | None:
     return docs
 
 
-def report(paths: list[Path], out: Path | None, labels: list[str], spec_base: str | None) -> int:
+def report(
+    paths: list[Path],
+    out: Path | None,
+    labels: list[str],
+    spec_base: str | None,
+    ledgers: Path | None = None,
+) -> int:
     """One results file -> compliance report; several -> matrix of rules x targets."""
     from conformance.report.load import schema_problems
     from conformance.report.render import render_matrix, render_report, write_html
@@ -102,7 +108,7 @@ def report(paths: list[Path], out: Path | None, labels: list[str], spec_base: st
         for problem in schema_problems(doc):
             print(f"warning: {path}: {problem}", file=sys.stderr)
     if len(docs) == 1:
-        html = render_report(docs[0], spec_base)
+        html = render_report(docs[0], spec_base, ledgers)
         target = out or paths[0].with_name("index.html")
     else:
         html = render_matrix(docs, labels or None, spec_base)

@@ -52,6 +52,8 @@ class RunOptions:
     history: str | None = None  # results store URL: record the run there at its end
     allow_shared_zone: bool = False
     rerun: int = 0  # --rerun N (FLAKY versus broken)
+    # --failed-from: the earlier run and its re-run rules' statuses (results `run.rerun_of`)
+    rerun_of: dict[str, Any] | None = None
 
 
 def safe_name(text: str) -> str:
@@ -236,12 +238,22 @@ def run(opts: RunOptions) -> int:
         print(f"error: {problem}", file=sys.stderr)
     code, reasons = run_exit_code(doc, pytest_rc)
     if doc is not None:
-        if agree(doc, code, reasons):
+        # what only this process knows goes back into the file the child wrote
+        changed = agree(doc, code, reasons)
+        if opts.rerun_of is not None:
+            doc["run"]["rerun_of"] = opts.rerun_of
+            changed = True
+        if changed:
             write_results(run_dir / "results.json", doc)
         index = write_html(render_report(doc, opts.spec_base), run_dir / "index.html")
         print(f"\nreport: {index}")
         for line in summary_lines(doc):
             print(line)
+        if opts.rerun_of is not None:
+            print(f"\nre-run of {opts.rerun_of['run_id']} (old → new):")
+            new = {str(r.get("id")): str(r.get("status")) for r in doc.get("rules", [])}
+            for rule_id, old in opts.rerun_of["statuses"].items():
+                print(f"  {rule_id}: {old} → {new.get(rule_id, 'not run')}")
     for reason in reasons:
         print(reason, file=sys.stderr)
     if doc is not None and opts.history:

@@ -164,6 +164,7 @@ def rule_record(rule: Any, status: str, reason: str | None, case_count: int) -> 
         "since": day(rule.since), "until": day(rule.until), "testability": rule.testability,
         "spec": dict(rule.spec or {}), "decision": rule.decision,
         "status": status, "reason": reason, "cases": case_count,
+        "source": dict(rule.source) if getattr(rule, "source", None) else None,
     }  # fmt: skip
 
 

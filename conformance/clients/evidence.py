@@ -6,12 +6,20 @@ starts a fresh collector before each test and attaches what was collected to the
 
 from __future__ import annotations
 
+import re
+from collections import OrderedDict
 from dataclasses import asdict, dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 BODY_EXCERPT_BYTES = 600
+# what was sent is kept longer than what came back: `conformance replay` re-sends it, and most
+# request bodies (XML configurations, JSON-RPC, rule sets) fit; a longer one is marked cut
+REQUEST_BODY_BYTES = 4096
 MAX_EXCHANGES = 12
+# setup remembered per bucket for a failing test's replay (docs/triage.md)
+MAX_SETUP_BUCKETS = 64
+MAX_SETUP_PER_BUCKET = 4
 SECRET_QUERY_KEYS = {"x-amz-signature", "x-amz-credential", "x-amz-security-token"}
 SECRET_HEADERS = {"authorization", "x-auth-key", "x-auth-email", "x-amz-security-token", "cookie"}
 KEPT_RESPONSE_HEADERS = (
@@ -31,6 +39,18 @@ KEPT_RESPONSE_HEADERS = (
 )
 
 
+_SECRET_TEXT = re.compile(
+    r"(?i)\b(x-amz-signature|x-amz-credential|x-amz-security-token|signature|credential)"
+    r"(=|%3D)([^&\s'\",;)]+)"
+)
+
+
+def redact_text(text: str) -> str:
+    """Free text (a failure message quoting a presigned URL or an Authorization value) with the
+    signature and credential values replaced, as in redact_url."""
+    return _SECRET_TEXT.sub(lambda m: f"{m.group(1)}{m.group(2)}REDACTED", text)
+
+
 def redact_url(url: str) -> str:
     parts = urlsplit(url)
     query = [
@@ -40,13 +60,32 @@ def redact_url(url: str) -> str:
     return urlunsplit((parts.scheme, parts.netloc, parts.path, urlencode(query), ""))
 
 
-def excerpt(body: bytes | str | None) -> str:
-    if body is None:
-        return ""
+def excerpt(body: Any, limit: int = BODY_EXCERPT_BYTES) -> str:
+    """The first `limit` bytes as text, "…" appended when cut; "" for no body or a stream."""
+    if isinstance(body, bytearray | memoryview):
+        body = bytes(body)
     if isinstance(body, bytes):
-        text = body[:BODY_EXCERPT_BYTES].decode("utf-8", errors="replace")
-        return text + ("…" if len(body) > BODY_EXCERPT_BYTES else "")
-    return body[:BODY_EXCERPT_BYTES] + ("…" if len(body) > BODY_EXCERPT_BYTES else "")
+        text = body[:limit].decode("utf-8", errors="replace")
+        return text + ("…" if len(body) > limit else "")
+    if isinstance(body, str):
+        return body[:limit] + ("…" if len(body) > limit else "")
+    return ""
+
+
+def header_text(value: Any) -> str:
+    """A header value as sent: botocore keeps some as bytes, whose str() would be "b'…'"."""
+    if isinstance(value, bytes | bytearray):
+        return bytes(value).decode("latin-1")
+    return str(value)
+
+
+def body_size(body: Any) -> int | None:
+    """Bytes of a request body that is in memory; None for none or a stream (not replayable)."""
+    if isinstance(body, bytes | bytearray | memoryview):
+        return len(body)
+    if isinstance(body, str):
+        return len(body.encode("utf-8"))
+    return None
 
 
 @dataclass
@@ -59,6 +98,11 @@ class Exchange:
     body_excerpt: str = ""
     # what was sent, where the body decides the answer (a JSON-RPC request); "" when not recorded
     request_body_excerpt: str = ""
+    # the whole request body's length: replay re-sends the excerpt only when it is all of it
+    request_body_bytes: int | None = None
+    # names (never values) of the secret headers that were sent: a replay sends those again,
+    # with today's credentials, and no others (a test of a request without them stays so)
+    secret_headers: list[str] = field(default_factory=list)
 
     @classmethod
     def build(
@@ -69,37 +113,99 @@ class Exchange:
         request_headers: Any = None,
         response_headers: Any = None,
         body: bytes | str | None = None,
-        request_body: bytes | str | None = None,
+        request_body: Any = None,
     ) -> Exchange:
         req = {
-            str(k).lower(): str(v)
+            str(k).lower(): header_text(v)
             for k, v in dict(request_headers or {}).items()
             if str(k).lower() not in SECRET_HEADERS
         }
+        secret = sorted(
+            {str(k).lower() for k in dict(request_headers or {})} & SECRET_HEADERS - {"cookie"}
+        )
         resp_all = {str(k).lower(): str(v) for k, v in dict(response_headers or {}).items()}
         resp = {k: v for k, v in resp_all.items() if k in KEPT_RESPONSE_HEADERS}
         return cls(
-            method.upper(), redact_url(url), status, req, resp, excerpt(body), excerpt(request_body)
-        )
+            method.upper(), redact_url(url), status, req, resp, excerpt(body),
+            excerpt(request_body, REQUEST_BODY_BYTES), body_size(request_body), secret,
+        )  # fmt: skip
 
     def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        found = asdict(self)
+        if found["request_body_bytes"] is None:  # the schema's older shape: no null
+            del found["request_body_bytes"]
+        return found
 
 
 class Collector:
-    """Exchanges of the running test, newest last, bounded."""
+    """Exchanges of the running test, newest last, bounded; and, across tests, how each bucket
+    the run touched was made and filled (the setup a failing test's replay needs, when a shared
+    fixture made it before the test began)."""
 
     def __init__(self) -> None:
         self.exchanges: list[Exchange] = []
+        self.made: OrderedDict[str, list[Exchange]] = OrderedDict()
 
     def add(self, exchange: Exchange) -> None:
         self.exchanges.append(exchange)
         if len(self.exchanges) > MAX_EXCHANGES:
             del self.exchanges[0]
+        self._remember(exchange)
 
     def reset(self) -> list[Exchange]:
         taken, self.exchanges = self.exchanges, []
         return taken
+
+    def _remember(self, exchange: Exchange) -> None:
+        """Keep a successful signed CreateBucket or PutObject (no subresource query) per bucket."""
+        target = _bucket_and_key(exchange)
+        if target is None or exchange.method != "PUT" or urlsplit(exchange.url).query:
+            return
+        if not (exchange.status and 200 <= exchange.status < 300):
+            return
+        bucket, key = target
+        if key is None:
+            self.made[bucket] = [exchange]
+        elif bucket in self.made:
+            created, *objects = self.made[bucket]  # the CreateBucket stays first
+            objects = [*(e for e in objects if e.url != exchange.url), exchange]
+            self.made[bucket] = [created, *objects[-(MAX_SETUP_PER_BUCKET - 1) :]]
+        else:
+            return
+        self.made.move_to_end(bucket)
+        while len(self.made) > MAX_SETUP_BUCKETS:
+            self.made.popitem(last=False)
+
+    def setup_for(self, exchanges: list[Exchange]) -> list[Exchange]:
+        """Earlier exchanges that made the buckets (and objects) `exchanges` use, when they are
+        not among them: oldest first, at most MAX_SETUP_PER_BUCKET per bucket."""
+        seen = {id(e) for e in exchanges}
+        buckets: list[str] = []
+        for exchange in exchanges:
+            for bucket in _buckets_used(exchange):
+                if bucket not in buckets:
+                    buckets.append(bucket)
+        return [e for b in buckets for e in self.made.get(b, []) if id(e) not in seen]
+
+
+def _bucket_and_key(exchange: Exchange) -> tuple[str, str | None] | None:
+    """(bucket, key) of a path-style S3 request (signed: it has x-amz-date), else None."""
+    if "x-amz-date" not in exchange.request_headers:
+        return None
+    path = urlsplit(exchange.url).path.lstrip("/")
+    if not path:
+        return None
+    bucket, _, key = path.partition("/")
+    return bucket, (key or None)
+
+
+def _buckets_used(exchange: Exchange) -> list[str]:
+    found = _bucket_and_key(exchange)
+    used = [found[0]] if found else []
+    source = exchange.request_headers.get("x-amz-copy-source", "").lstrip("/")
+    if source:
+        used.append(source.split("/", 1)[0])
+    return used
 
 
 collector = Collector()

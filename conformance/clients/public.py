@@ -74,8 +74,11 @@ class CustomDomains:
             collector.add(Exchange.build(method, url, None, headers, None, str(exc)))
             raise
         collector.add(
-            Exchange.build(method, url, resp.status_code, headers, resp.headers, resp.content)
-        )
+            Exchange.build(
+                method, url, resp.status_code, headers, resp.headers, resp.content,
+                resp.request.body,
+            )
+        )  # fmt: skip
         return Reply(method, url, resp.status_code, dict(resp.headers), resp.text)
 
     def create(self, bucket: str, domain: str, enabled: bool = True) -> Reply:

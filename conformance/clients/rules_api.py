@@ -172,11 +172,13 @@ class EnvelopeClient:
                 allow_redirects=False,
             )
         except requests.RequestException as exc:
-            collector.add(Exchange.build(method, url, None, sent_headers, None, str(exc)))
+            collector.add(Exchange.build(method, url, None, sent_headers, None, str(exc), data))
             raise
         sent = resp.request.url or url
         collector.add(
-            Exchange.build(method, sent, resp.status_code, sent_headers, resp.headers, resp.content)
+            Exchange.build(
+                method, sent, resp.status_code, sent_headers, resp.headers, resp.content, data
+            )
         )
         return Reply(method, sent, resp.status_code, dict(resp.headers), resp.text)
 

@@ -53,6 +53,7 @@ class _EvidenceHook:
                 dict(request.headers.items()) if request else {},
                 dict(http_response.headers.items()),
                 body,
+                request.body if request else None,
             )
         )
 

@@ -229,6 +229,7 @@ class WireClient:
                 prepared.headers,
                 response.headers,
                 body,
+                prepared.body,
             )
         )
         return WireReply(

@@ -84,11 +84,21 @@ def pytest_make_collect_report(collector: pytest.Collector) -> Generator[None, A
     return report
 
 
+EXACT = "$"  # `--rule ID$`: exactly that id (`conformance run --failed-from` selects so)
+
+
+def rule_matches(rule_id: str, pattern: str) -> bool:
+    """A --rule value: an id prefix, or an exact id when it ends with `$`."""
+    if pattern.endswith(EXACT):
+        return rule_id == pattern[: -len(EXACT)]
+    return rule_id.startswith(pattern)
+
+
 def selected(rules: Sequence[Any], prefixes: Sequence[str], areas: Sequence[str]) -> list[Any]:
-    """Rules kept by --rule prefixes and --area names (all when neither is given)."""
+    """Rules kept by --rule prefixes (or exact `ID$`) and --area names (all when neither)."""
     return [
         rule for rule in rules
-        if (not prefixes or any(rule.id.startswith(p) for p in prefixes))
+        if (not prefixes or any(rule_matches(rule.id, p) for p in prefixes))
         and (not areas or rule.area in areas)
     ]  # fmt: skip
 
@@ -102,7 +112,8 @@ def check_selection(catalog: Any, prefixes: Sequence[str], areas: Sequence[str])
             raise pytest.UsageError(f"--area {area!r}: unknown; areas: {', '.join(known_areas)}")
     for prefix in prefixes:
         if not selected(everything, [prefix], []):
-            raise pytest.UsageError(f"--rule {prefix!r}: no rule id starts with it")
+            what = "is" if prefix.endswith(EXACT) else "starts with"
+            raise pytest.UsageError(f"--rule {prefix!r}: no rule id {what} it")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

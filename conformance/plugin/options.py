@@ -39,7 +39,7 @@ def add_options(parser: pytest.Parser) -> None:
         action="append",
         default=[],
         metavar="PREFIX",
-        help="only tests of rules whose id starts with PREFIX (repeatable)",
+        help="only tests of rules whose id starts with PREFIX (repeatable; ID$: exactly ID)",
     )
     group.addoption(
         "--area",

@@ -20,6 +20,8 @@ REPORT_ATTR = "edge_conformance"
 EVIDENCE, NA_REASON, FAILURE_KIND = "evidence", "na_reason", "failure_kind"
 # FAILURE_KIND: "assertion" (the target broke a rule) or "error" (the suite or target broke)
 FAILED_RULE = "failed_rule"  # the one rule a RuleFailure names (attribution.py)
+DOC = "doc"  # the test's docstring: what the report shows as "the test that decides"
+DOC_LIMIT = 1500
 
 
 def _collector() -> Any:
@@ -50,6 +52,15 @@ def _failed_rule(excinfo: pytest.ExceptionInfo[BaseException] | None) -> str | N
     return excinfo.value.rule_id
 
 
+def test_doc(item: pytest.Item) -> str:
+    """The test function's docstring, dedented and bounded ("" when it has none)."""
+    import inspect
+
+    function = getattr(item, "obj", None)
+    text = (inspect.getdoc(function) or "") if function is not None else ""
+    return text if len(text) <= DOC_LIMIT else text[:DOC_LIMIT] + "…"
+
+
 def details(report: pytest.TestReport) -> dict[str, Any]:
     """The plugin's details of a report (empty for tests that name no rule)."""
     found = getattr(report, REPORT_ATTR, None)
@@ -71,9 +82,19 @@ def pytest_runtest_makereport(
     if not item.stash.get(RULES_KEY, ()):
         return report
     found: dict[str, Any] = {}
-    exchanges = [exchange.as_dict() for exchange in _collector().reset()]
+    taken = _collector().reset()
+    exchanges = [exchange.as_dict() for exchange in taken]
+    if report.failed and taken:
+        # what made the buckets this test used, recorded before it began (a shared fixture):
+        # a replay of the failure sends it first
+        made = [{**e.as_dict(), "setup": True} for e in _collector().setup_for(taken)]
+        exchanges = made + exchanges
     if exchanges:
         found[EVIDENCE] = exchanges
+    if call.when == "setup":
+        doc = test_doc(item)
+        if doc:
+            found[DOC] = doc
     if report.skipped and not hasattr(report, "wasxfail"):
         found[NA_REASON] = _skip_reason(report)
     if report.failed and call.when == "call":

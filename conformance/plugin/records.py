@@ -12,9 +12,17 @@ from typing import Any
 
 import pytest
 
+from conformance.clients.evidence import redact_text
 from conformance.plugin.applicability import CASE, NA_PREFIX, RULE_ID
 from conformance.plugin.collection import SUITE_DIR
-from conformance.plugin.recorder import EVIDENCE, FAILED_RULE, FAILURE_KIND, NA_REASON, details
+from conformance.plugin.recorder import (
+    DOC,
+    EVIDENCE,
+    FAILED_RULE,
+    FAILURE_KIND,
+    NA_REASON,
+    details,
+)
 from conformance.plugin.rerun import is_rerun
 from conformance.results import ERROR, FAIL, FLAKY, NA, PASS, XFAIL, XPASS, worst
 
@@ -39,7 +47,7 @@ def stable_nodeid(report: pytest.TestReport, rootpath: Path) -> str:
 def _message(report: pytest.TestReport) -> str:
     longrepr = report.longrepr
     crash = getattr(longrepr, "reprcrash", None)
-    text = crash.message if crash is not None else str(longrepr or "")
+    text = redact_text(crash.message if crash is not None else str(longrepr or ""))
     return text if len(text) <= MESSAGE_LIMIT else text[:MESSAGE_LIMIT] + "…"
 
 
@@ -92,6 +100,7 @@ class _Pending:
     # (status, message, evidence) of the call phase and of any setup/teardown that did not pass
     phases: list[tuple[str, str | None, list[dict[str, Any]]]] = field(default_factory=list)
     failed_rule: str | None = None  # the one rule a RuleFailure of the call phase named
+    doc: str = ""  # the test's docstring (recorded at setup)
     # earlier attempts of a rerun test (--rerun), and whether the current one will be rerun
     attempts: list[dict[str, Any]] = field(default_factory=list)
     rerunning: bool = False
@@ -153,6 +162,7 @@ class CaseRecorder:
         pending.rule_ids = rule_ids or pending.rule_ids
         pending.case = str(props.get(CASE, pending.case))
         pending.duration += float(report.duration or 0.0)
+        pending.doc = str(props.get(DOC) or pending.doc)
         status, message = phase_status(report, props)
         pending.rerunning = pending.rerunning or is_rerun(report)
         if report.when == "call":
@@ -177,6 +187,8 @@ class CaseRecorder:
                 "status": status, "message": message,
                 "duration": round(pending.duration, 6), "evidence": evidence,
             }  # fmt: skip
+            if pending.doc:
+                record["doc"] = pending.doc
             if status in (XFAIL, XPASS) and rule_id in self.links:
                 record["link"] = self.links[rule_id]
             if attempts:

@@ -40,6 +40,19 @@ def default_run_id(started: str, run_prefix: str) -> str:
     return started[:19].replace("-", "").replace(":", "") + "-" + run_prefix.removeprefix("ec-")
 
 
+def run_flags(options: Options) -> dict[str, Any]:
+    """The selection and options of the run: `conformance run --failed-from` repeats them."""
+    return {
+        "rule": list(options.rules), "area": list(options.areas),
+        "reference_profile": dict(options.reference_profile),
+        "targets_file": str(options.targets_file.resolve()) if options.targets_file else None,
+        "compat_date": options.compat_date.isoformat() if options.compat_date else None,
+        "compat_flag": list(options.compat_flags),
+        "expectations": str(options.expectations.resolve()) if options.expectations else None,
+        "allow_shared_zone": options.allow_shared_zone,
+    }  # fmt: skip
+
+
 def build_document(
     options: Options,
     catalog: Any,
@@ -64,8 +77,7 @@ def build_document(
             "run_id": run_id, "target": options.target, "as_of": options.as_of.isoformat(),
             "suite_version": suite_version(), "catalog_hash": str(catalog.hash),
             "git_sha": git_sha(), "started": started, "finished": finished,
-            "flags": {"rule": list(options.rules), "area": list(options.areas),
-                      "reference_profile": dict(options.reference_profile)},
+            "flags": run_flags(options),
         },
         "cases": kept,
         "rules": rule_records,

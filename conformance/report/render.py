@@ -46,9 +46,15 @@ def _generated() -> str:
     return dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
-def render_report(doc: Results, spec_base: str | None = None) -> str:
-    """HTML of the single-run compliance report."""
-    view = build_view(doc, spec_base, warnings=schema_problems(doc))
+def render_report(
+    doc: Results, spec_base: str | None = None, ledgers_dir: Path | None = None
+) -> str:
+    """HTML of the single-run compliance report; the peers' verdict ledgers are read from
+    `ledgers_dir`, else from their default place (explain.default_ledgers_dir)."""
+    from conformance.report.explain import default_ledgers_dir, load_ledgers
+
+    ledgers = load_ledgers(ledgers_dir or default_ledgers_dir())
+    view = build_view(doc, spec_base, warnings=schema_problems(doc), ledgers=ledgers)
     template = environment().get_template("report.html.j2")
     return template.render(v=view, generated=_generated())
 

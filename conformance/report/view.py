@@ -9,10 +9,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from conformance.recorded import curl_command
+from conformance.report.explain import Explanation, explain, spec_dir
 from conformance.report.load import Results, status_slug
 from conformance.report.scope import Scope, run_scope
 from conformance.report.spec_links import decision_href, spec_href, spec_text
 from conformance.report.timeline import Timeline, build_timeline
+from conformance.report.triage import Group, triage
 
 LEVELS = ("MUST", "SHOULD", "MAY")
 AREA_ORDER = ("logs", "gateway", "storage")
@@ -77,6 +80,8 @@ class RuleView:
     spec_href: str | None
     decision_href: str | None
     search: str  # lowercased text the free-text filter matches
+    explanation: Explanation | None = None
+    previous: str | None = None  # --failed-from: the status in the earlier run
 
 
 @dataclass
@@ -91,6 +96,9 @@ class ReportView:
     blocking: list[RuleView] = field(default_factory=list)  # MUST, in force, tested, not PASS
     untested_must: int = 0  # MUST rules in force that no test names: they block too
     warnings: list[str] = field(default_factory=list)
+    groups: list[Group] = field(default_factory=list)  # triage: failing rules by cause
+    ledgers: list[str] = field(default_factory=list)  # implementations whose ledgers were read
+    rerun_of: dict[str, Any] | None = None
 
     @property
     def area_names(self) -> list[str]:
@@ -124,7 +132,7 @@ def build_areas(summary: dict[str, Any]) -> list[AreaView]:
     return views
 
 
-def _evidence(exchange: dict[str, Any]) -> dict[str, Any]:
+def _evidence(exchange: dict[str, Any], surface: str | None = None) -> dict[str, Any]:
     """One exchange trimmed to what a reader needs: request line, status, a few headers."""
     headers = dict(list((exchange.get("response_headers") or {}).items())[:EVIDENCE_HEADERS])
     request_headers = dict(list((exchange.get("request_headers") or {}).items())[:EVIDENCE_HEADERS])
@@ -135,6 +143,8 @@ def _evidence(exchange: dict[str, Any]) -> dict[str, Any]:
         "response_headers": headers,
         "body": exchange.get("body_excerpt") or "",
         "request_body": exchange.get("request_body_excerpt") or "",
+        "curl": curl_command(exchange, surface) if exchange.get("url") else "",
+        "setup": bool(exchange.get("setup")),
     }
 
 
@@ -146,12 +156,18 @@ def _attempt(attempt: dict[str, Any]) -> dict[str, Any]:
             "exchanges": exchanges}  # fmt: skip
 
 
-def build_rules(doc: Results, spec_base: str | None) -> list[RuleView]:
+def build_rules(
+    doc: Results, spec_base: str | None, ledgers: dict[str, dict[str, str]] | None = None
+) -> list[RuleView]:
+    surfaces = {str(r.get("id")): r.get("surface") for r in doc.get("rules", [])}
+    previous = ((doc.get("run") or {}).get("rerun_of") or {}).get("statuses") or {}
+    folder = spec_dir(spec_base)
     cases_by_rule: dict[str, list[dict[str, Any]]] = {}
     for case in doc.get("cases", []):
         shown = dict(case)
         shown["slug"] = status_slug(case.get("status"))
-        shown["exchanges"] = [_evidence(e) for e in case.get("evidence") or []]
+        surface = surfaces.get(str(case.get("rule_id")))
+        shown["exchanges"] = [_evidence(e, surface) for e in case.get("evidence") or []]
         shown["attempts"] = [_attempt(a) for a in case.get("attempts") or []]
         cases_by_rule.setdefault(str(case.get("rule_id")), []).append(shown)
     views = []
@@ -182,17 +198,22 @@ def build_rules(doc: Results, spec_base: str | None) -> list[RuleView]:
                 spec_href(spec_base, rule.get("spec")),
                 decision_href(spec_base, rule.get("decision")),
                 search,
+                explain(rule, cases, ledgers or {}, folder),
+                previous.get(str(rule.get("id"))),
             )
         )
     return views
 
 
 def build_view(
-    doc: Results, spec_base: str | None = None, warnings: list[str] | None = None
+    doc: Results,
+    spec_base: str | None = None,
+    warnings: list[str] | None = None,
+    ledgers: dict[str, dict[str, str]] | None = None,
 ) -> ReportView:
     """Arrange a results document for the single-run report."""
     summary = doc.get("summary") or {}
-    rules = build_rules(doc, spec_base)
+    rules = build_rules(doc, spec_base, ledgers)
     counts = {s: 0 for s in STATUS_ORDER}
     for rv in rules:
         counts[rv.status] = counts.get(rv.status, 0) + 1
@@ -209,4 +230,7 @@ def build_view(
         blocking=blocking,
         untested_must=sum(1 for rv in must if rv.status == "UNTESTED"),
         warnings=list(warnings or []),
+        groups=triage(doc),
+        ledgers=sorted(ledgers or {}),
+        rerun_of=(doc.get("run") or {}).get("rerun_of"),
     )

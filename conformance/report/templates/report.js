@@ -49,3 +49,10 @@
   openFromHash();
   apply();
 })();
+
+document.querySelectorAll(".curl button.copy").forEach(function (button) {
+  button.addEventListener("click", function () {
+    var text = button.parentElement.querySelector("pre").textContent;
+    if (navigator.clipboard) { navigator.clipboard.writeText(text); button.textContent = "copied"; }
+  });
+});

@@ -1,0 +1,137 @@
+"""What a results file records of a request, and the curl command rebuilt from it: enough to
+send it again (method, URL, headers, body), never a secret."""
+
+from __future__ import annotations
+
+import json
+
+from conformance.clients.evidence import REQUEST_BODY_BYTES, Exchange
+from conformance.recorded import curl_command, from_exchange, kind_of
+
+SIGNED = {"Authorization": "AWS4-HMAC-SHA256 Credential=AKIDSECRET/20261125/auto/s3/aws4_request",
+          "X-Amz-Date": "20261125T120000Z", "X-Amz-Content-Sha256": "abc",
+          "Content-MD5": "1B2M2Y8AsgTpgAmY7PhCfg=="}  # fmt: skip
+
+
+def test_request_body_and_its_size_are_recorded_without_secrets() -> None:
+    body = b"<Delete><Object><Key>k</Key></Object></Delete>"
+    found = Exchange.build(
+        "POST", "http://h/b?delete", 200, {**SIGNED, "X-Auth-Key": "k3y"}, {}, b"ok", body
+    ).as_dict()
+    assert found["request_body_excerpt"] == body.decode()
+    assert found["request_body_bytes"] == len(body)
+    sent = json.dumps(found).lower()
+    assert "akidsecret" not in sent and "k3y" not in sent  # no value of a secret
+    assert "authorization" not in found["request_headers"]
+    assert found["secret_headers"] == ["authorization", "x-auth-key"]  # names only
+
+
+def test_a_long_body_is_cut_and_marked_and_a_stream_is_not_recorded() -> None:
+    long = b"x" * (REQUEST_BODY_BYTES + 10)
+    cut = Exchange.build("PUT", "http://h/b/k", 200, {}, {}, b"", long).as_dict()
+    assert cut["request_body_bytes"] == len(long)
+    assert not from_exchange(cut).body_complete
+    stream = Exchange.build("PUT", "http://h/b/k", 200, {}, {}, b"", iter([b"a"])).as_dict()
+    assert "request_body_bytes" not in stream and stream["request_body_excerpt"] == ""
+
+
+def test_presigned_credentials_are_redacted_and_dropped_for_replay() -> None:
+    url = ("http://h/b/k?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=AKID%2F1&"
+           "X-Amz-Date=20261125T120000Z&X-Amz-Expires=60&X-Amz-SignedHeaders=host&"
+           "X-Amz-Signature=deadbeef&partNumber=1")  # fmt: skip
+    exchange = Exchange.build("GET", url, 200, {}, {}, b"").as_dict()
+    assert "deadbeef" not in exchange["url"] and "AKID" not in exchange["url"]
+    rec = from_exchange(exchange)
+    assert rec.kind == "s3" and rec.signed and rec.presign_expires == 60
+    assert rec.url == "http://h/b/k?partNumber=1"
+
+
+def test_s3_curl_signs_with_aws_sigv4_from_the_environment() -> None:
+    exchange = Exchange.build("PUT", "http://h/b/k", 200, SIGNED, {}, b"", b"hello").as_dict()
+    line = curl_command(exchange)
+    assert '--aws-sigv4 aws:amz:auto:s3 --user "$AWS_ACCESS_KEY_ID:$AWS_SECRET_ACCESS_KEY"' in line
+    assert "-X PUT" in line and "--data-binary hello" in line
+    assert "content-md5: 1B2M2Y8AsgTpgAmY7PhCfg==" in line
+    assert "x-amz-date" not in line.lower() and "AKIDSECRET" not in line  # curl signs anew
+    assert "x-amz-content-sha256: abc" in line  # the payload hash S3 wants, as recorded
+
+
+def test_mgmt_curl_names_the_api_headers_as_variables_and_gateway_is_plain() -> None:
+    mgmt = Exchange.build(
+        "POST", "http://h/client/v4/zones/z/rulesets", 400,
+        {"X-Auth-Email": "me@example.com", "X-Auth-Key": "k3y", "Content-Type": "application/json"},
+        {}, b"{}", b'{"rules": []}',
+    ).as_dict()  # fmt: skip
+    line = curl_command(mgmt)
+    assert kind_of(mgmt) == "mgmt"
+    assert '"X-Auth-Email: $X_AUTH_EMAIL"' in line and '"X-Auth-Key: $X_AUTH_KEY"' in line
+    assert "me@example.com" not in line and "k3y" not in line
+    rpc = b'{"jsonrpc": "2.0", "method": "eth_blockNumber", "id": 1}'
+    gateway = Exchange.build("POST", "http://g/v1/sepolia", 200, {}, {}, b"", rpc).as_dict()
+    line = curl_command(gateway)
+    assert "--aws-sigv4" not in line and "X-Auth" not in line
+    assert "eth_blockNumber" in line and line.endswith("http://g/v1/sepolia")
+
+
+def test_a_failure_message_quoting_a_presigned_url_keeps_no_signature() -> None:
+    """A test's assertion may print the presigned URL it used: a bearer credential until it
+    expires, so the message is redacted like the evidence."""
+    from types import SimpleNamespace
+
+    from conformance.plugin.records import _message
+
+    text = ("AssertionError: GET http://h/b/k?X-Amz-Algorithm=AWS4-HMAC-SHA256&"
+            "X-Amz-Credential=AKIDEXAMPLE%2F20261125%2Fauto%2Fs3%2Faws4_request&"
+            "x-amz-signature=1439249203a4899485c784f9 answered 200; "
+            "Authorization: AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20261125/auto/s3, "
+            "SignedHeaders=host, Signature=deadbeefcafe")  # fmt: skip
+    report = SimpleNamespace(longrepr=SimpleNamespace(reprcrash=SimpleNamespace(message=text)))
+    shown = _message(report)  # type: ignore[arg-type]
+    assert "AKIDEXAMPLE" not in shown and "1439249203" not in shown and "deadbeef" not in shown
+    assert "answered 200" in shown and shown.count("REDACTED") == 4
+
+
+def test_a_failing_test_gets_the_setup_a_shared_fixture_recorded_before_it() -> None:
+    """A module fixture makes the bucket and object once; a later test fails: its evidence must
+    still say how they were made, or a replay meets NoSuchBucket."""
+    from conformance.clients.evidence import Collector
+
+    signed = {"x-amz-date": "20261125T120000Z"}
+    collector = Collector()
+    collector.add(Exchange.build("PUT", "http://h/ec-b1", 200, signed, {}, b""))
+    collector.add(Exchange.build("PUT", "http://h/ec-b1/k", 200, signed, {}, b"", b"data"))
+    collector.add(Exchange.build("PUT", "http://h/ec-b1?cors", 200, signed, {}, b"", b"<x/>"))
+    collector.add(Exchange.build("PUT", "http://h/ec-other", 200, signed, {}, b""))
+    collector.reset()  # the failing test begins
+    collector.add(Exchange.build("GET", "http://h/ec-b1/k", 412, signed, {}, b"<Error/>"))
+    taken = collector.reset()
+    made = [(e.method, e.url, e.request_body_excerpt) for e in collector.setup_for(taken)]
+    assert made == [("PUT", "http://h/ec-b1", ""), ("PUT", "http://h/ec-b1/k", "data")]
+
+
+def test_bytes_header_values_are_recorded_as_sent() -> None:
+    """botocore keeps some header values as bytes: recorded as "b'…'" they would be replayed
+    and shown wrong."""
+    sha = b"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+    exchange = Exchange.build("GET", "http://h/b", 200, {"X-Amz-Content-SHA256": sha,
+                              "X-Amz-Date": b"20261125T120000Z"}, {}, b"").as_dict()  # fmt: skip
+    assert exchange["request_headers"]["x-amz-content-sha256"] == sha.decode()
+    old = {**exchange, "request_headers": {"x-amz-date": "b'20261125T120000Z'",
+                                           "content-md5": "b'abc=='"}}  # fmt: skip
+    assert from_exchange(old).headers == {"content-md5": "abc=="}
+
+
+def test_a_request_sent_without_credentials_is_reproduced_without_them() -> None:
+    """A test of the refusal of a request without X-Auth-Key (or unsigned) must not be
+    replayed, nor given as a command, with the credentials added."""
+    bare = Exchange.build("GET", "http://h/client/v4/zones/z/rulesets", 400,
+                          {"X-Auth-Email": "me@example.com"}, {}, b"{}").as_dict()  # fmt: skip
+    assert bare["secret_headers"] == ["x-auth-email"]
+    line = curl_command(bare)
+    assert '"X-Auth-Email: $X_AUTH_EMAIL"' in line and "X-Auth-Key" not in line
+    unsigned = Exchange.build("GET", "http://h/", 200, {"X-Amz-Date": "x"}, {}, b"").as_dict()
+    assert not from_exchange(unsigned).signed and "--aws-sigv4" not in curl_command(unsigned)
+    signed = Exchange.build("GET", "http://h/", 200, SIGNED, {}, b"").as_dict()
+    assert from_exchange(signed).signed and "--aws-sigv4" in curl_command(signed)
+    older = {k: v for k, v in bare.items() if k != "secret_headers"}  # before names were kept
+    assert "X-Auth-Key: $X_AUTH_KEY" in curl_command(older)
