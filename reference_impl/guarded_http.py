@@ -261,6 +261,11 @@ class GuardedHttpTools(HttpToolsProtocol):
         if self.flow.read_paused:  # the server is not reading: not the client's doing
             self._arm_body_timer(limit)
             return
+        cycle = self.cycle
+        if cycle is not None and cycle.waiting_for_100_continue:  # the client waits for us
+            self._body_started = self._last_byte = now
+            self._arm_body_timer(min(limit, 1.0))
+            return
         idle = now - max(self._last_byte, self.flow.resumed_at)
         active = now - self._body_started - (self.flow.paused_until(now) - self._paused_base)
         allowed = limit + (
