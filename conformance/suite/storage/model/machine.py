@@ -72,7 +72,7 @@ def run_model(ctx: ModelContext, budget: int, steps: type[ModelBase] = StoreMach
     """
     machine = type("StoreModel", (steps,), {"ctx": ctx})
     try:
-        with _shrink_cap(SHRINK_SECONDS):
+        with _shrink_cap(SHRINK_SECONDS), _first_bug_ends_generation():
             run_state_machine_as_test(machine, settings=model_settings(budget))
     except (RuleFailure, Flaky, BaseExceptionGroup) as exc:
         failures = _rule_failures(exc)
@@ -102,6 +102,24 @@ def _shrink_cap(seconds: int) -> Iterator[None]:
         yield
     finally:
         engine.MAX_SHRINKING_SECONDS = saved
+
+
+@contextlib.contextmanager
+def _first_bug_ends_generation() -> Iterator[None]:
+    """Stop generating at the first divergence, as with report_multiple_bugs=False, so the
+    outcome does not depend on how many examples a busy machine runs in Hypothesis's 10 s
+    search for more bugs; the shrink (one kind at a time) still runs as with True."""
+    runner = engine.ConjectureRunner
+    saved = runner.should_generate_more
+
+    def first_bug_only(self: engine.ConjectureRunner) -> bool:
+        return False if self.interesting_test_cases else saved(self)
+
+    runner.should_generate_more = first_bug_only  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        runner.should_generate_more = saved  # type: ignore[method-assign]
 
 
 def _counted(ctx: ModelContext) -> str:
