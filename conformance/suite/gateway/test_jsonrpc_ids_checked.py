@@ -37,8 +37,8 @@ def test_explicit_null_id_is_a_request_not_a_notification(gateway: GatewayClient
 
 @pytest.mark.rule("gateway.jsonrpc.batch", "gateway.jsonrpc.id-echoed")
 def test_batch_responses_match_single_answers(gateway: GatewayClient) -> None:
-    """Each batch response has its request's id and the result the request gets alone; ids
-    0 and "" are answered too."""
+    """Each batch response has its request's id and the result the request gets alone (an
+    error for the unknown method); ids 0 and "" are answered too."""
     network = served_network(gateway)
     alone = gateway.call(network, "eth_chainId", [], id=5).json["result"]
     batch = [
@@ -54,7 +54,9 @@ def test_batch_responses_match_single_answers(gateway: GatewayClient) -> None:
     for item in reply.json:
         check_response(item)
     assert by_id["0"]["result"] == alone and by_id['"last"']["result"] == alone
-    assert by_id['""']["error"]["code"] == -32601
+    # the unknown method is answered with an error object in its place; which code it carries
+    # is gateway.jsonrpc.method-not-found's rule, judged on its own
+    assert "error" in by_id['""'] and "result" not in by_id['""'], by_id['""']
 
 
 @pytest.mark.rule("gateway.jsonrpc.invalid-request")
@@ -71,10 +73,15 @@ def test_id_of_wrong_type_is_invalid_request(gateway: GatewayClient, bad_id) -> 
 @pytest.mark.rule("gateway.jsonrpc.invalid-request", "gateway.jsonrpc.version")
 @pytest.mark.parametrize("version", ["1.0", 2.0, None], ids=["1.0", "number", "missing"])
 def test_wrong_jsonrpc_version_is_invalid_request_with_id(gateway: GatewayClient, version):
-    """A request whose jsonrpc is not the string "2.0": -32600, its id echoed."""
+    """A request whose jsonrpc is not the string "2.0": -32600, with its id or null.
+
+    JSON-RPC 2.0 (section 5) makes the id null when it could not be determined from an invalid
+    request, and a server may judge the whole object invalid before reading its id: both the
+    request's id and null are right; any other id is not."""
     doc = {"method": "eth_chainId", "params": [], "id": 42}
     if version is not None:
         doc["jsonrpc"] = version
     reply = gateway.post_json(served_network(gateway), doc)
     check_response(reply.json)
-    assert reply.json["error"]["code"] == -32600 and reply.json["id"] == 42, reply.describe()
+    assert reply.json["error"]["code"] == -32600, reply.describe()
+    assert reply.json["id"] in (42, None), reply.describe()

@@ -17,11 +17,24 @@ def aborted(s3, bucket, names):
     return bucket, key, upload, part
 
 
+def _listed_ids(s3, bucket) -> list[str]:
+    reply = mp.list_uploads(s3.wire, bucket).assert_ok()
+    assert reply.xml is not None, reply.body[:200]
+    return [u.findtext("UploadId") or "" for u in reply.xml.iter("Upload")]
+
+
 @pytest.mark.rule("storage.abort-multipart-upload.aborts")
 def test_abort_ends_upload(s3, aborted):
-    """An aborted upload can no longer be completed and publishes nothing."""
+    """The rule's own words: an aborted upload is no longer listed and its parts are gone; and
+    it can no longer be completed into an object. Which error a completion of an unknown upload
+    carries is the completion's rule, not this one: any refusal will do here."""
     bucket, key, upload, part = aborted
-    mp.complete(s3.wire, bucket, key, upload, [(1, part)]).assert_error(404, "NoSuchUpload")
+    assert upload not in _listed_ids(s3, bucket), f"aborted upload {upload} is still listed"
+    parts = mp.list_parts(s3.wire, bucket, key, upload)
+    kept = [] if parts.xml is None or parts.status >= 300 else list(parts.xml.iter("Part"))
+    assert not kept, f"ListParts of the aborted upload still shows parts: {parts.body[:300]!r}"
+    reply = mp.complete(s3.wire, bucket, key, upload, [(1, part)])
+    assert reply.status >= 300, f"the aborted upload was completed: {reply.status}"
     s3.wire.get_object(bucket, key).assert_error(404, "NoSuchKey")
 
 

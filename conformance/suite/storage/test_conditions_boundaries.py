@@ -78,7 +78,17 @@ def test_put_if_match_on_missing_key_writes_nothing(s3, bucket, names):
 
 @pytest.mark.rule("storage.put-object.conditional-met")
 def test_put_if_none_match_star_on_missing_key_writes(s3, bucket, names):
-    """If-None-Match on a missing key holds: the object is created; naming its ETag then fails."""
+    """If-None-Match: * on a missing key holds: the object is created. (That naming its ETag
+    then fails is the 412 rule's, in the test below: an unmet condition must not decide
+    whether a met one is honoured.)"""
+    key = names.key()
+    s3.wire.put_object(bucket, key, OLD, headers={"If-None-Match": "*"}).assert_ok()
+    assert s3.wire.get_object(bucket, key).assert_ok().body == OLD
+
+
+@pytest.mark.rule("storage.put-object.conditional-412")
+def test_put_if_none_match_of_a_new_objects_etag_is_412(s3, bucket, names):
+    """An object created under If-None-Match: *; If-None-Match naming its ETag then fails."""
     key = names.key()
     etag = mp.etag(s3.wire.put_object(bucket, key, OLD, headers={"If-None-Match": "*"}))
     _refused_put(s3, bucket, key, {"If-None-Match": etag})

@@ -91,7 +91,7 @@ def test_v1_next_marker_encoded_when_truncated(s3, encoded_bucket):
     _encoded(root, "NextMarker", "a b+é")
 
 
-@pytest.mark.rule("storage.list-objects.max-keys", "storage.list-objects.renders-max-keys")
+@pytest.mark.rule("storage.list-objects.max-keys")
 def test_page_capped_at_1000_entries(s3, bucket):
     """1001 keys: a page holds at most 1000 entries whatever max-keys asks (none, 1000, 1001,
     5000), is truncated, renders a MaxKeys of 1000 at most, and the next page holds the rest;
@@ -110,3 +110,16 @@ def test_page_capped_at_1000_entries(s3, bucket):
         assert token, f"max-keys={asked}: no NextContinuationToken"
         rest = listed(s3.wire.list_objects_v2(bucket, continuation_token=token, **params))
         assert page + keys_of(rest) == wanted, f"max-keys={asked}: pages do not join"
+
+
+@pytest.mark.rule("storage.list-objects.renders-max-keys")
+@pytest.mark.parametrize(("asked", "shown"), [(None, "1000"), ("1000", "1000"), ("999", "999")])
+def test_max_keys_rendered_up_to_the_cap(s3, bucket, asked, shown):
+    """MaxKeys is rendered as the page size in force: the default 1000, or what was asked up to
+    the cap. (What a target renders above the cap follows from whether it caps at all, which
+    is max-keys' rule, judged in the test above.)"""
+    fill(s3, bucket, ["k"])
+    params = {"max_keys": asked} if asked else {}
+    root = listed(s3.wire.list_objects_v2(bucket, **params))
+    rendered = root.findtext("MaxKeys")
+    assert rendered == shown, f"max-keys={asked}: MaxKeys {rendered!r}"

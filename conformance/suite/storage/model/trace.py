@@ -57,6 +57,27 @@ class Trace:
         return "\n".join(head + lines)
 
 
+class ModelFailure(RuleFailure):
+    """A divergence of one rule, with the run's trace (its requests become the evidence)."""
+
+    trace: Trace | None = None
+
+
+_FAILURE_TYPES: dict[str, type[ModelFailure]] = {}
+
+
+def failure_type(rule_id: str) -> type[ModelFailure]:
+    """One exception class per rule. Hypothesis tells failures apart by type and place, and
+    shrinks each kind only into a smaller example of the same kind: with one class for every
+    rule, a shrink could slip from one rule's divergence to another's (a later, innocent
+    operation of a sequence that first broke a different rule), and blame the wrong rule."""
+    found = _FAILURE_TYPES.get(rule_id)
+    if found is None:
+        found = type(f"ModelFailure[{rule_id}]", (ModelFailure,), {})
+        _FAILURE_TYPES[rule_id] = found
+    return found
+
+
 @dataclass
 class Checker:
     """Compares one observation with the model; a mismatch fails the rule of its check."""
@@ -66,11 +87,13 @@ class Checker:
 
     def fail(self, check: str, detail: str) -> NoReturn:
         rule_id = self.checks[check]
-        raise RuleFailure(
+        failure = failure_type(rule_id)(
             rule_id,
             f"the store diverged from the model ({check}): {detail}\n"
             f"sequence of requests (shrunk when Hypothesis could):\n{self.trace.render()}",
         )
+        failure.trace = self.trace
+        raise failure
 
     def expect(self, ok: bool, check: str, detail: str) -> None:
         if not ok:
