@@ -72,7 +72,7 @@ async def _read(ctx: ServerContext, request: Request, account: str, bucket: str)
         if ctx.profile.deviate_public_drop_content_encoding:
             del response.headers["content-encoding"]
         elif decode:
-            response = encoding.decoded(response)
+            response = await encoding.decoded(response)
     _range_deviations(ctx, response)
     return response
 
@@ -95,9 +95,9 @@ def build_app(ctx: ServerContext) -> Starlette:
                 return Response("Origin header required", status_code=status)
             account, bucket = _bucket_for(ctx, request)
             if request.method == "OPTIONS":
-                return cors.preflight(ctx, request, account, bucket)
+                return await cors.preflight(ctx, request, account, bucket)
             response = await _read(ctx, request, account, bucket)
-            return cors.decorate(ctx, request, account, bucket, response)
+            return await cors.decorate(ctx, request, account, bucket, response)
         except S3Error as error:
             return error_response(ctx, error)
         except BucketGone as gone:  # deleted while a migration fetch stored the object
