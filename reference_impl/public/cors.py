@@ -1,7 +1,7 @@
 """CORS on public buckets: preflights and response headers from the bucket's own CORS rules.
 
 The rules are the ones PutBucketCors stored (`reference_impl.s3.cors`), matched the same way
-as on the S3 endpoint (`cors_match.find_rule`); the public entrypoint has its own profile
+as on the S3 endpoint (`cors_match.find_allowed`); the public entrypoint has its own profile
 fields so that each surface's behaviour can be made to deviate on its own.
 """
 
@@ -11,8 +11,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from reference_impl.context import ServerContext
-from reference_impl.s3.cors import stored_rules
-from reference_impl.s3.cors_match import VARY, find_rule
+from reference_impl.s3.cors_match import VARY, find_allowed
 from reference_impl.s3.errors import S3Error
 
 
@@ -27,7 +26,7 @@ def _expose(ctx: ServerContext, expose: list[str], headers: dict[str, str]) -> N
         headers["Access-Control-Expose-Headers"] = ""
 
 
-def preflight(ctx: ServerContext, request: Request, account: str, bucket: str) -> Response:
+async def preflight(ctx: ServerContext, request: Request, account: str, bucket: str) -> Response:
     """Answer an OPTIONS carrying Origin: 200 with the rule's grant, else 403 AccessForbidden."""
     origin = request.headers["origin"]
     method = request.headers.get("access-control-request-method")
@@ -41,8 +40,9 @@ def preflight(ctx: ServerContext, request: Request, account: str, bucket: str) -
         for h in request.headers.get("access-control-request-headers", "").split(",")
         if h.strip()
     ]
-    rules = (stored_rules(ctx, account, bucket) or []) if ctx.profile.public_cors else []
-    rule = find_rule(ctx, rules, origin, method, wanted)
+    rule = None
+    if ctx.profile.public_cors:
+        rule = await find_allowed(ctx, account, bucket, origin, method, wanted)
     if rule is None:
         raise S3Error("AccessForbidden", Method=method, ResourceType="OBJECT")
     headers = {
@@ -58,15 +58,14 @@ def preflight(ctx: ServerContext, request: Request, account: str, bucket: str) -
     return Response(status_code=200, headers=headers)
 
 
-def decorate(
+async def decorate(
     ctx: ServerContext, request: Request, account: str, bucket: str, response: Response
 ) -> Response:
     """CORS headers on an actual response whose Origin a rule allows; no match is not an error."""
     origin = request.headers.get("origin")
     if not origin or not ctx.profile.public_cors:
         return response
-    rules = stored_rules(ctx, account, bucket) or []
-    rule = find_rule(ctx, rules, origin, request.method) if rules else None
+    rule = await find_allowed(ctx, account, bucket, origin, request.method)
     if rule is None:
         if ctx.profile.deviate_public_cors_403_without_match:
             raise S3Error("AccessForbidden", Method=request.method, ResourceType="OBJECT")

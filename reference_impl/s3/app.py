@@ -46,7 +46,7 @@ def build_app(ctx: ServerContext) -> ASGIApp:
             call = resolve(ctx, request)
             protocol_hooks.before(ctx, call)
             handler = route(call)
-            return protocol_hooks.after(ctx, call, await handler(ctx, call))
+            return await protocol_hooks.after(ctx, call, await handler(ctx, call))
         except S3Error as error:
             response = error_response(ctx, error, request.url.path)
             return content_type.xml_content_type_deviation(ctx, response)

@@ -6,16 +6,21 @@ or the path itself; signing query parameters of a presigned URL are simply not l
 
 from __future__ import annotations
 
-import fnmatch
+import asyncio
+import json
+import threading
+from collections import OrderedDict
 from typing import Any
 from urllib.parse import unquote
 
 from starlette.requests import Request
 from starlette.responses import Response
 
+from reference_impl import offload
 from reference_impl.context import ServerContext
 from reference_impl.s3.call import Call, _parse_host, keys_of
-from reference_impl.s3.cors import stored_rules
+from reference_impl.s3.cors import KIND
+from reference_impl.s3.cors_patterns import CompiledRules
 from reference_impl.s3.errors import S3Error
 
 VARY = "Origin, Access-Control-Request-Headers, Access-Control-Request-Method"
@@ -27,12 +32,16 @@ def treat_as_signed(ctx: ServerContext, request: Request) -> bool:
     return bool(ctx.profile.deviate_cors_preflight_signed) and signed
 
 
-def _matches(pattern: str, value: str, fold: bool) -> bool:
-    if fold:
-        pattern, value = pattern.lower(), value.lower()
-    if "*" not in pattern:
-        return pattern == value
-    return fnmatch.fnmatchcase(value, pattern.replace("[", "[[]"))
+# a configuration with more patterns is compiled and matched on a worker, not on the loop
+INLINE_PATTERNS = 2000
+INLINE_CHARS = 64 * 1024  # S3's own limit on a CORS configuration: compiled in place
+# compiled configurations, most recently used last; bounded by the size of their stored text
+CACHE_BUDGET_CHARS = 8 * 1024 * 1024
+CacheKey = tuple[str, str, bool]
+_CACHE: OrderedDict[CacheKey, tuple[str, CompiledRules]] = OrderedDict()
+_CACHE_LOCK = threading.Lock()
+# compilations running on the worker: requests arriving meanwhile wait for the same one
+_COMPILING: dict[CacheKey, tuple[str, asyncio.Future[CompiledRules | None]]] = {}
 
 
 def find_rule(
@@ -44,16 +53,69 @@ def find_rule(
 ) -> dict[str, Any] | None:
     """The first rule allowing origin, method and (for a preflight) every requested header."""
     fold = bool(ctx.profile.cors_allowed_headers_case_insensitive)
-    for rule in rules:
-        if method not in rule["methods"]:
-            continue
-        if not any(_matches(o, origin, True) for o in rule["origins"]):
-            continue
-        allowed = [h for h in rule["headers"] if h]
-        if headers and not all(any(_matches(a, h, fold) for a in allowed) for h in headers):
-            continue
-        return rule
-    return None
+    return CompiledRules(rules, fold).find(origin, method, headers)
+
+
+async def find_allowed(
+    ctx: ServerContext,
+    account: str,
+    bucket: str,
+    origin: str,
+    method: str,
+    headers: list[str] | None = None,
+) -> dict[str, Any] | None:
+    """The bucket's first rule allowing the request (None: no CORS or no rule allows it)."""
+    compiled = await compiled_rules(ctx, account, bucket)
+    if compiled is None:
+        return None
+    if compiled.size <= INLINE_PATTERNS:
+        return compiled.find(origin, method, headers)
+    return await offload.run("patterns", compiled.find, origin, method, headers)
+
+
+def _forget(key: CacheKey, job: asyncio.Future[CompiledRules | None]) -> None:
+    if key in _COMPILING and _COMPILING[key][1] is job:
+        del _COMPILING[key]
+
+
+def _compile(raw: str, fold: bool) -> CompiledRules | None:
+    rules = json.loads(raw)
+    return CompiledRules(rules, fold) if rules else None
+
+
+async def compiled_rules(ctx: ServerContext, account: str, bucket: str) -> CompiledRules | None:
+    """The bucket's CORS rules, compiled once per stored configuration (None: no CORS).
+
+    The stored text is the cache key: a changed or deleted configuration never matches an old
+    entry, whichever path changed it. Entries are dropped least recently used first once their
+    texts exceed `CACHE_BUDGET_CHARS`; a configuration larger than that is compiled per call.
+    """
+    raw = ctx.store.get_bucket_config_text(account, bucket, KIND)
+    if raw is None:
+        return None
+    key = (account, bucket, bool(ctx.profile.cors_allowed_headers_case_insensitive))
+    with _CACHE_LOCK:
+        hit = _CACHE.get(key)
+        if hit is not None and hit[0] == raw:
+            _CACHE.move_to_end(key)
+            return hit[1]
+    if len(raw) <= INLINE_CHARS:
+        compiled = _compile(raw, key[2])
+    else:
+        running = _COMPILING.get(key)
+        if running is None or running[0] != raw:
+            job = asyncio.ensure_future(offload.run("patterns", _compile, raw, key[2]))
+            running = _COMPILING[key] = (raw, job)
+            job.add_done_callback(lambda done: _forget(key, done))
+        compiled = await asyncio.shield(running[1])
+    if compiled is None:
+        return None
+    with _CACHE_LOCK:
+        _CACHE[key] = (raw, compiled)
+        _CACHE.move_to_end(key)
+        while sum(len(text) for text, _ in _CACHE.values()) > CACHE_BUDGET_CHARS:
+            _CACHE.popitem(last=False)
+    return compiled
 
 
 def _allow_origin(rule: dict[str, Any], origin: str) -> str:
@@ -89,7 +151,7 @@ async def preflight(ctx: ServerContext, request: Request) -> Response:
         for h in request.headers.get("access-control-request-headers", "").split(",")
         if h.strip()
     ]
-    rule = find_rule(ctx, stored_rules(ctx, account, bucket) or [], origin, method, wanted)
+    rule = await find_allowed(ctx, account, bucket, origin, method, wanted)
     if rule is None:
         raise S3Error("AccessForbidden", Method=method, ResourceType="OBJECT")
     headers = {
@@ -112,7 +174,7 @@ def _expose(ctx: ServerContext, rule: dict[str, Any], headers: dict[str, str]) -
         headers["Access-Control-Expose-Headers"] = ""
 
 
-def decorate(ctx: ServerContext, call: Call, response: Response) -> Response:
+async def decorate(ctx: ServerContext, call: Call, response: Response) -> Response:
     """Add CORS headers to an actual response whose Origin a bucket rule allows.
 
     No matching rule is not an error: the response goes out without CORS headers.
@@ -123,8 +185,7 @@ def decorate(ctx: ServerContext, call: Call, response: Response) -> Response:
         return response
     if call.method == "HEAD" and not profile.cors_head_object:
         return response
-    rules = stored_rules(ctx, call.account, call.bucket)
-    rule = find_rule(ctx, rules or [], origin, call.method) if rules else None
+    rule = await find_allowed(ctx, call.account, call.bucket, origin, call.method)
     if rule is None:
         if profile.deviate_cors_403_without_match:
             raise S3Error("AccessForbidden", Method=call.method, ResourceType="OBJECT")

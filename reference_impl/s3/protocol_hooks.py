@@ -65,7 +65,7 @@ def before(ctx: ServerContext, call: Call) -> None:
             raise S3Error("InvalidRequest", "x-id does not match the operation")
 
 
-def after(ctx: ServerContext, call: Call, response: Response) -> Response:
+async def after(ctx: ServerContext, call: Call, response: Response) -> Response:
     """CORS response headers, and the XML Content-Type deviation of sensitivity runs."""
-    response = cors_match.decorate(ctx, call, response)
+    response = await cors_match.decorate(ctx, call, response)
     return content_type.xml_content_type_deviation(ctx, response)

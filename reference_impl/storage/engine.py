@@ -206,6 +206,14 @@ class Store:
         ).fetchone()
         return json.loads(row[0]) if row else None
 
+    def get_bucket_config_text(self, account: str, bucket: str, kind: str) -> str | None:
+        """The stored JSON text itself (callers that cache what they derive from it)."""
+        row = self.db.execute(
+            "SELECT body FROM bucket_configs WHERE account=? AND bucket=? AND kind=?",
+            (account, bucket, kind),
+        ).fetchone()
+        return str(row[0]) if row else None
+
     def put_bucket_config(self, account: str, bucket: str, kind: str, body: Any) -> None:
         with self.db:
             self.db.execute(
