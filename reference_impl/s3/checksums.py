@@ -2,7 +2,9 @@
 
 SHA-256 comes from the blob store when it hashed the body while streaming (a signed payload);
 otherwise, and for SHA-1 / CRC32 / CRC32C, the stored blob is read back, only when a request
-declares one (rare: hashing every upload with every algorithm cost more). Values are kept
+declares one (rare: hashing every upload with every algorithm cost more). The read-back runs on
+the `hash` worker pool, once for every claimed algorithm: a 2 GiB body hashed on the event loop
+stalled every surface (docs/architecture.md, "Bounded work per request"). Values are kept
 base64 (as sent) in the object's metadata under `checksums`, where GetObject / HeadObject find
 them for `x-amz-checksum-mode: ENABLED` (as for checksums proved by an aws-chunked trailer).
 """
@@ -11,8 +13,9 @@ from __future__ import annotations
 
 import base64
 import binascii
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
+from reference_impl import offload
 from reference_impl.context import ServerContext
 from reference_impl.s3.chunked_checksums import new_checksum
 from reference_impl.s3.errors import S3Error
@@ -33,23 +36,29 @@ def declared(ctx: ServerContext, headers: Mapping[str, str]) -> dict[str, str]:
     return found
 
 
-def computed(ctx: ServerContext, blob: BlobInfo, algorithm: str) -> str:
-    """Base64 checksum of the stored blob."""
-    if algorithm == "sha256" and blob.sha256_hex is not None:
-        digest = bytes.fromhex(blob.sha256_hex)
-    elif algorithm == "sha1" and blob.sha1_hex is not None:
-        digest = bytes.fromhex(blob.sha1_hex)
-    else:  # not hashed while streaming (only what a request needs is): read the blob back
-        accumulator = new_checksum(algorithm)  # the same CRCs the aws-chunked decoder uses
+def computed(ctx: ServerContext, blob: BlobInfo, algorithms: Iterable[str]) -> dict[str, str]:
+    """Base64 checksums of the stored blob, by algorithm; blocking (run it on a worker)."""
+    found: dict[str, bytes] = {}
+    wanted = []
+    for algorithm in algorithms:
+        if algorithm == "sha256" and blob.sha256_hex is not None:
+            found[algorithm] = bytes.fromhex(blob.sha256_hex)
+        elif algorithm == "sha1" and blob.sha1_hex is not None:
+            found[algorithm] = bytes.fromhex(blob.sha1_hex)
+        else:  # not hashed while streaming (only what a request needs is): read it back
+            wanted.append(algorithm)
+    if wanted:
+        # the same CRCs the aws-chunked decoder uses; one read of the blob for all of them
+        accumulators = {algorithm: new_checksum(algorithm) for algorithm in wanted}
         for chunk in ctx.store.read_blob(blob):
-            accumulator.update(chunk)
-        digest = accumulator.digest()
-    return base64.b64encode(digest).decode()
+            for accumulator in accumulators.values():
+                accumulator.update(chunk)
+        found.update({a: acc.digest() for a, acc in accumulators.items()})
+    return {a: base64.b64encode(digest).decode() for a, digest in found.items()}
 
 
-def verify(ctx: ServerContext, blob: BlobInfo, claims: Mapping[str, str]) -> dict[str, str]:
+async def verify(ctx: ServerContext, blob: BlobInfo, claims: Mapping[str, str]) -> dict[str, str]:
     """Check every claimed checksum against the blob; BadDigest (blob removed) on a mismatch."""
-    kept: dict[str, str] = {}
     for algorithm, claim in claims.items():
         try:
             base64.b64decode(claim, validate=True)
@@ -58,8 +67,10 @@ def verify(ctx: ServerContext, blob: BlobInfo, claims: Mapping[str, str]) -> dic
             raise S3Error(
                 "InvalidRequest", f"Value for {HEADER_PREFIX}{algorithm} is not valid"
             ) from None
-        actual = computed(ctx, blob, algorithm)
-        if actual != claim and not ctx.profile.deviate_checksum_unverified:
+    actual = await offload.run("hash", computed, ctx, blob, list(claims))
+    kept: dict[str, str] = {}
+    for algorithm, claim in claims.items():
+        if actual[algorithm] != claim and not ctx.profile.deviate_checksum_unverified:
             ctx.store.blobs.remove(blob.name)
             raise S3Error(
                 "BadDigest",

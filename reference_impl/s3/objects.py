@@ -115,7 +115,7 @@ async def store_body(ctx: ServerContext, call: Call, meta: dict[str, Any]) -> Ob
     if call.decoder is not None and call.decoder.checksums:  # proved by an aws-chunked trailer
         meta.setdefault("checksums", {}).update(call.decoder.checksums)
     elif claims := checksums.declared(ctx, call.request.headers):  # x-amz-checksum-* headers
-        meta.setdefault("checksums", {}).update(checksums.verify(ctx, blob, claims))
+        meta.setdefault("checksums", {}).update(await checksums.verify(ctx, blob, claims))
     content_type = call.header("content-type") or content_type_of(ctx, call.key, blob)
     if broken(ctx, "content-type-always-inferred"):
         content_type = content_type_of(ctx, call.key, blob)
