@@ -87,6 +87,9 @@ class Store:
         # stamps every write on its bucket's clock (lifecycle/clock.py); in memory only
         self.clock = clock or Clock()
         self.blobs = BlobStore(root)
+        # bumped by every change of a bucket configuration: caches of what is derived from one
+        # (compiled CORS rules) know they are current without reading the configuration again
+        self.config_generation = 0
         self.db = sqlite3.connect(root / "meta.sqlite3", check_same_thread=False)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
@@ -177,6 +180,7 @@ class Store:
         with self.db:
             self.db.execute("DELETE FROM buckets WHERE account=? AND name=?", where)
             self.db.execute("DELETE FROM bucket_configs WHERE account=? AND bucket=?", where)
+            self.config_generation += 1
             files = [
                 row[0]
                 for row in self.db.execute(
@@ -220,6 +224,7 @@ class Store:
                 "INSERT OR REPLACE INTO bucket_configs VALUES (?, ?, ?, ?)",
                 (account, bucket, kind, json.dumps(body)),
             )
+        self.config_generation += 1
 
     def delete_bucket_config(self, account: str, bucket: str, kind: str) -> None:
         with self.db:
@@ -227,6 +232,7 @@ class Store:
                 "DELETE FROM bucket_configs WHERE account=? AND bucket=? AND kind=?",
                 (account, bucket, kind),
             )
+        self.config_generation += 1
 
     # objects
     async def write_blob(
