@@ -38,7 +38,7 @@ class ClockAdmin:
         moved = clock.of(self.ctx)
         offset = moved.advance(float(seconds), account, bucket)
         only = (account, bucket) if account is not None and bucket is not None else None
-        applied = applier.apply_all(self.ctx, only)
+        applied = await applier.apply_all(self.ctx, only)
         now = dt.datetime.fromtimestamp(moved.now(account, bucket), dt.UTC)
         return {
             "offset_seconds": offset,

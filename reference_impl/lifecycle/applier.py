@@ -5,12 +5,17 @@ Runs when the reference clock is advanced (reference-only admin endpoint) and on
 the first midnight UTC at or after its last modification plus the rule's days (or on the rule's
 Date); an upload is aborted likewise, counted from its initiation. Stamps and the judgement
 of them read the same bucket clock (lifecycle/clock.py).
+
+A pass may meet millions of objects: it reads them a page at a time and yields the event loop
+between pages (docs/architecture.md, "Bounded work per request"), so every surface keeps
+answering while it runs.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import json
 import logging
 import math
@@ -23,6 +28,8 @@ from reference_impl.storage.multipart import uploads_of
 
 DAY = 86400
 TASK_KEY = "lifecycle_task"
+LOCK_KEY = "lifecycle_pass_lock"
+PAGE = 50  # objects read (and expired) between two yields of the event loop (~10 ms)
 LOG = logging.getLogger(__name__)
 
 
@@ -37,8 +44,8 @@ def _date(text: str) -> float:
     return dt.datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
 
 
-def apply_bucket(ctx: ServerContext, account: str, bucket: str, rules: list[dict[str, Any]],
-                 now: float) -> dict[str, int]:  # fmt: skip
+async def apply_bucket(ctx: ServerContext, account: str, bucket: str,
+                       rules: list[dict[str, Any]], now: float) -> dict[str, int]:  # fmt: skip
     expired = aborted = 0
     store = ctx.store
     for rule in rules:
@@ -46,25 +53,35 @@ def apply_bucket(ctx: ServerContext, account: str, bucket: str, rules: list[dict
             continue
         days, date = rule["expiration_days"], rule["expiration_date"]
         if days is not None or date is not None:
-            doomed = [
-                record.key
-                for record in store.iter_keys(account, bucket, rule["prefix"], None)
-                if now >= (due(record.modified, days) if days is not None else _date(date))
-            ]
-            for key in doomed:
-                expired += int(store.delete_object(account, bucket, key))
+            after: str | None = None
+            while True:
+                keys = store.iter_keys(account, bucket, rule["prefix"], after, batch=PAGE)
+                page = list(itertools.islice(keys, PAGE))
+                doomed = [
+                    record.key
+                    for record in page
+                    if now >= (due(record.modified, days) if days is not None else _date(date))
+                ]
+                for key in doomed:  # judged and deleted with no yield in between
+                    expired += int(store.delete_object(account, bucket, key))
+                await asyncio.sleep(0)  # one page at a time: the loop serves others between
+                if len(page) < PAGE:
+                    break
+                after = page[-1].key
         if rule["abort_days"] is not None:
             uploads = uploads_of(store)
             for upload in uploads.list_uploads(account, bucket, rule["prefix"]):
                 if now >= due(upload.created, rule["abort_days"]):
                     aborted += int(uploads.delete(upload.upload_id))
+            await asyncio.sleep(0)
     return {"expired": expired, "aborted": aborted}
 
 
-def apply_all(ctx: ServerContext, only: tuple[str, str] | None = None) -> dict[str, int]:
+async def apply_all(ctx: ServerContext, only: tuple[str, str] | None = None) -> dict[str, int]:
     """Apply every bucket's rules (or one (account, bucket)'s) at that bucket's now.
 
-    Counts of what was removed.
+    Counts of what was removed. Passes run one at a time (a pass yields the loop, so the
+    periodic one and a clock advance could otherwise meet).
     """
     total = {"expired": 0, "aborted": 0}
     if ctx.profile.deviate_lifecycle_not_applied or not ctx.profile.lifecycles:
@@ -73,12 +90,13 @@ def apply_all(ctx: ServerContext, only: tuple[str, str] | None = None) -> dict[s
     args: tuple[str, ...] = (KIND,)
     if only is not None:
         sql, args = sql + " AND account=? AND bucket=?", (KIND, *only)
-    rows = ctx.store.db.execute(sql, args).fetchall()
-    for account, bucket, body in rows:
-        now = clock.now(ctx, account, bucket)
-        done = apply_bucket(ctx, account, bucket, json.loads(body), now)
-        for name, count in done.items():
-            total[name] += count
+    async with ctx.shared.setdefault(LOCK_KEY, asyncio.Lock()):
+        rows = ctx.store.db.execute(sql, args).fetchall()
+        for account, bucket, body in rows:
+            now = clock.now(ctx, account, bucket)
+            done = await apply_bucket(ctx, account, bucket, json.loads(body), now)
+            for name, count in done.items():
+                total[name] += count
     return total
 
 
@@ -95,4 +113,4 @@ async def _loop(ctx: ServerContext) -> None:
     while True:
         await asyncio.sleep(interval)
         with contextlib.suppress(Exception):  # a failed pass must not stop later ones
-            apply_all(ctx)
+            await apply_all(ctx)
