@@ -16,6 +16,7 @@ from typing import Any
 
 from reference_impl.bindings import conditions, objects, ranges
 from reference_impl.bindings.errors import BindingError, InternalError, store_error, type_error
+from reference_impl.bindings.streamed import StreamedBody
 from reference_impl.context import ServerContext
 from reference_impl.storage.engine import BucketGone, ObjectRecord
 from reference_impl.storage.full import StorageFull
@@ -169,8 +170,7 @@ class BindingBucket:
         else:
             start, length = bounds
             doc["range"] = {"offset": start, "length": length}
-        body = b"".join(self.ctx.store.read_object(record, start, length))
-        doc["body"] = base64.b64encode(body).decode()
+        doc["body"] = StreamedBody(self.ctx.store.read_object(record, start, length))
         return doc
 
     async def head(self, key: Any) -> dict[str, Any] | None:
