@@ -107,9 +107,8 @@ class MgmtApi:
             except jsonbody.JsonBodyError as exc:
                 raise ApiError("body_too_large", str(exc)) from None
             try:  # strict RFC 8259 (no NaN), nesting bounded: never a RecursionError later
-                body = (
-                    jsonbody.loads(raw, int(self.profile.max_json_depth)) if raw.strip() else None
-                )
+                depth = int(self.profile.max_json_depth)
+                body = await jsonbody.loads_bounded(raw, depth) if raw.strip() else None
             except jsonbody.JsonBodyError as exc:
                 if self.profile.deviate_invalid_json_plain:
                     return PlainTextResponse("bad json", status_code=400)
