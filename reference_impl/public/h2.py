@@ -17,6 +17,7 @@ import socket
 from typing import Any
 
 from reference_impl.context import ServerContext
+from reference_impl.public.h2_limit import InFlightLimit
 from reference_impl.tls import CertFiles
 
 SURFACE = "public_tls"
@@ -27,7 +28,7 @@ class PublicTlsServer:
     """hypercorn serving one ASGI app on one pre-bound socket, until `should_exit` is set."""
 
     def __init__(self, ctx: ServerContext, app: Any, certificate: CertFiles) -> None:
-        self.app = app
+        self.app: Any = InFlightLimit(app, int(ctx.profile.max_connections))
         self.certificate = certificate
         self.http2 = bool(ctx.profile.public_http2)
         self.max_header_bytes = int(ctx.profile.max_header_bytes)
