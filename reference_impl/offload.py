@@ -23,6 +23,8 @@ SIZES = {
     "hash": 2,  # checksums of stored blobs (hashlib and zlib release the GIL)
     "patterns": 1,  # compiling and matching large CORS configurations
     "scan": 1,  # lifecycle passes over every object of a bucket
+    "compress": 1,  # log push batches (gzip of up to log_pending_max_bytes per job)
+    "parse": 1,  # JSON request bodies above 64 KiB (the number hooks run Python per number)
 }
 _POOLS: dict[str, ThreadPoolExecutor] = {}
 _LOCK = threading.Lock()

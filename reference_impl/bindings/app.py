@@ -80,9 +80,9 @@ def _compat(doc: dict[str, Any], default: dt.date) -> Compat:
     return Compat(date, frozenset(flags))
 
 
-def _parse(body: bytes, max_depth: int) -> tuple[str, str, dict[str, Any], dict[str, Any]]:
+async def _parse(body: bytes, max_depth: int) -> tuple[str, str, dict[str, Any], dict[str, Any]]:
     try:
-        doc = jsonbody.loads(body, max_depth)
+        doc = await jsonbody.loads_bounded(body, max_depth)
     except jsonbody.JsonBodyError as exc:
         raise BridgeRequestError(str(exc)) from None
     if not isinstance(doc, dict):
@@ -124,7 +124,7 @@ def build_app(ctx: ServerContext) -> Starlette:
         except jsonbody.JsonBodyError as exc:
             return _error(413, "BridgeError", str(exc))
         try:
-            op, name, args, doc = _parse(body, int(prof.max_json_depth))
+            op, name, args, doc = await _parse(body, int(prof.max_json_depth))
             provision_bound_bucket(ctx, name)
             bucket = BindingBucket(ctx, name, _compat(doc, ctx.behaviour_date), op)
             result = await OPS[op](bucket, args)

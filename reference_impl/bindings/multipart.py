@@ -82,6 +82,8 @@ async def upload_part(
 def _chosen(stored: dict[int, Part], parts: Any) -> list[Part]:
     if not isinstance(parts, list) or not parts:
         raise type_error("complete", "parts must be a non-empty list of {partNumber, etag}")
+    if len(parts) > MAX_PART_NUMBER:  # a bridge body of 128 MiB holds millions of them
+        raise type_error("complete", f"parts holds at most {MAX_PART_NUMBER} entries")
     for item in parts:
         number = item.get("partNumber") if isinstance(item, dict) else None
         if (

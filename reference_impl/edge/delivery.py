@@ -10,8 +10,10 @@ Bounded (issue 26, MEDIUM 7): one lock across all jobs let a collector trickling
 hold every job's delivery and the flush trigger for minutes while lines piled up. Each job now
 delivers on its own (a lock per job: one batch in flight per job, in order), every attempt
 has a total deadline (`logpush_timeout_s`), `flush()` waits at most that plus a little, and a
-job keeps at most `log_pending_max_lines` lines: past it the oldest are dropped and counted
-(docs/decisions.md).
+job keeps at most `log_pending_max_lines` lines and `log_pending_max_bytes` characters of them:
+past either the oldest are dropped and counted (docs/decisions.md). A line bound alone let
+50,000 anonymous requests with 12 KB URIs hold 600 MB per job, and the batch of them was
+joined and compressed on the event loop; the batch is now compressed on a worker.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 from urllib.parse import urlsplit
 
-from reference_impl import outbound
+from reference_impl import offload, outbound
 from reference_impl.context import ServerContext
 from reference_impl.edge.records import job_line
 from reference_impl.lifecycle import clock
@@ -44,6 +46,7 @@ class Delivery:
         self.interval = interval
         self.pending: dict[JobKey, deque[str]] = {}
         self.dropped: dict[JobKey, int] = {}  # lines dropped since the job's last batch
+        self.sizes: dict[JobKey, int] = {}  # characters of the job's pending lines
         self._locks: dict[JobKey, asyncio.Lock] = {}  # one batch in flight per job
         self._tasks: set[asyncio.Task[bool]] = set()
 
@@ -72,9 +75,13 @@ class Delivery:
             lines = self.pending.get(key)
             if lines is None:
                 lines = self.pending[key] = deque(maxlen=int(profile.log_pending_max_lines))
-            if len(lines) == lines.maxlen:  # the oldest line falls out
+            size = self.sizes.get(key, 0) + len(line)
+            budget = int(profile.log_pending_max_bytes)
+            while lines and (len(lines) == lines.maxlen or size > budget):  # oldest fall out
+                size -= len(lines.popleft())
                 self.dropped[key] = self.dropped.get(key, 0) + 1
             lines.append(line)
+            self.sizes[key] = size
 
     async def run(self) -> None:
         """Start every job's pending batch each `interval` seconds, until cancelled (the app's
@@ -117,6 +124,7 @@ class Delivery:
         True when it was written."""
         async with self._lock(key):
             lines = self.pending.pop(key, None)
+            self.sizes.pop(key, None)
             dropped = self.dropped.pop(key, 0)
             zone_id, job_id = key
             job = self._job(zone_id, job_id)
@@ -126,7 +134,7 @@ class Delivery:
                 LOG.warning(
                     "log push job %s: %d oldest lines dropped (pending bound)", job_id, dropped
                 )
-            body = gzip.compress(("\n".join(lines) + "\n").encode("utf-8"))
+            body = await offload.run("compress", _batch, lines)
             try:
                 error = await self._deliver(job["destination_conf"], body)
             except Exception as exc:  # a failed batch must not stop later deliveries
@@ -201,3 +209,8 @@ class Delivery:
             if error is not None:
                 job["last_error"], job["error_message"] = now, error
             state.save()
+
+
+def _batch(lines: deque[str]) -> bytes:
+    """One gzip NDJSON batch (on the `compress` worker: zlib releases the GIL)."""
+    return gzip.compress(("\n".join(lines) + "\n").encode("utf-8"))

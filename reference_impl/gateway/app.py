@@ -68,8 +68,8 @@ def build_app(ctx: ServerContext) -> Starlette:
             chunks.append(chunk)
         return b"".join(chunks)
 
-    def network_refusal(name: str, net: Network | None, body: bytes) -> Response:
-        req_id = _single_id(body)
+    async def network_refusal(name: str, net: Network | None, body: bytes) -> Response:
+        req_id = await _single_id(body)
         if net is None:
             status = prof.deviate_unknown_network_status or 404
             known = ", ".join(n for n, v in gateway.networks.items() if v.served)
@@ -101,9 +101,9 @@ def build_app(ctx: ServerContext) -> Starlette:
             return refuse(413, RpcError(INVALID_REQUEST, "invalid request: body too large"))
         net = gateway.networks.get(name)
         if net is None or not net.served:
-            return network_refusal(name, net, body)
+            return await network_refusal(name, net, body)
         try:  # NaN / Infinity are not JSON (RFC 8259): -32700 like any other non-JSON text
-            doc = jsonbody.loads(body, int(gateway.limits["max_depth"]))
+            doc = await jsonbody.loads_bounded(body, int(gateway.limits["max_depth"]))
         except jsonbody.JsonBodyError as exc:
             return refuse(200, RpcError(PARSE_ERROR, f"parse error: {exc}"))
 
@@ -137,10 +137,10 @@ def build_app(ctx: ServerContext) -> Starlette:
     )
 
 
-def _single_id(body: bytes) -> Any:
+async def _single_id(body: bytes) -> Any:
     """The id of a single request body, so refusals still echo it; None when there is none."""
     try:
-        doc = jsonbody.loads(body, 64)
+        doc = await jsonbody.loads_bounded(body, 64)
     except jsonbody.JsonBodyError:
         return None
     if isinstance(doc, dict) and valid_id(doc.get("id")):

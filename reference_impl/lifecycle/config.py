@@ -14,7 +14,7 @@ from typing import Any
 
 from reference_impl.numbers import NumberError, parse_decimal
 from reference_impl.s3.errors import S3Error
-from reference_impl.s3.xmlio import S3_XMLNS, parse_body
+from reference_impl.s3.xmlio import S3_XMLNS, parse_body, parse_request_body
 
 KIND = "lifecycle"  # bucket_configs kind
 MAX_RULES = 1000
@@ -26,7 +26,16 @@ RULE_CHILDREN = frozenset(
 
 def parse(body: bytes, allow_declaration: bool = True) -> list[dict[str, Any]]:
     """Stored rules: `{id, status, prefix, expiration_days, expiration_date, abort_days}`."""
-    root = parse_body(body, allow_declaration)
+    return from_root(parse_body(body, allow_declaration))
+
+
+async def parse_request(body: bytes, allow_declaration: bool = True) -> list[dict[str, Any]]:
+    """`parse` for a request body: parsed in slices that yield the event loop."""
+    return from_root(await parse_request_body(body, allow_declaration))
+
+
+def from_root(root: ET.Element) -> list[dict[str, Any]]:
+    """The stored rules of a parsed LifecycleConfiguration document."""
     if root.tag != "LifecycleConfiguration":
         raise S3Error("MalformedXML")
     rules = [_rule(node, index) for index, node in enumerate(root) if node.tag == "Rule"]

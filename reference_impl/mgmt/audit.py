@@ -70,6 +70,23 @@ def entries(
     ctx: ServerContext, account: str, bucket: str | None, after_id: int, limit: int
 ) -> list[dict[str, Any]]:
     """Entries of the account (of one bucket when given), oldest first, ids after `after_id`."""
+    return page(ctx, account, bucket, after_id, limit)[0]
+
+
+def page(
+    ctx: ServerContext,
+    account: str,
+    bucket: str | None,
+    after_id: int,
+    limit: int,
+    max_bytes: int | None = None,
+) -> tuple[list[dict[str, Any]], bool]:
+    """`entries`, and whether more may follow (`limit` reached or the page cut by size).
+
+    With `max_bytes`, the page ends after the entry whose stored changes pass that size (at
+    least one entry): a change can be a whole CORS configuration of megabytes, and a page of
+    1,000 of them parsed and serialised on the event loop held every surface for seconds.
+    """
     sql = "SELECT id, bucket, time, actor, action, change FROM audit_log WHERE account=? AND id>?"
     args: list[Any] = [account, after_id]
     if bucket:
@@ -77,15 +94,20 @@ def entries(
         args.append(bucket)
     sql += " ORDER BY id LIMIT ?"
     args.append(limit)
-    rows = _db(ctx).execute(sql, args).fetchall()
-    return [
-        {
-            "id": row_id,
-            "bucket": name,
-            "time": dt.datetime.fromtimestamp(when, dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
-            "actor": actor,
-            "action": action,
-            "change": json.loads(change),
-        }
-        for row_id, name, when, actor, action, change in rows
-    ]
+    found: list[dict[str, Any]] = []
+    size = 0
+    for row_id, name, when, actor, action, change in _db(ctx).execute(sql, args):
+        found.append(
+            {
+                "id": row_id,
+                "bucket": name,
+                "time": dt.datetime.fromtimestamp(when, dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
+                "actor": actor,
+                "action": action,
+                "change": json.loads(change),
+            }
+        )
+        size += len(change)
+        if max_bytes is not None and size >= max_bytes:
+            return found, True
+    return found, len(found) == limit

@@ -151,9 +151,10 @@ class R2Buckets:
             raise ApiError("bucket_list_invalid", str(exc), "/cursor") from None
         if not 0 < per_page <= 1000:
             raise ApiError("bucket_list_invalid", "per_page must be 1 to 1000", "/per_page")
-        items = audit.entries(self.ctx, account, p.get("bucket"), after, per_page)
+        cap = int(self.profile.audit_page_max_bytes)
+        items, more = audit.page(self.ctx, account, p.get("bucket"), after, per_page, cap)
         info: dict[str, Any] = {"per_page": per_page}
-        if len(items) == per_page:
+        if more and items:
             info["cursor"] = str(items[-1]["id"])
         return with_result_info(self.ctx, items, info)
 

@@ -17,6 +17,7 @@ import socket
 from typing import Any
 
 from reference_impl.context import ServerContext
+from reference_impl.public.h2_limit import InFlightLimit
 from reference_impl.tls import CertFiles
 
 SURFACE = "public_tls"
@@ -27,11 +28,12 @@ class PublicTlsServer:
     """hypercorn serving one ASGI app on one pre-bound socket, until `should_exit` is set."""
 
     def __init__(self, ctx: ServerContext, app: Any, certificate: CertFiles) -> None:
-        self.app = app
+        self.app: Any = InFlightLimit(app, int(ctx.profile.max_connections))
         self.certificate = certificate
         self.http2 = bool(ctx.profile.public_http2)
         self.max_header_bytes = int(ctx.profile.max_header_bytes)
         self.header_timeout = float(ctx.profile.header_timeout_s)
+        self.max_streams = int(ctx.profile.h2_max_concurrent_streams)
         self.started = False
         self._stop = asyncio.Event()
 
@@ -62,11 +64,15 @@ class PublicTlsServer:
         config.keep_alive_timeout = self.header_timeout
         config.h11_max_incomplete_size = self.max_header_bytes
         config.h2_max_header_list_size = self.max_header_bytes
+        config.h2_max_concurrent_streams = self.max_streams
         return config
 
     async def serve(self, sockets: list[socket.socket]) -> None:
         from hypercorn.asyncio import serve
 
+        from reference_impl.public import h2_buffer
+
+        h2_buffer.install()  # a client that never reads must not make the app buffer a blob
         config = self.config(sockets[0])
         # the socket already listens, so connections queue until hypercorn accepts them
         self.started = True

@@ -13,7 +13,7 @@ from reference_impl.mgmt import audit
 from reference_impl.public.domains import registry
 from reference_impl.s3.call import Call, broken
 from reference_impl.s3.errors import S3Error
-from reference_impl.s3.xmlio import parse_body, xml_response
+from reference_impl.s3.xmlio import parse_request_body, xml_response
 from reference_impl.storage.engine import Bucket
 
 BUCKET_NAME = re.compile(r"\A[a-z0-9][a-z0-9-]{1,61}[a-z0-9]\Z")
@@ -49,7 +49,7 @@ async def create_bucket(ctx: ServerContext, call: Call) -> Response:
     body = await call.small_body()
     location = "auto"
     if body.strip():
-        root = parse_body(body, not ctx.profile.deviate_refuse_xml_declaration)
+        root = await parse_request_body(body, not ctx.profile.deviate_refuse_xml_declaration)
         if root.tag != "CreateBucketConfiguration":
             raise S3Error("MalformedXML")
         node = root.find("LocationConstraint")

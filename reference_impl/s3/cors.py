@@ -20,7 +20,7 @@ from reference_impl.numbers import is_decimal
 from reference_impl.s3.buckets import delete_bucket_setting, require_bucket
 from reference_impl.s3.call import Call, broken
 from reference_impl.s3.errors import S3Error
-from reference_impl.s3.xmlio import parse_body, xml_response
+from reference_impl.s3.xmlio import parse_request_body, xml_response
 
 KIND = "cors"
 METHODS = frozenset({"GET", "PUT", "POST", "DELETE", "HEAD"})
@@ -62,11 +62,11 @@ def _text(node: ET.Element) -> str:
     return (node.text or "").strip()
 
 
-def parse_rules(ctx: ServerContext, body: bytes) -> list[dict[str, Any]]:
+async def parse_rules(ctx: ServerContext, body: bytes) -> list[dict[str, Any]]:
     """The CORSRule list of a PutBucketCors body; S3Error on anything the profile refuses."""
     profile = ctx.profile
     try:
-        root = parse_body(body, not profile.deviate_refuse_xml_declaration)
+        root = await parse_request_body(body, not profile.deviate_refuse_xml_declaration)
     except S3Error:
         if broken(ctx, "malformed-xml-500"):
             raise S3Error("InternalError") from None
@@ -127,7 +127,7 @@ def stored_rules(ctx: ServerContext, account: str, bucket: str) -> list[dict[str
 
 async def put_bucket_cors(ctx: ServerContext, call: Call) -> Response:
     bucket = require_bucket(ctx, call)
-    rules = parse_rules(ctx, await call.small_body())
+    rules = await parse_rules(ctx, await call.small_body())
     ctx.store.put_bucket_config(call.account, bucket.name, KIND, rules)
     audit.record_s3(ctx, call, "PutBucketCors", {"rules": rules})
     return Response(status_code=200)

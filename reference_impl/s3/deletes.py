@@ -9,13 +9,13 @@ from reference_impl.s3 import conditions
 from reference_impl.s3.buckets import require_bucket
 from reference_impl.s3.call import Call, broken
 from reference_impl.s3.errors import S3Error, error_table
-from reference_impl.s3.xmlio import parse_body, xml_response
+from reference_impl.s3.xmlio import parse_request_body, xml_response
 
 
 async def delete_objects(ctx: ServerContext, call: Call) -> Response:
     bucket = require_bucket(ctx, call)
     body = await call.small_body()
-    root = parse_body(body, not ctx.profile.deviate_refuse_xml_declaration)
+    root = await parse_request_body(body, not ctx.profile.deviate_refuse_xml_declaration)
     if root.tag != "Delete":
         raise S3Error("MalformedXML")
     quiet = (root.findtext("Quiet") or "false").strip().lower() == "true"

@@ -15,7 +15,7 @@ from reference_impl.mgmt import audit
 from reference_impl.s3.buckets import delete_bucket_setting, require_bucket
 from reference_impl.s3.call import Call
 from reference_impl.s3.errors import S3Error
-from reference_impl.s3.xmlio import parse_body, xml_response
+from reference_impl.s3.xmlio import parse_request_body, xml_response
 
 KIND = "encryption"
 ALGORITHMS = ("AES256",)
@@ -30,7 +30,8 @@ def _offered(ctx: ServerContext) -> None:
 async def put_bucket_encryption(ctx: ServerContext, call: Call) -> Response:
     _offered(ctx)
     bucket = require_bucket(ctx, call)
-    root = parse_body(await call.small_body(), not ctx.profile.deviate_refuse_xml_declaration)
+    body = await call.small_body()
+    root = await parse_request_body(body, not ctx.profile.deviate_refuse_xml_declaration)
     if root.tag != "ServerSideEncryptionConfiguration":
         raise S3Error("MalformedXML")
     rules = []

@@ -20,7 +20,7 @@ from reference_impl.s3.call import Call, broken
 from reference_impl.s3.conditions_put import missing_if_match, publish_check
 from reference_impl.s3.errors import S3Error
 from reference_impl.s3.multipart import COMPLETING, require_upload, uploads
-from reference_impl.s3.xmlio import parse_body, xml_response
+from reference_impl.s3.xmlio import parse_request_body, xml_response
 from reference_impl.storage.multipart import Part, Upload, UploadGone, multipart_etag
 
 
@@ -114,7 +114,7 @@ async def _retried(ctx: ServerContext, call: Call, missing: S3Error) -> Response
     if done is None or broken(ctx, "complete-retry-forgotten"):
         raise missing
     body = await call.small_body()
-    root = parse_body(body, not ctx.profile.deviate_refuse_xml_declaration)
+    root = await parse_request_body(body, not ctx.profile.deviate_refuse_xml_declaration)
     if tuple(_in_order(ctx, _requested(ctx, root))) != done.pairs:
         raise missing
     return _completed(call.bucket, call.key, done.etag)
@@ -141,7 +141,7 @@ async def complete_multipart_upload(ctx: ServerContext, call: Call) -> Response:
     if early:
         _check_conditions(ctx, call, upload)
     body = await call.small_body()
-    root = parse_body(body, not ctx.profile.deviate_refuse_xml_declaration)
+    root = await parse_request_body(body, not ctx.profile.deviate_refuse_xml_declaration)
     pairs = _in_order(ctx, _requested(ctx, root))
     if not early:
         _check_conditions(ctx, call, upload)
