@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -102,23 +102,30 @@ Created = tuple[dict[str, str], Reply, Reply | None]
 
 
 @pytest.fixture(scope="module")
-def created(rules_api: RulesApiClient, run_prefix: str) -> Iterator[Created]:
+def created(rules_api: RulesApiClient, run_prefix: str, zone_lock: Any) -> Created:
     """One creation for the module (a second one would find the first, or be refused): the
-    body sent, the answer to POST rulesets and to a PUT on the id it returned (if any)."""
-    if rules_api.find_zone_ruleset() is not None:
-        pytest.skip("the zone already has its log custom fields ruleset; creating one is refused")
+    body sent, the answer to POST rulesets and to a PUT on the id it returned (if any).
+
+    The entry point is shared by every worker's tests: it is created and deleted again under
+    `zone_lock` before the module's tests read the answers, never left behind for a test on
+    another worker to find and see vanish (issue 22)."""
     body = {
         "name": f"{run_prefix}-entrypoint",
         "kind": "zone",
         "description": f"{run_prefix} custom fields",
         "phase": LOG_PHASE,
     }
-    with entrypoint_guard(rules_api):
-        reply = rules_api.create_ruleset(body)
-        result = reply.result if isinstance(reply.result, dict) else {}
-        new_id = result.get("id")
-        put = rules_api.update_ruleset(new_id, {"rules": []}) if isinstance(new_id, str) else None
-        yield body, reply, put
+    with zone_lock:
+        if rules_api.find_zone_ruleset() is not None:
+            pytest.skip("the zone already has its log custom fields ruleset; a second is refused")
+        with entrypoint_guard(rules_api):
+            reply = rules_api.create_ruleset(body)
+            result = reply.result if isinstance(reply.result, dict) else {}
+            new_id = result.get("id")
+            put = None
+            if isinstance(new_id, str):
+                put = rules_api.update_ruleset(new_id, {"rules": []})
+    return body, reply, put
 
 
 def _result(reply: Reply) -> dict[str, Any]:
