@@ -17,8 +17,13 @@ def aborted(s3, bucket, names):
     return bucket, key, upload, part
 
 
-def _listed_ids(s3, bucket) -> list[str]:
-    reply = mp.list_uploads(s3.wire, bucket).assert_ok()
+def _listed_ids(s3, bucket) -> list[str] | None:
+    """Upload ids ListMultipartUploads lists; None where the target does not serve it (501
+    NotImplemented, as the provider before 2022-07-13): the other halves still decide."""
+    reply = mp.list_uploads(s3.wire, bucket)
+    if reply.status == 501 and reply.error_code == "NotImplemented":
+        return None
+    reply.assert_ok()
     assert reply.xml is not None, reply.body[:200]
     return [u.findtext("UploadId") or "" for u in reply.xml.iter("Upload")]
 
@@ -29,7 +34,8 @@ def test_abort_ends_upload(s3, aborted):
     it can no longer be completed into an object. Which error a completion of an unknown upload
     carries is the completion's rule, not this one: any refusal will do here."""
     bucket, key, upload, part = aborted
-    assert upload not in _listed_ids(s3, bucket), f"aborted upload {upload} is still listed"
+    listed = _listed_ids(s3, bucket)
+    assert listed is None or upload not in listed, f"aborted upload {upload} is still listed"
     parts = mp.list_parts(s3.wire, bucket, key, upload)
     kept = [] if parts.xml is None or parts.status >= 300 else list(parts.xml.iter("Part"))
     assert not kept, f"ListParts of the aborted upload still shows parts: {parts.body[:300]!r}"
