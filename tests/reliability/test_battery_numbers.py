@@ -422,7 +422,8 @@ def bridge(ref: RefProcess) -> dict[str, Any]:
 
 
 def _bridge(bridge: dict[str, Any], op: str, args: dict[str, Any]) -> Any:
-    doc = {"op": op, "bucket": "battery-bindings", "args": args}
+    # the bridge's bound bucket: the bridge never creates another (docs/bindings-bridge.md)
+    doc = {"op": op, "bucket": "conformance-bindings", "args": args}
     reply = requests.post(bridge["url"], json=doc, headers=bridge["auth"], timeout=TIMEOUT)
     assert reply.status_code < 500, f"{op}: {reply.status_code} {reply.text[:300]}"
     return reply.json()
