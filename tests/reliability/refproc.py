@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -44,6 +45,11 @@ class RefProcess:
     def surface(self, name: str) -> dict[str, Any]:
         found: dict[str, Any] = self.ready["surfaces"][name]
         return found
+
+    def url(self, listener: str) -> str:
+        """The base address of one listener, whichever key its surface uses."""
+        surface = self.surface(listener)
+        return str(surface.get("endpoint") or surface.get("url") or surface.get("base_url"))
 
     def kill(self) -> None:
         """SIGKILL: no shutdown handler runs, exactly like a crash."""
@@ -107,3 +113,19 @@ def assert_no_traceback(log: Path) -> None:
 def files_outside(root: Path, allowed: Path) -> list[Path]:
     """Files under `root` that are not under `allowed` (writes escaping the data dir)."""
     return [p for p in root.rglob("*") if p.is_file() and allowed not in p.parents]
+
+
+def checked_reference(
+    factory: Any, name: str, profile: dict[str, Any], bucket: str | None = None
+) -> Iterator[RefProcess]:
+    """A module's reference with profile overrides (and a bucket), stopped at the end, whose
+    stderr must hold no traceback: the body of a module-scoped `ref` fixture."""
+    data = factory.mktemp(name) / "data"
+    log = factory.mktemp(f"{name}-log") / "reference.stderr"
+    options = [arg for key, value in profile.items() for arg in ("--profile", f"{key}={value}")]
+    proc = start(data, *options, log=log)
+    if bucket is not None:
+        proc.wire().create_bucket(bucket)
+    yield proc
+    proc.stop()
+    assert_no_traceback(log)

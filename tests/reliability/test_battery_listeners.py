@@ -39,11 +39,6 @@ def ref(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RefProcess]:
     assert_no_traceback(log)
 
 
-def _url(ref: RefProcess, listener: str) -> str:
-    surface = ref.surface(listener)
-    return str(surface.get("endpoint") or surface.get("url") or surface.get("base_url"))
-
-
 @pytest.mark.parametrize("listener", LISTENERS)
 @pytest.mark.parametrize("where", ["value", "request-line"])
 def test_header_block_past_the_bound_is_refused_431(
@@ -51,7 +46,7 @@ def test_header_block_past_the_bound_is_refused_431(
 ) -> None:
     """A header block past the bound is answered 431 (hypercorn's h11: 400) and closed, at once.
     (The endless variant, with memory measured, is the flood test below.)"""
-    sock = connect(_url(ref, listener))
+    sock = connect(ref.url(listener))
     filler = b"a" * (MAX_HEADER + 1024)
     if where == "value":
         sock.sendall(b"GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + filler)
@@ -70,7 +65,7 @@ def test_header_block_past_the_bound_is_refused_431(
     "sent", [b"", b"GET / HTTP/1.1\r\nHost: x\r\nX-Half: abc"], ids=["silent", "half"]
 )
 def test_half_sent_header_times_out(ref: RefProcess, listener: str, sent: bytes) -> None:
-    sock = connect(_url(ref, listener))
+    sock = connect(ref.url(listener))
     started = time.monotonic()
     sock.sendall(sent)
     raw, closed = read_until_closed(sock, started + HEADER_TIMEOUT + SLACK)
@@ -109,7 +104,7 @@ def test_header_flood_keeps_memory_flat_and_others_served(ref: RefProcess, liste
     wire.create_bucket(BUCKET)
     before = server.memory_info().rss
     stop, counter = threading.Event(), [0]
-    url = _url(ref, listener)
+    url = ref.url(listener)
     floods = [threading.Thread(target=_flood, args=(url, stop, counter)) for _ in range(6)]
     for thread in floods:
         thread.start()
@@ -206,8 +201,8 @@ def test_chunked_body_broken_by_garbage_stores_nothing(ref: RefProcess) -> None:
 def test_listeners_still_serve_after_the_battery(ref: RefProcess) -> None:
     """After floods, timeouts and garbage every listener answers a plain request."""
     for listener in LISTENERS:
-        sock = connect(_url(ref, listener))
-        sock.sendall(request_head("GET", _url(ref, listener), {"Connection": "close"}))
+        sock = connect(ref.url(listener))
+        sock.sendall(request_head("GET", ref.url(listener), {"Connection": "close"}))
         raw, _ = read_until_closed(sock, time.monotonic() + 10)
         sock.close()
         codes = statuses(raw)

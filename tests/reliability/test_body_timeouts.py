@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 from reliability.rawhttp import connect, read_until_closed, request_head, statuses
-from reliability.refproc import RefProcess, assert_no_traceback, start
+from reliability.refproc import RefProcess, checked_reference
 
 BODY_TIMEOUT = 3.0  # body_idle_timeout_s of this module's reference (default 30)
 MIN_RATE = 1024  # body_min_rate_bps (the default)
@@ -26,33 +26,22 @@ DECLARED = 200_000
 
 @pytest.fixture(scope="module")
 def ref(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RefProcess]:
-    data = tmp_path_factory.mktemp("body-timeouts") / "data"
-    log = tmp_path_factory.mktemp("body-timeouts-log") / "reference.stderr"
-    proc = start(data, "--profile", f"body_idle_timeout_s={BODY_TIMEOUT}",
-                 "--profile", f"keepalive_timeout_s={KEEPALIVE}", log=log)  # fmt: skip
-    proc.wire().create_bucket(BUCKET)
-    yield proc
-    proc.stop()
-    assert_no_traceback(log)
-
-
-def _url(ref: RefProcess, listener: str) -> str:
-    surface = ref.surface(listener)
-    return str(surface.get("endpoint") or surface.get("url") or surface.get("base_url"))
+    profile = {"body_idle_timeout_s": BODY_TIMEOUT, "keepalive_timeout_s": KEEPALIVE}
+    yield from checked_reference(tmp_path_factory, "body-timeouts", profile, BUCKET)
 
 
 def _s3(ref: RefProcess, method: str, key: str | None, query: tuple[tuple[str, str], ...],
         listener: str = "s3") -> tuple[str, bytes]:  # fmt: skip
     wire = ref.wire()
     if listener != "s3":
-        wire.endpoint = _url(ref, listener)
+        wire.endpoint = ref.url(listener)
     prepared = wire.prepare(method, BUCKET, key, query=query, payload_hash="UNSIGNED-PAYLOAD",
                             headers={"Content-Length": str(DECLARED)})  # fmt: skip
     return prepared.url, request_head(method, prepared.url, dict(prepared.headers))
 
 
 def _plain(ref: RefProcess, listener: str, path: str, **headers: str) -> tuple[str, bytes]:
-    url = _url(ref, listener) + path
+    url = ref.url(listener) + path
     head = {"Content-Type": "application/json", "Content-Length": str(DECLARED), **headers}
     return url, request_head("POST", url, head)
 
@@ -141,7 +130,7 @@ def test_trickling_body_below_the_minimum_rate_is_cut_off(ref: RefProcess) -> No
 
 @pytest.mark.parametrize("listener", ["s3", "gateway", "mgmt", "public", "s3_tls"])
 def test_idle_keepalive_connection_is_closed(ref: RefProcess, listener: str) -> None:
-    url = _url(ref, listener)
+    url = ref.url(listener)
     sock = connect(url)
     sock.sendall(request_head("GET", url, {}))
     started = time.monotonic()

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 import psutil
 import pytest
 from reliability.rawhttp import request_head
-from reliability.refproc import RefProcess, assert_no_traceback, start
+from reliability.refproc import RefProcess, checked_reference
 from reliability.slowbody import median, rpc_latencies, start_flood
 
 BODY_TIMEOUT = 3.0  # the profile's body_idle_timeout_s for this module (default 30)
@@ -32,14 +32,8 @@ BUCKET = "slow-body"
 
 @pytest.fixture(scope="module")
 def ref(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RefProcess]:
-    data = tmp_path_factory.mktemp("slow-body") / "data"
-    log = tmp_path_factory.mktemp("slow-body-log") / "reference.stderr"
-    proc = start(data, "--profile", f"body_idle_timeout_s={BODY_TIMEOUT}",
-                 "--profile", f"keepalive_timeout_s={KEEPALIVE}", log=log)  # fmt: skip
-    proc.wire().create_bucket(BUCKET)
-    yield proc
-    proc.stop()
-    assert_no_traceback(log)
+    profile = {"body_idle_timeout_s": BODY_TIMEOUT, "keepalive_timeout_s": KEEPALIVE}
+    yield from checked_reference(tmp_path_factory, "slow-body", profile, BUCKET)
 
 
 def _gateway(ref: RefProcess) -> str:
