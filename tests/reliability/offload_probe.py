@@ -75,6 +75,24 @@ def meanwhile(
             worker.join(timeout=120)
 
 
+@contextmanager
+def rpc_latencies_meanwhile(ref: RefProcess, gap: float = 0.05) -> Iterator[list[float]]:
+    """JSON-RPC latencies measured every `gap` s while the block runs (the first call, which
+    starts the embedded chain, is made and dropped before)."""
+    rpc_latency(ref)
+    latencies: list[float] = []
+
+    def probe(stop: threading.Event) -> None:
+        while not stop.is_set():
+            latencies.append(rpc_latency(ref))
+            time.sleep(gap)
+
+    with meanwhile(probe) as errors:
+        yield latencies
+    if errors:
+        raise errors[0]
+
+
 def gzip_of_zeros(mib: int) -> bytes:
     """One gzip member holding `mib` MiB of zeros (~1 KB per MiB), built without compressing
     them all: after a full flush the deflate state is reset, so every further MiB of zeros is

@@ -8,12 +8,10 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import threading
-import time
 import zlib
 
 import pytest
-from reliability.offload_probe import MIB, rpc_latency
+from reliability.offload_probe import MIB, rpc_latencies_meanwhile
 from reliability.refproc import RefProcess
 
 from conformance.clients.s3_wire import WireClient
@@ -53,22 +51,8 @@ def test_large_checksummed_put_does_not_stall_the_loop(ref: RefProcess) -> None:
     assert wire.request("PUT", BUCKET).status == 200
     body = bytes(range(256)) * (SIZE // 256)
     claims = _claims(body)
-    rpc_latency(ref)  # the first call starts the embedded chain (seconds): not a stall
-    latencies: list[float] = []
-    done = threading.Event()
-
-    def probe() -> None:
-        while not done.is_set():
-            latencies.append(rpc_latency(ref))
-            time.sleep(0.05)
-
-    prober = threading.Thread(target=probe, daemon=True)
-    prober.start()
-    try:
+    with rpc_latencies_meanwhile(ref) as latencies:
         status = _put(wire, "big", body, claims)
-    finally:
-        done.set()
-        prober.join(timeout=120)
     assert status == 200
     assert len(latencies) > 5
     print(f"JSON-RPC during the PUT: n={len(latencies)} max={max(latencies):.3f} s")

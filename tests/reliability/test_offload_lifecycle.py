@@ -6,13 +6,12 @@ one go on the event loop: with enough objects, every surface waited for the whol
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from reliability.offload_probe import rpc_latency
+from reliability.offload_probe import rpc_latencies_meanwhile
 from reliability.refproc import RefProcess
 
 from conformance.clients.mgmt import MgmtClient
@@ -38,23 +37,9 @@ def test_expiring_many_objects_does_not_stall_the_loop(
               "Expiration": {"Days": 1}}]  # fmt: skip
     s3.put_bucket_lifecycle_configuration(Bucket=BUCKET, LifecycleConfiguration={"Rules": rules})
     mgmt = MgmtClient.from_surface(ref.surface("mgmt"))
-    rpc_latency(ref)  # the first call starts the embedded chain (seconds): not a stall
-    latencies: list[float] = []
-    done = threading.Event()
-
-    def probe() -> None:
-        while not done.is_set():
-            latencies.append(rpc_latency(ref))
-            time.sleep(0.05)
-
-    prober = threading.Thread(target=probe, daemon=True)
-    prober.start()
-    try:
+    with rpc_latencies_meanwhile(ref) as latencies:
         time.sleep(0.2)
         applied = mgmt.advance_clock(3 * DAY).assert_envelope_ok()["applied"]
-    finally:
-        done.set()
-        prober.join(timeout=60)
     assert applied == {"expired": OBJECTS, "aborted": 0}
     assert s3.list_objects_v2(Bucket=BUCKET).get("KeyCount") == 0
     print(f"JSON-RPC during the pass: n={len(latencies)} max={max(latencies):.3f} s")
