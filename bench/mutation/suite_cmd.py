@@ -78,7 +78,7 @@ def _run(args: argparse.Namespace, selection: list[str]) -> int:
             command = [
                 sys.executable, "-m", "conformance.cli", "run", "-n", "0",
                 "--as-of", date, "--report-dir", reports, "--case-timeout", args.case_timeout,
-                *selection, "--", "-x", "-q", "-p", "no:randomly",
+                *selection, "--", "-x", "-q", "-p", "no:randomly", "--model-shrink-seconds", "0",
             ]  # fmt: skip
             proc = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
             if proc.returncode != 0:

@@ -92,6 +92,14 @@ def add_options(parser: pytest.Parser) -> None:
         help="steps of the stateful model test of the store (default: its small fixed budget)",
     )
     group.addoption(
+        "--model-shrink-seconds",
+        type=int,
+        default=None,
+        metavar="S",
+        help="time the stateful model may spend shrinking a divergence to its shortest "
+        "sequence (default 60; 0 reports the sequence as found, the same verdict sooner)",
+    )
+    group.addoption(
         "--allow-shared-zone",
         action="store_true",
         default=False,

@@ -47,7 +47,7 @@ class Summary:
         return f"store model: {self.steps} steps checked in {self.examples} runs"
 
 
-def model_settings(budget: int) -> settings:
+def model_settings(budget: int, shrink: bool = True) -> settings:
     per_example = max(1, min(budget, STEPS_PER_EXAMPLE))
     return settings(
         max_examples=max(1, math.ceil(budget / per_example)),
@@ -60,11 +60,18 @@ def model_settings(budget: int) -> settings:
         # trace.failure_type); the smallest one is reported
         report_multiple_bugs=True,
         print_blob=False,
-        phases=(Phase.explicit, Phase.generate, Phase.shrink),
+        phases=(Phase.explicit, Phase.generate, Phase.shrink)
+        if shrink
+        else (Phase.explicit, Phase.generate),
     )
 
 
-def run_model(ctx: ModelContext, budget: int, steps: type[ModelBase] = StoreMachine) -> Summary:
+def run_model(
+    ctx: ModelContext,
+    budget: int,
+    steps: type[ModelBase] = StoreMachine,
+    shrink_seconds: int = SHRINK_SECONDS,
+) -> Summary:
     """Run about `budget` steps; a divergence raises its RuleFailure (shrunk sequence inside).
 
     Several rules may diverge in one run: each was shrunk on its own; the one with the
@@ -72,8 +79,9 @@ def run_model(ctx: ModelContext, budget: int, steps: type[ModelBase] = StoreMach
     """
     machine = type("StoreModel", (steps,), {"ctx": ctx})
     try:
-        with _shrink_cap(SHRINK_SECONDS), _first_bug_ends_generation():
-            run_state_machine_as_test(machine, settings=model_settings(budget))
+        with _shrink_cap(max(1, shrink_seconds)), _first_bug_ends_generation():
+            settings_ = model_settings(budget, shrink=shrink_seconds > 0)
+            run_state_machine_as_test(machine, settings=settings_)
     except (RuleFailure, Flaky, BaseExceptionGroup) as exc:
         failures = _rule_failures(exc)
         if not failures:

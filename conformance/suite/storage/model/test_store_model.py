@@ -3,7 +3,9 @@
 Bucket, object, multipart, listing and conditional requests over a few buckets and odd keys,
 each answer compared with an in-memory model, every touched bucket listed after every step.
 A divergence fails the one rule of the operation that diverged (the others pass) and shows
-the sequence of requests Hypothesis shrank it to. `--model-steps N` runs more steps.
+the sequence of requests Hypothesis shrank it to. `--model-steps N` runs more steps;
+`--model-shrink-seconds 0` reports a divergence as found (break-checks and mutants need the
+verdict, not the shortest sequence).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import pytest
 from conformance.plugin.applicability import NA_PREFIX
 from conformance.plugin.state import get_state
 from conformance.suite.storage.model.context import ModelContext, rule_ids
-from conformance.suite.storage.model.machine import run_model
+from conformance.suite.storage.model.machine import SHRINK_SECONDS, run_model
 
 DEFAULT_STEPS = 300  # ~15 s against the reference; fixed seed: the same requests each run
 
@@ -103,7 +105,9 @@ def test_store_follows_the_model(s3, names, expected, as_of, pytestconfig, recor
         pytest.skip(f"{NA_PREFIX}the model encodes the behaviour in force from {baseline}")
     budget = pytestconfig.getoption("model_steps") or DEFAULT_STEPS
     ctx = ModelContext(s3, names, int(expected.min_part_bytes))
-    summary = run_model(ctx, int(budget))
+    shrink = pytestconfig.getoption("model_shrink_seconds")
+    shrink_seconds = SHRINK_SECONDS if shrink is None else int(shrink)
+    summary = run_model(ctx, int(budget), shrink_seconds=shrink_seconds)
     print(summary.line())
     record_property("model_steps", str(summary.steps))
     assert summary.steps > 0, "the model ran no step"
