@@ -25,6 +25,7 @@ SIZES = {
     "scan": 1,  # lifecycle passes over every object of a bucket
     "compress": 1,  # log push batches (gzip of up to log_pending_max_bytes per job)
     "parse": 1,  # JSON request bodies above 64 KiB (the number hooks run Python per number)
+    "decode": 1,  # base64 object bodies of the bindings bridge, in 1 MiB pieces
 }
 _POOLS: dict[str, ThreadPoolExecutor] = {}
 _LOCK = threading.Lock()
