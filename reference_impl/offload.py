@@ -26,6 +26,7 @@ SIZES = {
     "compress": 1,  # log push batches (gzip of up to log_pending_max_bytes per job)
     "parse": 1,  # JSON request bodies above 64 KiB (the number hooks run Python per number)
     "decode": 1,  # base64 object bodies of the bindings bridge, in 1 MiB pieces
+    "render": 1,  # XML replies built from large stored configurations (GetBucketCors)
 }
 _POOLS: dict[str, ThreadPoolExecutor] = {}
 _LOCK = threading.Lock()
