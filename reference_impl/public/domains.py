@@ -2,8 +2,10 @@
 
 One JSON document (`<data_dir>/public/domains.json`), rewritten atomically after each change,
 because the public listener must find a domain's bucket from the `Host` alone and the set is
-small. A domain belongs to at most one bucket; deleting the bucket removes its domains, so that
-a bucket later created under the same name is private until a domain is linked to it again.
+small: the management API caps it per bucket and per account (profile
+`custom_domains_max_per_*`), so each rewrite stays short. A domain belongs to at most one
+bucket; deleting the bucket removes its domains, so that a bucket later created under the
+same name is private until a domain is linked to it again.
 """
 
 from __future__ import annotations
@@ -72,6 +74,15 @@ class DomainRegistry:
                 for _, r in sorted(self._domains.items())
                 if r["account"] == account and r["bucket"] == bucket
             ]
+
+    def count(self, account: str, bucket: str | None = None) -> int:
+        """Domains of an account (of one of its buckets, when named)."""
+        with self._lock:
+            return sum(
+                1
+                for r in self._domains.values()
+                if r["account"] == account and (bucket is None or r["bucket"] == bucket)
+            )
 
     def put(self, record: dict[str, Any]) -> dict[str, Any]:
         """Store a domain's record; its `created` stamp comes from the caller's clock."""
