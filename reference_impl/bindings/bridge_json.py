@@ -114,11 +114,13 @@ def lift(body: bytes) -> tuple[bytes, dict[str, RawText]]:
 
 def _restore(doc: Any, lifted: dict[str, RawText]) -> Any:
     """Placeholders back: `args.value` stays raw, any other becomes the string it was."""
+    if isinstance(doc, str):  # the whole document is one long string
+        return lifted[doc].data.tobytes().decode("ascii") if doc in lifted else doc
     args = doc.get("args") if isinstance(doc, dict) else None
     raw_value = None
     if isinstance(args, dict) and isinstance(args.get("value"), str):
         raw_value = lifted.pop(args["value"], None)
-    if lifted:
+    if lifted and isinstance(doc, (dict, list)):
         stack = [doc]
         while stack:
             item = stack.pop()

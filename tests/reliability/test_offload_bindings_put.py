@@ -132,6 +132,9 @@ def test_lifting_gives_the_same_document(monkeypatch: pytest.MonkeyPatch) -> Non
         f'["a\\\\"{run}"]',
         f'{{"{run}"{" " * 80}:1}}',
         f'{{"args":{{"value":"{run}=x"}}}}',
+        f'"{run}"',
+        f' "{run}" ',
+        f'"{run}"x',
     ]
     pieces = ["QUJD" * 3, '"', "\\", ":", ",", "[", "]", "{", "}", "=", " ", "x", "é"]
     rng = random.Random(26)
