@@ -24,7 +24,9 @@ SIZES = {
     "patterns": 1,  # compiling and matching large CORS configurations
     "scan": 1,  # lifecycle passes over every object of a bucket
     "compress": 1,  # log push batches (gzip of up to log_pending_max_bytes per job)
-    "parse": 1,  # JSON request bodies above 64 KiB (the number hooks run Python per number)
+    "parse": 1,  # JSON bodies and CORS documents above 64 KiB (Python per number / origin)
+    "decode": 1,  # base64 object bodies of the bindings bridge, in 1 MiB pieces
+    "render": 1,  # XML replies built from large stored configurations (GetBucketCors)
 }
 _POOLS: dict[str, ThreadPoolExecutor] = {}
 _LOCK = threading.Lock()

@@ -22,8 +22,9 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from reference_impl import jsonbody
-from reference_impl.bindings import multipart
-from reference_impl.bindings.bucket import BindingBucket, Compat, decode_body
+from reference_impl.bindings import bridge_json, multipart
+from reference_impl.bindings.base64_body import decode_body
+from reference_impl.bindings.bucket import BindingBucket, Compat
 from reference_impl.bindings.errors import BindingError, InternalError
 from reference_impl.bindings.provision import provision_bound_bucket
 from reference_impl.bindings.streamed import streamed_reply
@@ -41,20 +42,25 @@ def _opts(args: dict[str, Any]) -> dict[str, Any]:
     return options
 
 
+async def _put(bucket: BindingBucket, args: dict[str, Any]) -> Any:
+    value = await decode_body(args.get("value"), "put")
+    return await bucket.put(args.get("key"), value, _opts(args))
+
+
+async def _upload_part(bucket: BindingBucket, args: dict[str, Any]) -> Any:
+    value = await decode_body(args.get("value"), "uploadPart")
+    key, upload_id, number = args.get("key"), args.get("uploadId"), args.get("partNumber")
+    return await multipart.upload_part(bucket, key, upload_id, number, value)
+
+
 OPS: dict[str, Handler] = {
-    "put": lambda b, a: b.put(a.get("key"), decode_body(a.get("value"), "put"), _opts(a)),
+    "put": _put,
     "get": lambda b, a: b.get(a.get("key"), _opts(a)),
     "head": lambda b, a: b.head(a.get("key")),
     "delete": lambda b, a: b.delete(a.get("keys")),
     "list": lambda b, a: b.list(_opts(a)),
     "createMultipartUpload": lambda b, a: multipart.create(b, a.get("key"), _opts(a)),
-    "uploadPart": lambda b, a: multipart.upload_part(
-        b,
-        a.get("key"),
-        a.get("uploadId"),
-        a.get("partNumber"),
-        decode_body(a.get("value"), "uploadPart"),
-    ),
+    "uploadPart": _upload_part,
     "completeMultipartUpload": lambda b, a: multipart.complete(
         b, a.get("key"), a.get("uploadId"), a.get("parts")
     ),
@@ -82,7 +88,7 @@ def _compat(doc: dict[str, Any], default: dt.date) -> Compat:
 
 async def _parse(body: bytes, max_depth: int) -> tuple[str, str, dict[str, Any], dict[str, Any]]:
     try:
-        doc = await jsonbody.loads_bounded(body, max_depth)
+        doc = await bridge_json.load_request(body, max_depth)
     except jsonbody.JsonBodyError as exc:
         raise BridgeRequestError(str(exc)) from None
     if not isinstance(doc, dict):

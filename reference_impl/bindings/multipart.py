@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from reference_impl.bindings import objects
+from reference_impl.bindings import base64_body, objects
+from reference_impl.bindings.base64_body import Body
 from reference_impl.bindings.bucket import (
     BindingBucket,
-    _once,
     bucket_gone,
     check_key,
     storage_full,
@@ -60,7 +60,7 @@ async def create(bucket: BindingBucket, key: Any, options: dict[str, Any]) -> di
 
 
 async def upload_part(
-    bucket: BindingBucket, key: Any, upload_id: Any, number: Any, value: bytes
+    bucket: BindingBucket, key: Any, upload_id: Any, number: Any, value: Body
 ) -> dict[str, Any]:
     upload = _upload(bucket, "uploadPart", key, upload_id)
     if (
@@ -70,7 +70,7 @@ async def upload_part(
     ):
         raise type_error("uploadPart", f"partNumber must be from 1 to {MAX_PART_NUMBER}")
     try:
-        blob = await bucket.ctx.store.write_blob(_once(value), inline=False)
+        blob = await bucket.ctx.store.write_blob(base64_body.stream(value), inline=False)
         part = uploads_of(bucket.ctx.store).put_part(upload.upload_id, number, blob)
     except UploadGone:
         raise _upload_gone("uploadPart") from None

@@ -121,6 +121,9 @@ class Jobs:
         options = check_logpull_options(self.profile, body.get("logpull_options"), dataset)
         enabled = self._enabled(body.get("enabled"), False)
         self._check_challenge(zone_id, destination, body.get("ownership_challenge"))
+        if len(self.state.jobs(zone_id)) >= int(self.profile.logpush_max_jobs_per_zone):
+            # each job keeps its own pending lines: the cap bounds log delivery's memory
+            raise ApiError("job_limit")
         job = {
             "id": self.state.next_job_id(),
             "name": name,

@@ -74,6 +74,7 @@ class R2Domains:
             raise ApiError("domain_in_use", domain)
         if "enabled" not in body:
             raise ApiError("domain_invalid", "enabled is required", "/enabled")
+        self._check_room(account, bucket)
         zone_id = body.get("zone_id", self.ctx.identity.zone_id)
         if not isinstance(zone_id, str) or not 0 < len(zone_id) <= 64:
             raise ApiError("domain_invalid", "zone_id must be a zone id (a string)", "/zone_id")
@@ -91,6 +92,17 @@ class R2Domains:
         record = self.domains.put(self._settings(body, base))
         audit.record(self.ctx, account, bucket, "PutBucketCustomDomain", self._public(record))
         return self._public(record)
+
+    def _check_room(self, account: str, bucket: str) -> None:
+        """One more domain fits the bucket's and the account's caps (the registry is rewritten
+        whole on every change: its size is bounded by these)."""
+        profile = self.ctx.profile
+        per_bucket = int(profile.custom_domains_max_per_bucket)
+        if self.domains.count(account, bucket) >= per_bucket:
+            raise ApiError("domain_limit", f"a bucket has at most {per_bucket}")
+        per_account = int(profile.custom_domains_max_per_account)
+        if self.domains.count(account) >= per_account:
+            raise ApiError("domain_limit", f"an account has at most {per_account}")
 
     async def list_all(self, params: dict[str, str], body: Any) -> Any:
         account, bucket = self._bucket(params)

@@ -21,7 +21,7 @@ from starlette.routing import Route
 
 from reference_impl.context import ServerContext
 from reference_impl.public import cors, encoding
-from reference_impl.public.domains import normalise_host, registry
+from reference_impl.public.domains import MalformedHost, normalise_host, registry
 from reference_impl.s3.app import error_response
 from reference_impl.s3.call import Call
 from reference_impl.s3.errors import S3Error
@@ -35,8 +35,17 @@ METHODS = ["GET", "HEAD", "OPTIONS", "PUT", "POST", "DELETE", "PATCH"]
 
 
 def _bucket_for(ctx: ServerContext, request: Request) -> tuple[str, str]:
-    host = request.headers.get("host", "")
-    found = registry(ctx).bucket_of(host)
+    """The bucket the Host names; 400 for a malformed Host or more than one (RFC 9110 7.2)."""
+    hosts = request.headers.getlist("host")
+    host = hosts[0] if hosts else ""
+    try:
+        if len(hosts) > 1:
+            raise MalformedHost(host)
+        found = registry(ctx).bucket_of(host)
+    except MalformedHost:
+        raise S3Error(
+            "InvalidArgument", "The Host header is not a host name with an optional port"
+        ) from None
     if found is not None:
         return found
     raise S3Error("NoSuchBucket", BucketName=normalise_host(host))

@@ -2,8 +2,10 @@
 
 One JSON document (`<data_dir>/public/domains.json`), rewritten atomically after each change,
 because the public listener must find a domain's bucket from the `Host` alone and the set is
-small. A domain belongs to at most one bucket; deleting the bucket removes its domains, so that
-a bucket later created under the same name is private until a domain is linked to it again.
+small: the management API caps it per bucket and per account (profile
+`custom_domains_max_per_*`), so each rewrite stays short. A domain belongs to at most one
+bucket; deleting the bucket removes its domains, so that a bucket later created under the
+same name is private until a domain is linked to it again.
 """
 
 from __future__ import annotations
@@ -33,12 +35,25 @@ def valid_domain(name: str) -> bool:
     )
 
 
+# RFC 9110 section 7.2: Host = uri-host [ ":" port ]; a name of letters, digits, `-`, `.`
+# (the only ones a domain holds) or a bracketed IPv6 literal; a port of ASCII digits only
+HOST = re.compile(r"\A(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(?::([0-9]{0,5}))?\Z")
+MAX_PORT = 65535
+
+
+class MalformedHost(ValueError):
+    """A Host header that is not a host name with an optional port (400 on the surface)."""
+
+
 def normalise_host(host: str) -> str:
-    """The domain of a Host header: lower case, port and trailing dot removed."""
-    host = host.strip().lower()
-    if host.startswith("["):  # IPv6 literal
-        return host.partition("]")[0] + "]"
-    return host.rpartition(":")[0] if ":" in host else host.rstrip(".")
+    """The domain of a Host header: lower case, port and trailing dot removed. MalformedHost
+    for anything else (whitespace, a port that is not 0-65535 in ASCII digits): a Host that
+    only looks like a domain once cut must never choose a bucket."""
+    found = HOST.match(host.lower())
+    if found is None or (found.group(2) and int(found.group(2)) > MAX_PORT):
+        raise MalformedHost(host)
+    name = found.group(1)
+    return name if name.startswith("[") else name.rstrip(".")
 
 
 class DomainRegistry:
@@ -72,6 +87,15 @@ class DomainRegistry:
                 for _, r in sorted(self._domains.items())
                 if r["account"] == account and r["bucket"] == bucket
             ]
+
+    def count(self, account: str, bucket: str | None = None) -> int:
+        """Domains of an account (of one of its buckets, when named)."""
+        with self._lock:
+            return sum(
+                1
+                for r in self._domains.values()
+                if r["account"] == account and (bucket is None or r["bucket"] == bucket)
+            )
 
     def put(self, record: dict[str, Any]) -> dict[str, Any]:
         """Store a domain's record; its `created` stamp comes from the caller's clock."""

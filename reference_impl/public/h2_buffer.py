@@ -11,9 +11,17 @@ mark, so a stream holds at most about two of the app's chunks, whatever the clie
 
 from __future__ import annotations
 
+import types
+from importlib import metadata
+from typing import Any
+
 from hypercorn.protocol import h2 as hypercorn_h2
 
 LOW_WATER = hypercorn_h2.BUFFER_LOW_WATER
+# hypercorn releases whose StreamBuffer this correction was checked against (its pop/push and
+# attributes are the same in 0.16.0, 0.17.3 and 0.18.0); another release must be read first
+KNOWN_VERSIONS = ((0, 16), (0, 17), (0, 18))
+ATTRIBUTES = ("buffer", "_paused", "_is_empty")
 
 
 class DrainingStreamBuffer(hypercorn_h2.StreamBuffer):
@@ -30,6 +38,64 @@ class DrainingStreamBuffer(hypercorn_h2.StreamBuffer):
         return data
 
 
-def install() -> None:
-    """Make hypercorn's HTTP/2 protocol use the corrected buffer (idempotent)."""
-    hypercorn_h2.StreamBuffer = DrainingStreamBuffer  # type: ignore[misc]
+class IncompatibleHypercorn(RuntimeError):
+    """The installed hypercorn is not one this correction was checked against."""
+
+
+def _names(code: types.CodeType) -> set[str]:
+    """Global and attribute names a function uses, nested functions included."""
+    found = set(code.co_names)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            found |= _names(const)
+    return found
+
+
+class _Event:
+    """Stands in for hypercorn's event class to build a buffer outside a loop."""
+
+
+def problems(module: Any = hypercorn_h2, version: str | None = None) -> list[str]:
+    """Why the correction would not apply to this hypercorn (empty when it does): a release
+    outside KNOWN_VERSIONS, a missing low-water mark, a StreamBuffer without the attributes
+    `pop` uses, or an H2Protocol that no longer builds its buffers from the module's
+    `StreamBuffer` (then replacing it would silently change nothing)."""
+    found = []
+    version = version or metadata.version("hypercorn")
+    release = tuple(int(p) for p in version.split(".")[:2] if p.isdecimal())
+    if release not in KNOWN_VERSIONS:
+        found.append(f"hypercorn {version} is not one of the checked releases {KNOWN_VERSIONS}")
+    if not isinstance(getattr(module, "BUFFER_LOW_WATER", None), (int, float)):
+        found.append("hypercorn.protocol.h2.BUFFER_LOW_WATER is gone")
+    buffer_class = getattr(module, "StreamBuffer", None)
+    if not isinstance(buffer_class, type) or not callable(getattr(buffer_class, "pop", None)):
+        found.append("hypercorn.protocol.h2.StreamBuffer (with pop) is gone")
+    else:
+        try:
+            sample = buffer_class(_Event)
+            missing = [name for name in ATTRIBUTES if not hasattr(sample, name)]
+        except Exception as exc:  # a changed constructor
+            missing = [f"a StreamBuffer(event_class) ({type(exc).__name__}: {exc})"]
+        if missing:
+            found.append(f"StreamBuffer has no {', '.join(missing)}")
+    protocol = getattr(module, "H2Protocol", None)
+    used = set()
+    for member in vars(protocol).values() if isinstance(protocol, type) else ():
+        code = getattr(member, "__code__", None)
+        if isinstance(code, types.CodeType):
+            used |= _names(code)
+    if "StreamBuffer" not in used:
+        found.append("H2Protocol no longer builds stream buffers from the module's StreamBuffer")
+    return found
+
+
+def install(module: Any = hypercorn_h2) -> None:
+    """Make hypercorn's HTTP/2 protocol use the corrected buffer (idempotent). Raises
+    IncompatibleHypercorn, at the TLS listener's start, rather than serve unpatched."""
+    found = problems(module)
+    if found:
+        raise IncompatibleHypercorn(
+            "the HTTP/2 buffer correction (reference_impl/public/h2_buffer.py) cannot apply: "
+            + "; ".join(found)
+        )
+    module.StreamBuffer = DrainingStreamBuffer

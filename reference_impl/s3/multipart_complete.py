@@ -110,7 +110,8 @@ async def _retried(ctx: ServerContext, call: Call, missing: S3Error) -> Response
     """A completion of an upload already completed: the same answer for the same parts."""
     assert call.bucket is not None and call.key is not None
     upload_id = call.query.get("uploadId", "")
-    done = multipart_done.recall(call.account, call.bucket, call.key, upload_id)
+    generation = ctx.store.bucket_generation(call.account, call.bucket)
+    done = multipart_done.recall(call.account, call.bucket, generation, call.key, upload_id)
     if done is None or broken(ctx, "complete-retry-forgotten"):
         raise missing
     body = await call.small_body()
@@ -175,8 +176,9 @@ async def complete_multipart_upload(ctx: ServerContext, call: Call) -> Response:
             _abort_failed(ctx, upload)
             raise
         uploads(ctx).delete(upload.upload_id)
+        generation = ctx.store.bucket_generation(upload.account, upload.bucket)
         done = multipart_done.Completed(
-            upload.account, upload.bucket, upload.key, tuple(pairs), etag, time.time()
+            upload.account, upload.bucket, generation, upload.key, tuple(pairs), etag, time.time()
         )
         multipart_done.remember(upload.upload_id, done)
     finally:

@@ -163,6 +163,14 @@ class Store:
         ).fetchone()
         return Bucket(*row) if row else None
 
+    def bucket_generation(self, account: str, name: str) -> int | None:
+        """Which creation of this bucket name exists now (None: none): a bucket deleted and
+        created again under the same name has a greater generation."""
+        row = self.db.execute(
+            "SELECT gen FROM buckets WHERE account=? AND name=?", (account, name)
+        ).fetchone()
+        return int(row[0]) if row else None
+
     def list_buckets(self, account: str) -> list[Bucket]:
         rows = self.db.execute(
             "SELECT account, name, location, created FROM buckets WHERE account=? ORDER BY name",

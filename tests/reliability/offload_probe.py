@@ -109,6 +109,18 @@ def gzip_of_zeros(mib: int) -> bytes:
     return head + again * (mib - 1) + final_empty_block + trailer
 
 
+def huge_cors_xml(rules: int = 100, origins: int = 600) -> bytes:
+    """A legal CORS configuration of `rules` rules of `origins` wildcard origins each (the
+    defaults: ~3.3 MB, 60,000 patterns, near the reference's markup bound)."""
+    found = []
+    for r in range(rules):
+        allowed = "".join(
+            f"<AllowedOrigin>https://*.o{o}r{r}.example</AllowedOrigin>" for o in range(origins)
+        )
+        found.append(f"<CORSRule>{allowed}<AllowedMethod>GET</AllowedMethod></CORSRule>")
+    return f"<CORSConfiguration>{''.join(found)}</CORSConfiguration>".encode()
+
+
 def public_domain(ref: RefProcess, bucket: str) -> str:
     """Link a custom domain to `bucket` (made public through it); the Host to send."""
     domain = domain_for(bucket)

@@ -12,22 +12,11 @@ import time
 
 import pytest
 import requests
-from reliability.offload_probe import meanwhile, median_latency, public_domain
+from reliability.offload_probe import huge_cors_xml, meanwhile, median_latency, public_domain
 from reliability.refproc import RefProcess
 
 pytestmark = pytest.mark.slow
 BUCKET = "offload-cors"
-RULES, ORIGINS = 100, 600
-
-
-def huge_cors_xml() -> bytes:
-    rules = []
-    for r in range(RULES):
-        origins = "".join(
-            f"<AllowedOrigin>https://*.o{o}r{r}.example</AllowedOrigin>" for o in range(ORIGINS)
-        )
-        rules.append(f"<CORSRule>{origins}<AllowedMethod>GET</AllowedMethod></CORSRule>")
-    return f"<CORSConfiguration>{''.join(rules)}</CORSConfiguration>".encode()
 
 
 @pytest.fixture(scope="module")
