@@ -2,9 +2,10 @@
 
 The break-check ledger proves each rule goes red when the reference breaks it through its own
 profile switch; mutants (bench/mutation, cosmic-ray) break it the way an implementer's slip
-would. This runs 24 of them over the hot modules (bench/mutation/sample.yaml, seed 17) in a
-copy of the tree, so the checkout is never mutated; a sampled mutant that survives and is not
-explained in bench/mutation/survivors.yaml fails the test. The full run is
+would. This runs 24 of them over the hot modules (bench/mutation/sample.yaml, seed 17): one
+case per module, each in its own copy of the tree (the checkout is never mutated), so xdist
+spreads the six over its workers; a sampled mutant that survives and is not explained in
+bench/mutation/survivors.yaml fails its case. The full run is
 `nice -n 10 python -m bench.mutation.run` (docs: bench/mutation/README.md).
 """
 
@@ -16,8 +17,12 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
+SAMPLE = ROOT / "bench" / "mutation" / "sample.yaml"
+PER_MODULE = 4
+MODULES = [entry["glob"] for entry in yaml.safe_load(SAMPLE.read_text("utf-8"))["modules"]]
 IGNORED = shutil.ignore_patterns(
     ".git", ".venv", "venv", "reports", "node_modules", "__pycache__", "*.pyc",
     ".mypy_cache", ".ruff_cache", ".pytest_cache", ".conformance-data", "*.egg-info",
@@ -31,21 +36,27 @@ def _git(cwd: Path, *args: str) -> None:
     )  # fmt: skip
 
 
+def test_the_sample_is_24_mutants_over_six_modules() -> None:
+    assert len(MODULES) * PER_MODULE == 24 and len(set(MODULES)) == len(MODULES), MODULES
+
+
 @pytest.mark.slow
-def test_sampled_mutants_are_killed_or_in_the_ledger(tmp_path: Path) -> None:
-    """Every sampled mutant is killed by its rules' tests, or listed with a reason."""
+@pytest.mark.parametrize("module", MODULES)
+def test_sampled_mutants_are_killed_or_in_the_ledger(tmp_path: Path, module: str) -> None:
+    """Every sampled mutant of `module` is killed by its rules' tests, or listed with a reason."""
     tree = tmp_path / "tree"
     shutil.copytree(ROOT, tree, ignore=IGNORED)
     _git(tree, "init", "-q")
     _git(tree, "add", "-A")
     _git(tree, "commit", "-q", "-m", "sample")
     command = [
-        sys.executable, "-m", "bench.mutation.run", "--selection", "bench/mutation/sample.yaml",
-        "--sample", "4", "--seed", "17", "--timeout", "120", "--out", str(tmp_path / "out"),
+        sys.executable, "-m", "bench.mutation.run", module,
+        "--selection", "bench/mutation/sample.yaml", "--sample", str(PER_MODULE), "--seed", "17",
+        "--timeout", "120", "--out", str(tmp_path / "out"),
     ]  # fmt: skip
     proc = subprocess.run(command, cwd=tree, capture_output=True, text=True, timeout=900)
     report = proc.stdout[-4000:] + proc.stderr[-2000:]
     assert proc.returncode == 0, report
     survivors = (tmp_path / "out" / "survivors.md").read_text("utf-8")
     assert "NOT IN LEDGER" not in survivors, survivors
-    assert "| **total** | 24 |" in proc.stdout, report
+    assert f"| **total** | {PER_MODULE} |" in proc.stdout, report
