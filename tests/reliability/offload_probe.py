@@ -49,6 +49,12 @@ def median_latency(ref: RefProcess, samples: int = 5, gap: float = 0.05) -> floa
     return statistics.median(found)
 
 
+def slowest_idle_latency(ref: RefProcess, samples: int = 10, gap: float = 0.05) -> float:
+    """The slowest of a few calls with nothing else sent: how slow the machine itself is now, so
+    that a test's limit for the slowest call under load grows with a busy machine, not a stall."""
+    return max(median_latency(ref, samples=1, gap=gap) for _ in range(samples))
+
+
 @contextmanager
 def meanwhile(
     work: Callable[[threading.Event], Any], threads: int = 1

@@ -17,7 +17,12 @@ from typing import Any
 
 import pytest
 import requests
-from reliability.offload_probe import MIB, rpc_latencies_meanwhile
+from reliability.offload_probe import (
+    MIB,
+    rpc_latencies_meanwhile,
+    rpc_latency,
+    slowest_idle_latency,
+)
 from reliability.refproc import RefProcess
 
 from reference_impl import jsonbody
@@ -47,11 +52,14 @@ def bucket(ref: RefProcess) -> str:
 @pytest.mark.slow
 def test_large_put_does_not_stall_the_loop(ref: RefProcess, bucket: str) -> None:
     """JSON-RPC calls sent every 50 ms during a 90 MiB `put` claiming its MD5 all answer within
-    0.3 s (main: the slowest waited 0.55-1.1 s; fixed: 0.04-0.14 s on a busy 2-core box), and
-    the object is stored whole."""
+    0.45 s, or 5 times the slowest idle call on a busier machine (main: the slowest waited
+    0.55-1.1 s; fixed: 0.04-0.14 s on a busy 2-core box, too close to a fixed 0.3 s when
+    other jobs share the two cores), and the object is stored whole."""
     value = bytes(range(256)) * (SIZE // 256)
     md5 = hashlib.md5(value).hexdigest()
     body = _put("big", base64.b64encode(value).decode(), {"md5": md5})
+    rpc_latency(ref)  # the first call starts the chain
+    limit = max(0.45, 5 * slowest_idle_latency(ref))
     with rpc_latencies_meanwhile(ref) as latencies:
         reply = _bridge(ref, body)
     assert reply.status_code == 200, reply.text[:300]
@@ -59,7 +67,7 @@ def test_large_put_does_not_stall_the_loop(ref: RefProcess, bucket: str) -> None
     assert result["size"] == SIZE and result["checksums"]["md5"] == md5
     assert len(latencies) > 5
     print(f"JSON-RPC during the put: n={len(latencies)} max={max(latencies):.3f} s")
-    assert max(latencies) < 0.3, f"slowest JSON-RPC call {max(latencies):.2f} s during the put"
+    assert max(latencies) < limit, f"slowest JSON-RPC call {max(latencies):.2f} s during the put"
     head = ref.wire().request("HEAD", BUCKET, "big")
     assert head.headers.get("etag", "").strip('"') == md5
 

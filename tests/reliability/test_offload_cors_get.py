@@ -19,8 +19,10 @@ import pytest
 from reliability.offload_probe import (
     huge_cors_xml,
     meanwhile,
+    median_latency,
     rpc_latencies_meanwhile,
     rpc_latency,
+    slowest_idle_latency,
 )
 from reliability.refproc import RefProcess
 
@@ -65,9 +67,11 @@ def test_small_configuration_still_inline(ref: RefProcess) -> None:
 def test_reads_of_a_huge_configuration_do_not_stall_the_loop(
     ref: RefProcess, configured: bytes
 ) -> None:
-    """Two clients GET ?cors in a loop; JSON-RPC calls meanwhile have a median under 0.25 s
-    (main: ~1.0 s; fixed: ~0.04 s on a busy 2-core box)."""
+    """Two clients GET ?cors in a loop; JSON-RPC calls meanwhile have a median under 0.4 s, or
+    5 times the idle median on a busier machine (main: ~1.0 s; fixed: ~0.04 s on a busy 2-core
+    box)."""
     rpc_latency(ref)  # the first call starts the chain
+    quiet = median_latency(ref)
 
     def reads(stop: threading.Event) -> None:
         wire = ref.wire(timeout=(5.0, 60.0))
@@ -83,21 +87,24 @@ def test_reads_of_a_huge_configuration_do_not_stall_the_loop(
     assert errors == []
     busy = statistics.median(latencies)
     print(f"JSON-RPC during the reads: median {busy:.3f} max {max(latencies):.3f} s")
-    assert busy < 0.25, f"JSON-RPC median {busy:.3f} s while ?cors was read"
+    assert busy < max(0.4, 5 * quiet), f"JSON-RPC median {busy:.3f} s while ?cors was read"
 
 
 def test_writing_a_huge_configuration_does_not_stall_the_loop(ref: RefProcess) -> None:
-    """JSON-RPC calls every 50 ms during a 3.3 MB PutBucketCors all answer within 0.5 s
-    (main: the slowest waited 0.9-1.5 s; fixed: 0.11-0.14 s on a busy 2-core box)."""
+    """JSON-RPC calls every 50 ms during a 3.3 MB PutBucketCors all answer within 0.6 s, or 5
+    times the slowest idle call on a busier machine (main: the slowest waited 0.9-1.5 s;
+    fixed: 0.11-0.14 s on a busy 2-core box)."""
     wire = ref.wire(timeout=(5.0, 60.0))
     assert wire.request("PUT", f"{BUCKET}-put").status == 200
     body = huge_cors_xml()
+    rpc_latency(ref)  # the first call starts the chain
+    limit = max(0.6, 5 * slowest_idle_latency(ref))
     with rpc_latencies_meanwhile(ref) as latencies:
         status = wire.request("PUT", f"{BUCKET}-put", query=[("cors", "")], body=body).status
     assert status == 200
     assert len(latencies) > 3
     print(f"JSON-RPC during the PUT: n={len(latencies)} max={max(latencies):.3f} s")
-    assert max(latencies) < 0.5, f"slowest JSON-RPC call {max(latencies):.2f} s during the PUT"
+    assert max(latencies) < limit, f"slowest JSON-RPC call {max(latencies):.2f} s during the PUT"
 
 
 def test_huge_configuration_still_validated(ref: RefProcess) -> None:
