@@ -40,19 +40,24 @@ def rpc_latency(ref: RefProcess, timeout: float = 60.0) -> float:
     return elapsed
 
 
-def median_latency(ref: RefProcess, samples: int = 5, gap: float = 0.05) -> float:
-    """The median of a few calls (the first call ever starts the chain: call this once idle)."""
+def idle_latencies(ref: RefProcess, samples: int, gap: float = 0.05) -> list[float]:
+    """A few calls `gap` s apart with nothing else sent (the first call ever starts the chain:
+    make it once before)."""
     found = []
     for _ in range(samples):
         found.append(rpc_latency(ref))
         time.sleep(gap)
-    return statistics.median(found)
+    return found
+
+
+def median_latency(ref: RefProcess, samples: int = 5, gap: float = 0.05) -> float:
+    return statistics.median(idle_latencies(ref, samples, gap))
 
 
 def slowest_idle_latency(ref: RefProcess, samples: int = 10, gap: float = 0.05) -> float:
-    """The slowest of a few calls with nothing else sent: how slow the machine itself is now, so
-    that a test's limit for the slowest call under load grows with a busy machine, not a stall."""
-    return max(median_latency(ref, samples=1, gap=gap) for _ in range(samples))
+    """How slow the machine itself is now, so that a limit for the slowest call under load
+    grows with a busy machine, not with a stall."""
+    return max(idle_latencies(ref, samples, gap))
 
 
 @contextmanager
