@@ -8,6 +8,7 @@ writes it back on any exit (Ctrl-C, SIGTERM, an exception), then checks `git dif
 
 from __future__ import annotations
 
+import json
 import shlex
 import signal
 import subprocess
@@ -21,8 +22,9 @@ from types import FrameType
 import psutil
 from cosmic_ray.mutating import mutate_and_test
 from cosmic_ray.work_db import WorkDB
-from cosmic_ray.work_item import WorkItem, WorkResult
+from cosmic_ray.work_item import TestOutcome, WorkerOutcome, WorkItem, WorkResult
 
+from bench.mutation import verdict
 from bench.mutation.plan import ROOT, Selection
 
 
@@ -83,23 +85,81 @@ def guarded(modules: list[str]) -> Iterator[None]:
             print(f"WARNING: reference_impl differs from HEAD:\n{diff}", file=sys.stderr)
 
 
-def test_command(selection: Selection) -> str:
-    return shlex.join([sys.executable, "-m", "bench.mutation.suite_cmd", *selection.args()])
+def test_command(selection: Selection, baseline: Path) -> str:
+    return shlex.join(
+        [sys.executable, "-m", "bench.mutation.suite_cmd", *selection.args(), "--baseline",
+         str(baseline)]
+    )  # fmt: skip
+
+
+def run_baseline(selection: Selection, path: Path, timeout: float) -> verdict.Baseline:
+    """The selection's runs on the unmutated tree (reused when `path` already holds them)."""
+    if not path.is_file():
+        command = [
+            sys.executable, "-m", "bench.mutation.suite_cmd", *selection.args(),
+            "--write-baseline", str(path),
+        ]  # fmt: skip
+        proc = subprocess.run(
+            command, cwd=ROOT, capture_output=True, text=True, timeout=timeout, check=False
+        )
+        if proc.returncode != 0 or not path.is_file():
+            path.unlink(missing_ok=True)
+            raise BaselineFailed(
+                f"the baseline of {' '.join(selection.args())} did not run "
+                f"(exit {proc.returncode}):\n{proc.stdout[-3000:]}{proc.stderr[-2000:]}"
+            )
+    return verdict.Baseline.from_json(json.loads(path.read_text("utf-8")))
+
+
+class BaselineFailed(RuntimeError):
+    """The unmutated tree's run of a selection wrote no results: nothing can be judged."""
+
+
+def settle(raw: WorkResult) -> WorkResult:
+    """cosmic-ray's result (KILLED on any non-zero exit) made to say what the verdict says:
+    KILLED only for a proven kill, SURVIVED for a survivor, INCOMPETENT for the unjudged; the
+    verdict line goes last in the output."""
+    if raw.worker_outcome != WorkerOutcome.NORMAL:
+        return raw
+    found = verdict.from_output(raw.output) or verdict.Verdict(
+        verdict.OTHER, notes=["the test command printed no verdict"]
+    )
+    outcome = {verdict.KILLED: TestOutcome.KILLED, verdict.SURVIVED: TestOutcome.SURVIVED}
+    return WorkResult(
+        worker_outcome=raw.worker_outcome,
+        output=f"{(raw.output or '').rstrip()}\n{found.line()}",
+        test_outcome=outcome.get(found.cls, TestOutcome.INCOMPETENT),
+        diff=raw.diff,
+    )
+
+
+def finished(result: WorkResult, retry_unjudged: bool) -> bool:
+    """Does a stored result stand on resume? Not one without a verdict (an older harness's),
+    nor, with `retry_unjudged`, one the suite did not judge (a timeout on a busy machine)."""
+    if result.worker_outcome == WorkerOutcome.NO_TEST:
+        return True
+    found = verdict.from_output(result.output)
+    if found is None:
+        return False
+    return found.judged or not retry_unjudged
 
 
 def run_items(
     db: WorkDB,
     work: list[tuple[WorkItem, Selection]],
+    baselines: dict[Selection, Path],
     timeout: float,
     progress: Callable[[WorkItem, WorkResult, float], None],
+    retry_unjudged: bool = False,
 ) -> None:
-    """Run every pending item (one at a time) and store its result in the cosmic-ray db."""
-    done = {job_id for job_id, _ in db.results}
+    """Run every pending item (one at a time) and store its settled result in the db."""
+    done = {job_id for job_id, result in db.results if finished(result, retry_unjudged)}
     for item, selection in work:
         if item.job_id in done:
             continue
         started = time.monotonic()
-        result = mutate_and_test(item.mutations, test_command(selection), timeout)
+        command = test_command(selection, baselines[selection])
+        result = settle(mutate_and_test(item.mutations, command, timeout))
         db.set_result(item.job_id, result)
         progress(item, result, time.monotonic() - started)
 

@@ -95,9 +95,9 @@ def job_id(module: str, operator: str, occurrence: int) -> str:
     return hashlib.sha1(f"{module}|{operator}|{occurrence}".encode()).hexdigest()[:16]
 
 
-def mutants(cfg: Config, module: str) -> list[WorkItem]:
-    """Every allowed mutant of one module (cwd must be the repo root)."""
-    tree = get_ast_from_path(Path(module))
+def mutants(cfg: Config, module: str, root: Path = ROOT) -> list[WorkItem]:
+    """Every allowed mutant of one module (`module` relative to `root`, the repo root)."""
+    tree = get_ast_from_path(root / module)
     nodes = list(ast_nodes(tree))
     items = []
     for short in cfg.operators:

@@ -1,17 +1,36 @@
-"""The harness's table (module, mutants, killed, survived, timeouts, equivalent) and survivors."""
+"""The harness's table, survivors and stale ledger entries, from a session's verdicts.
+
+Columns: killed (a rule that passed on the baseline fails under the mutant), survived (not in
+the ledger), equivalent and out-of-spec (survivors the ledger lists), and the mutants the suite
+did not judge, each in its own column and never a kill: timeouts, reference start failures,
+collection errors, other non-zero exits; `harness` counts mutants cosmic-ray could not run.
+score = killed / (mutants - equivalent - out-of-spec - harness): an unjudged mutant counts as
+not killed.
+"""
 
 from __future__ import annotations
 
 import json
 from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from cosmic_ray.work_db import WorkDB
-from cosmic_ray.work_item import TestOutcome, WorkerOutcome
+from cosmic_ray.work_item import WorkerOutcome, WorkItem, WorkResult
 
-from bench.mutation import ledger
+from bench.mutation import ledger, verdict
+from bench.mutation.plan import ROOT
+
+COLUMNS = (
+    "mutants", "killed", "survived", "equivalent", "out_of_spec", "timeouts",
+    "start_failures", "collection_errors", "other_exits", "harness",
+)  # fmt: skip
+CLASS_COLUMN = {
+    verdict.KILLED: "killed", verdict.TIMEOUT: "timeouts", verdict.START: "start_failures",
+    verdict.COLLECTION: "collection_errors", verdict.OTHER: "other_exits",
+}  # fmt: skip
 
 
 @dataclass
@@ -20,114 +39,207 @@ class Row:
     mutants: int = 0
     killed: int = 0
     survived: int = 0
-    timeouts: int = 0
     equivalent: int = 0
-    errors: int = 0
+    out_of_spec: int = 0
+    timeouts: int = 0
+    start_failures: int = 0
+    collection_errors: int = 0
+    other_exits: int = 0
+    harness: int = 0
 
     @property
     def score(self) -> float:
-        judged = self.mutants - self.equivalent - self.errors
+        judged = self.mutants - self.equivalent - self.out_of_spec - self.harness
         return 100.0 * self.killed / judged if judged else 100.0
 
 
 @dataclass
-class Survivor:
+class Mutant:
     module: str
     operator: str
     line: int
-    diff: str
-    ledger: str | None  # the ledger's kind and reason, None when unlisted
+    occurrence: int
+    cls: str
+    kills: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    diff: str = ""
+    ledger: str | None = None  # a survivor's ledger kind and reason, None when unlisted
+    stub: str = ""  # a survivor's entry to paste into survivors.yaml
 
 
 @dataclass
 class Summary:
     rows: dict[str, Row] = field(default_factory=dict)
-    survivors: list[Survivor] = field(default_factory=list)
+    mutants: list[Mutant] = field(default_factory=list)
+    stale: list[str] = field(default_factory=list)  # ledger entries a run found stale
+    baselines: list[dict[str, Any]] = field(default_factory=list)
 
     @property
-    def unlisted(self) -> list[Survivor]:
-        return [s for s in self.survivors if s.ledger is None]
+    def survivors(self) -> list[Mutant]:
+        return [m for m in self.mutants if m.cls == verdict.SURVIVED]
+
+    @property
+    def unlisted(self) -> list[Mutant]:
+        return [m for m in self.survivors if m.ledger is None]
+
+    @property
+    def unjudged(self) -> list[Mutant]:
+        return [m for m in self.mutants if m.cls in verdict.UNJUDGED]
 
 
-def summarise(db: WorkDB, known: dict[ledger.Key, dict[str, Any]] | None = None) -> Summary:
+def verdict_of(result: WorkResult) -> verdict.Verdict:
+    found = verdict.from_output(result.output)
+    if found is None:  # a result of the harness before verdicts: judged again on resume
+        return verdict.Verdict(verdict.OTHER, notes=["no verdict recorded (an older harness)"])
+    return found
+
+
+def summarise(
+    db: WorkDB,
+    items_of: Callable[[str], Sequence[WorkItem]],
+    known: dict[ledger.MutantId, dict[str, Any]] | None = None,
+    full_modules: Iterable[str] = (),
+    root: Path = ROOT,
+) -> Summary:
+    """Rows, mutants and stale ledger entries of a session; `items_of(module)` is every mutant
+    the harness makes of a module (plan.mutants), `full_modules` the modules run unsampled."""
     known = ledger.load() if known is None else known
     items = {w.job_id: w for w in db.work_items}
+    results = dict(db.results)
+    verdicts = {job: verdict_of(r) for job, r in results.items()}
+    ids, entry_jobs = _identities(results, verdicts, items, items_of, known, root)
     summary = Summary()
     rows: dict[str, Row] = defaultdict(lambda: Row(""))
-    for job_id, result in db.results:
+    for job_id, result in results.items():
         spec = items[job_id].mutations[0]
         module = str(spec.module_path)
         row = rows[module]
         row.module = module
-        if result.worker_outcome != WorkerOutcome.NORMAL:
-            row.mutants += result.worker_outcome != WorkerOutcome.NO_TEST
-            row.errors += result.worker_outcome != WorkerOutcome.NO_TEST
+        if result.worker_outcome == WorkerOutcome.NO_TEST:
             continue
         row.mutants += 1
-        if result.test_outcome == TestOutcome.KILLED:
-            row.killed += 1
-            row.timeouts += result.output == "timeout"
-        elif result.test_outcome == TestOutcome.SURVIVED:
-            entry = known.get(ledger.key_of(module, result.diff or ""))
+        if result.worker_outcome != WorkerOutcome.NORMAL:
+            row.harness += 1
+            continue
+        found = verdicts[job_id]
+        mutant = Mutant(
+            module, ledger.short(spec.operator_name), spec.start_pos[0], spec.occurrence,
+            found.cls, found.kills, found.notes, result.diff or "",
+        )  # fmt: skip
+        if found.cls == verdict.SURVIVED:
+            mid = ids.get(job_id)
+            entry = known.get(mid) if mid else None
             if entry:
-                row.equivalent += 1
+                row.equivalent += entry["kind"] == "equivalent"
+                row.out_of_spec += entry["kind"] == "out-of-spec"
+                mutant.ledger = f"{entry['kind']}: {str(entry['reason']).strip()}"
             else:
                 row.survived += 1
-            summary.survivors.append(
-                Survivor(
-                    module=module,
-                    operator=spec.operator_name,
-                    line=spec.start_pos[0],
-                    diff=result.diff or "",
-                    ledger=f"{entry['kind']}: {entry['reason']}" if entry else None,
-                )
-            )
+                mutant.stub = ledger.stub(mid) if mid else "(could not name the mutant)"
         else:
-            row.errors += 1
+            column = CLASS_COLUMN[found.cls]
+            setattr(row, column, getattr(row, column) + 1)
+        summary.mutants.append(mutant)
     summary.rows = dict(sorted(rows.items()))
+    summary.stale = _stale(known, entry_jobs, verdicts, set(full_modules))
     return summary
 
 
+def _identities(
+    results: dict[str, WorkResult],
+    verdicts: dict[str, verdict.Verdict],
+    items: dict[str, WorkItem],
+    items_of: Callable[[str], Sequence[WorkItem]],
+    known: dict[ledger.MutantId, dict[str, Any]],
+    root: Path,
+) -> tuple[dict[str, ledger.MutantId], dict[ledger.MutantId, str]]:
+    """MutantIds of the session's survivors, and the job id of each ledger entry of the
+    session's modules that the harness still makes."""
+    befores: dict[str, set[str]] = defaultdict(set)
+    for job_id in results:
+        texts = befores.setdefault(str(items[job_id].mutations[0].module_path), set())
+        if verdicts[job_id].cls == verdict.SURVIVED:
+            texts.add(ledger.changed_lines(results[job_id].diff or "")[0])
+    for key in known:
+        if key.module in befores:
+            befores[key.module].add(key.before)
+    ids: dict[str, ledger.MutantId] = {}
+    for module, texts in befores.items():
+        ids.update(ledger.identify(module, items_of(module), root, ledger.wanted_by(texts)))
+    by_id = {mid: job for job, mid in ids.items()}
+    return ids, {key: by_id[key] for key in known if key in by_id}
+
+
+def _stale(
+    known: dict[ledger.MutantId, dict[str, Any]],
+    entry_jobs: dict[ledger.MutantId, str],
+    verdicts: dict[str, verdict.Verdict],
+    full_modules: set[str],
+) -> list[str]:
+    stale = []
+    for key in sorted(known):
+        job = entry_jobs.get(key)
+        if job is None and key.module in full_modules:
+            stale.append(f"no longer made by the harness: {key.describe()}")
+        elif job is not None and job in verdicts and verdicts[job].cls == verdict.KILLED:
+            kills = ", ".join(verdicts[job].kills)
+            stale.append(f"now killed ({kills}): {key.describe()}")
+    return stale
+
+
 def table(summary: Summary) -> str:
-    head = "| module | mutants | killed | survived | timeouts | equivalent | errors | score |"
-    lines = [head, "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    head = "| module | " + " | ".join(c.replace("_", " ") for c in COLUMNS) + " | score |"
+    lines = [head, "|---|" + "---:|" * (len(COLUMNS) + 1)]
     total = Row("**total**")
     for row in summary.rows.values():
         lines.append(_line(row))
-        for name in ("mutants", "killed", "survived", "timeouts", "equivalent", "errors"):
+        for name in COLUMNS:
             setattr(total, name, getattr(total, name) + getattr(row, name))
     lines.append(_line(total))
     return "\n".join(lines) + "\n"
 
 
 def _line(r: Row) -> str:
-    return (
-        f"| {r.module} | {r.mutants} | {r.killed} | {r.survived} | {r.timeouts} | "
-        f"{r.equivalent} | {r.errors} | {r.score:.0f}% |"
-    )
+    cells = " | ".join(str(getattr(r, c)) for c in COLUMNS)
+    return f"| {r.module} | {cells} | {r.score:.0f}% |"
+
+
+def baselines_md(summary: Summary) -> str:
+    out = ["", "Baselines (the unmutated tree, per selection):", ""]
+    for base in summary.baselines:
+        bad = base["not_passing"]
+        text = "every rule that ran passes" if not bad else (
+            f"{len(bad)} rule(s) do not pass and cannot kill: " + "; ".join(bad)
+        )  # fmt: skip
+        out.append(f"- `{' '.join(base['selection']) or '(whole suite)'}`: {text}")
+    return "\n".join(out) + "\n" if summary.baselines else ""
 
 
 def survivors_md(summary: Summary) -> str:
     out = []
-    for s in summary.survivors:
-        status = s.ledger or "NOT IN LEDGER; to list it, add to survivors.yaml:\n\n" + _stub(s)
-        head = f"### {s.module}:{s.line} ({s.operator})"
-        out.append(f"{head}\n\n{status}\n\n```diff\n{s.diff}\n```\n")
+    for m in summary.survivors:
+        paste = f"```yaml\n{m.stub}\n```"
+        status = m.ledger or f"NOT IN LEDGER; to list it, add to survivors.yaml:\n\n{paste}"
+        head = f"### {m.module}:{m.line} ({m.operator})"
+        out.append(f"{head}\n\n{status}\n\n```diff\n{m.diff}\n```\n")
+    for m in summary.unjudged:
+        notes = "; ".join(m.notes)
+        out.append(
+            f"### {m.module}:{m.line} ({m.operator}): NOT JUDGED, {m.cls}\n\n{notes}\n\n"
+            f"```diff\n{m.diff}\n```\n"
+        )
+    for line in summary.stale:
+        out.append(f"### STALE LEDGER ENTRY\n\n{line}\n")
     return "\n".join(out) or "No survivors.\n"
 
 
-def _stub(s: Survivor) -> str:
-    key = ledger.key_of(s.module, s.diff)
-    lines = [f"- module: {key.module}", f"  before: {json.dumps(key.before)}"]
-    lines += [f"  after: {json.dumps(key.after)}", "  kind: equivalent | out-of-spec"]
-    return "\n".join(["```yaml", *lines, "  reason: ...", "```"])
-
-
 def write(summary: Summary, out: Path) -> None:
-    (out / "table.md").write_text(table(summary), "utf-8")
+    (out / "table.md").write_text(table(summary) + baselines_md(summary), "utf-8")
     (out / "survivors.md").write_text(survivors_md(summary), "utf-8")
     doc = {
         "rows": [asdict(r) | {"score": r.score} for r in summary.rows.values()],
-        "survivors": [asdict(s) for s in summary.survivors],
+        "mutants": [asdict(m) for m in summary.mutants],
+        "stale_ledger_entries": summary.stale,
+        "baselines": summary.baselines,
     }
     (out / "results.json").write_text(json.dumps(doc, indent=1), "utf-8")

@@ -3,23 +3,29 @@
 Each mutant of a reference module (cosmic-ray, in place, one at a time) is judged by the part
 of the suite selection.yaml names for that module; survivors not explained in survivors.yaml
 are the suite's blind spots. Writes table.md, survivors.md, results.json and cosmic-ray's
-session.sqlite (resumable: a second call with the same --out skips finished mutants) under
---out. Run it niced: `nice -n 10 .venv/bin/python -m bench.mutation.run s3/multipart`.
-Exits 1 when a survivor is missing from the ledger.
+session.sqlite (resumable: a second call with the same --out skips judged mutants) under
+--out. Each selection first runs on the unmutated tree (the baseline a kill is proven against).
+Run it niced: `nice -n 10 .venv/bin/python -m bench.mutation.run s3/multipart`.
+Exits 1 when a survivor is missing from the ledger, a mutant was not judged (timeout, start
+failure, collection error, other exit), or a ledger entry is stale (its mutant was killed, or a
+whole-module run no longer makes it); 2 when a baseline did not run.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
+import hashlib
 import os
+import subprocess
 import sys
 import time
 from pathlib import Path
 
 from cosmic_ray.work_db import WorkDB, use_db
-from cosmic_ray.work_item import TestOutcome, WorkItem, WorkResult
+from cosmic_ray.work_item import WorkItem, WorkResult
 
-from bench.mutation import execute, ledger, plan, report
+from bench.mutation import carry, execute, plan, report, verdict
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -37,18 +43,25 @@ def main(argv: list[str] | None = None) -> int:
         "--carry-killed",
         type=Path,
         metavar="SESSION",
-        help="take the mutants an earlier session.sqlite killed as killed (tests only get "
-        "stronger) and its survivors the ledger lists as listed, and run only the others",
+        help="take the mutants an earlier session.sqlite proved killed as killed (tests only "
+        "get stronger), when the module, line, line text, operator and occurrence still match",
+    )
+    parser.add_argument(
+        "--retry-unjudged",
+        action="store_true",
+        help="on resume, run again the mutants the suite did not judge (timeouts, start "
+        "failures, collection errors, other exits)",
     )
     args = parser.parse_args(argv)
 
     os.chdir(plan.ROOT)
     cfg = plan.load_config(args.selection)
+    items_of = functools.cache(lambda module: plan.mutants(cfg, module))
     work: list[tuple[WorkItem, plan.Selection]] = []
     for module in plan.modules(cfg, args.modules):
         selection = cfg.selection(module)
         assert selection is not None
-        for item in plan.sample(plan.mutants(cfg, module), args.sample, args.seed):
+        for item in plan.sample(items_of(module), args.sample, args.seed):
             work.append((item, selection))
     if args.list:
         for item, selection in work:
@@ -64,41 +77,66 @@ def main(argv: list[str] | None = None) -> int:
         known = {w.job_id for w in db.work_items}
         db.add_work_items([w for w, _ in work if w.job_id not in known])
         if args.carry_killed:
-            _carry_killed(db, args.carry_killed, {w.job_id for w, _ in work})
+            wanted = {w.job_id: w for w, _ in work}
+            carried, dropped = carry.carry_killed(db, args.carry_killed, wanted, plan.ROOT)
+            print(f"carried {carried} kills; dropped {dropped} whose mutant is not the same now")
         with execute.guarded(execute.module_paths(work)):
-            execute.run_items(db, work, args.timeout, _progress)
-        summary = report.summarise(db)
+            try:
+                baselines = _baselines(work, args.out, args.timeout)
+            except execute.BaselineFailed as exc:
+                print(f"error: {exc}", file=sys.stderr)
+                return 2
+            paths = {sel: path for sel, (path, _) in baselines.items()}
+            execute.run_items(db, work, paths, args.timeout, _progress, args.retry_unjudged)
+        full = plan.modules(cfg, args.modules) if args.sample is None else []
+        summary = report.summarise(db, items_of, full_modules=full)
+    summary.baselines = [
+        {"selection": sel.args(), "not_passing": base.not_passing()}
+        for sel, (_, base) in baselines.items()
+    ]
     report.write(summary, args.out)
-    print(report.table(summary))
+    print(report.table(summary) + report.baselines_md(summary))
     seconds = time.monotonic() - started
-    print(f"{len(summary.unlisted)} survivors not in the ledger; {seconds:.0f} s")
+    for line in summary.stale:
+        print(f"STALE LEDGER ENTRY: {line}")
+    print(
+        f"{len(summary.unlisted)} survivors not in the ledger; {len(summary.unjudged)} mutants "
+        f"not judged; {len(summary.stale)} stale ledger entries; {seconds:.0f} s"
+    )
     print(f"wrote {args.out}/table.md, survivors.md, results.json")
-    return 1 if summary.unlisted else 0
+    return 1 if summary.unlisted or summary.unjudged or summary.stale else 0
 
 
-def _carry_killed(db: WorkDB, earlier: Path, wanted: set[str]) -> None:
-    """Copy an earlier session's killed mutants, and its survivors the ledger now lists (their
-    code is unchanged, so rerunning them only costs a whole suite subset each)."""
-    done = {job_id for job_id, _ in db.results}
-    known = ledger.load()
-    with use_db(str(earlier), WorkDB.Mode.open) as old:
-        modules = {w.job_id: str(w.mutations[0].module_path) for w in old.work_items}
-        for job_id, result in old.results:
-            if job_id not in wanted or job_id in done:
-                continue
-            killed = result.test_outcome == TestOutcome.KILLED
-            listed = result.test_outcome == TestOutcome.SURVIVED and (
-                ledger.key_of(modules[job_id], result.diff or "") in known
-            )
-            if killed or listed:
-                db.set_result(job_id, result)
+def _baselines(
+    work: list[tuple[WorkItem, plan.Selection]], out: Path, timeout: float
+) -> dict[plan.Selection, tuple[Path, verdict.Baseline]]:
+    """Each selection's baseline run, before any of its mutants (kept in --out per commit)."""
+    head = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=plan.ROOT, capture_output=True, text=True, check=True
+    ).stdout.strip()
+    found: dict[plan.Selection, tuple[Path, verdict.Baseline]] = {}
+    for _, selection in work:
+        if selection in found:
+            continue
+        digest = hashlib.sha1(f"{head} {selection.args()}".encode()).hexdigest()[:12]
+        path = out / f"baseline-{digest}.json"
+        base = execute.run_baseline(selection, path, timeout)
+        found[selection] = (path, base)
+        bad = base.not_passing()
+        print(f"baseline {' '.join(selection.args())}: " + (
+            "every rule that ran passes" if not bad
+            else f"{len(bad)} rule(s) do not pass, so cannot kill: {'; '.join(bad)}"
+        ), flush=True)  # fmt: skip
+    return found
 
 
 def _progress(item: WorkItem, result: WorkResult, seconds: float) -> None:
     m = item.mutations[0]
-    outcome = (result.test_outcome or result.worker_outcome).value
+    found = report.verdict_of(result) if result.output else None
+    outcome = found.cls if found else result.worker_outcome.value
+    why = ", ".join((found.kills or found.notes)[:2]) if found else ""
     where = f"{m.module_path}:{m.start_pos[0]}"
-    print(f"{outcome:>9} {seconds:5.1f}s {where} {m.operator_name}", flush=True)
+    print(f"{outcome:>16} {seconds:5.1f}s {where} {m.operator_name} {why}", flush=True)
 
 
 if __name__ == "__main__":

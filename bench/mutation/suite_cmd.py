@@ -1,7 +1,11 @@
 """The test command cosmic-ray runs per mutant: `conformance run` once per as-of date.
 
-Exits 0 only when every run passes (the mutant survived); stops at the first failing run and
-at the first failing test (-x), so a killed mutant costs seconds. Report folders go to a
+Its verdict comes from the runs' results.json, compared with the baseline (the same selection on
+the unmutated tree, `--write-baseline` once per selection, then `--baseline` for every mutant):
+the last line it prints is the verdict (bench/mutation/verdict.py), and its exit status is 0 only
+for a survivor. A run stops at the first failing test (-x) when the baseline has no failing case,
+so a killed mutant costs seconds; a -x run that stopped on something that is not a kill (a setup
+ERROR, say) is run again without -x, so a later rule can still kill. Report folders go to a
 temporary directory that is removed afterwards.
 """
 
@@ -10,6 +14,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import datetime as dt
+import json
 import socket
 import subprocess
 import sys
@@ -17,8 +22,13 @@ import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from bench.mutation import verdict
 
 MOTO_STARTUP_S = 30.0
+OUTPUT_TAIL = 3000
 
 
 @contextlib.contextmanager
@@ -61,30 +71,85 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--as-of", action="append", default=[])
     parser.add_argument("--case-timeout", default="60")
     parser.add_argument("--moto", action="store_true", help="a moto server as migration source")
+    mode = parser.add_mutually_exclusive_group(required=True)
+    mode.add_argument("--baseline", type=Path, help="judge a mutant against this baseline")
+    mode.add_argument("--write-baseline", type=Path, help="run the unmutated tree, write here")
     args = parser.parse_args(argv)
     selection = [x for a in args.area for x in ("--area", a)]
     selection += [x for r in args.rule for x in ("--rule", r)]
     with contextlib.ExitStack() as stack:
         if args.moto:
-            endpoint = stack.enter_context(moto_source())
-            selection += ["--reference-profile", f"migration_source_endpoint={endpoint}"]
-        return _run(args, selection)
-
-
-def _run(args: argparse.Namespace, selection: list[str]) -> int:
-    with tempfile.TemporaryDirectory(prefix="ec-mutant-") as reports:
-        for day in args.as_of or ["today"]:
-            date = dt.date.today().isoformat() if day == "today" else day
-            command = [
-                sys.executable, "-m", "conformance.cli", "run", "-n", "0",
-                "--as-of", date, "--report-dir", reports, "--case-timeout", args.case_timeout,
-                *selection, "--", "-x", "-q", "-p", "no:randomly", "--model-shrink-seconds", "0",
-            ]  # fmt: skip
-            proc = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-            if proc.returncode != 0:
-                sys.stdout.write(proc.stdout.decode("utf-8", "replace")[-4000:])
+            try:
+                endpoint = stack.enter_context(moto_source())
+            except RuntimeError as exc:  # not a kill: nothing was checked
+                print(verdict.Verdict(verdict.START, notes=[str(exc)]).line(), flush=True)
                 return 1
-    return 0
+            selection += ["--reference-profile", f"migration_source_endpoint={endpoint}"]
+        if args.write_baseline:
+            days = [_day(d) for d in args.as_of or ["today"]]
+            return _write_baseline(args, selection, days)
+        baseline = verdict.Baseline.from_json(json.loads(args.baseline.read_text("utf-8")))
+        # the baseline's dates: "today" stays the day the baseline ran, past midnight too
+        found = _judge(args, selection, list(baseline.runs), baseline)
+        print(found.line(), flush=True)
+        return 0 if found.cls == verdict.SURVIVED else 1
+
+
+def _day(day: str) -> str:
+    return dt.date.today().isoformat() if day == "today" else day
+
+
+def _write_baseline(args: argparse.Namespace, selection: list[str], days: list[str]) -> int:
+    baseline = verdict.Baseline()
+    for day in days:
+        run, output = _run(args, selection, day, stop_first=False)
+        baseline.runs[day] = run
+        if not run.has_results:
+            sys.stdout.write(output[-OUTPUT_TAIL:])
+    args.write_baseline.write_text(json.dumps(baseline.to_json(), indent=1), "utf-8")
+    return 0 if all(r.has_results for r in baseline.runs.values()) else 1
+
+
+def _judge(
+    args: argparse.Namespace, selection: list[str], days: list[str], baseline: verdict.Baseline
+) -> verdict.Verdict:
+    runs: list[verdict.Run] = []
+    for day in days:
+        stop_first = baseline.clean(day)
+        run, output = _run(args, selection, day, stop_first)
+        if stop_first and run.exit != 0 and not verdict.kills(baseline, run):
+            # -x stopped on something that is not a kill: a later rule may still kill
+            run, output = _run(args, selection, day, stop_first=False)
+        runs.append(run)
+        if run.exit != 0:
+            sys.stdout.write(output[-OUTPUT_TAIL:])
+        if verdict.kills(baseline, run):
+            break
+    return verdict.classify(baseline, runs)
+
+
+def _run(
+    args: argparse.Namespace, selection: list[str], day: str, stop_first: bool
+) -> tuple[verdict.Run, str]:
+    with tempfile.TemporaryDirectory(prefix="ec-mutant-") as reports:
+        command = [
+            sys.executable, "-m", "conformance.cli", "run", "-n", "0", "--run-id", "mutant",
+            "--as-of", day, "--report-dir", reports, "--case-timeout", args.case_timeout,
+            *selection, "--", *(["-x"] if stop_first else []),
+            "-q", "-p", "no:randomly", "--model-shrink-seconds", "0",
+        ]  # fmt: skip
+        proc = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        output = proc.stdout.decode("utf-8", "replace")
+        doc = _results(Path(reports) / "mutant" / "results.json")
+        return verdict.condense(doc, proc.returncode, day, stop_first), output
+
+
+def _results(path: Path) -> dict[str, Any] | None:
+    try:
+        doc: dict[str, Any] = json.loads(path.read_text("utf-8"))
+    except (OSError, ValueError):
+        return None
+    return doc
 
 
 if __name__ == "__main__":

@@ -1,10 +1,11 @@
-"""The mutation survivor ledger (bench/mutation/survivors.yaml) is exact.
+"""The mutation survivor ledger (bench/mutation/survivors.yaml) is exact: one entry, one mutant.
 
 A code-level mutant of the reference that the suite does not kill is a blind spot, unless it
 changes nothing observable (equivalent) or changes a behaviour the spec does not state
-(out-of-spec); the ledger lists those with the reason. An entry whose mutant the harness can no
-longer make (the line changed or went away) is stale and must go; a survivor missing from the
-ledger fails the harness run and the CI sample (test_mutation_sample.py).
+(out-of-spec); the ledger lists those with the reason, one entry per mutant (module, def,
+operator, before / after lines, nth twin), so a reason written for one line never excuses a
+twin elsewhere. An entry whose mutant the harness can no longer make is stale and must go; a
+run also fails on an entry whose mutant it killed, and on a survivor missing from the ledger.
 """
 
 from __future__ import annotations
@@ -12,10 +13,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import yaml
 
 from bench.mutation import ledger, plan
 
 ENTRIES = ledger.load()
+MODULES = sorted({key.module for key in ENTRIES})
 
 
 def test_entries_have_a_kind_and_a_reason() -> None:
@@ -25,17 +28,71 @@ def test_entries_have_a_kind_and_a_reason() -> None:
         assert key.before != key.after, key
 
 
-@pytest.mark.parametrize("key", list(ENTRIES), ids=lambda k: f"{k.module}:{k.before[:40]}")
-def test_entry_is_a_mutant_the_harness_makes(key: ledger.Key) -> None:
-    """Not stale: the module still has the line and a configured operator makes the mutant."""
-    assert (plan.ROOT / key.module).is_file(), f"{key.module} is gone"
-    operators = plan.load_config().operators
-    assert ledger.generable(key, operators, plan.ROOT), f"stale ledger entry: {key}"
+@pytest.mark.parametrize("module", MODULES)
+def test_each_entry_names_one_mutant_the_harness_makes(module: str) -> None:
+    """Not stale, and one mutant each: every entry of the module resolves to a mutant a
+    configured operator makes, and no two entries to the same one."""
+    assert (plan.ROOT / module).is_file(), f"{module} is gone"
+    cfg = plan.load_config()
+    entries = [key for key in ENTRIES if key.module == module]
+    found = ledger.resolve(entries, lambda m: plan.mutants(cfg, m), plan.ROOT)
+    stale = [key.describe() for key in entries if key not in found]
+    assert not stale, "stale ledger entries (update def/operator/nth/lines or drop):\n" + "\n".join(
+        stale
+    )
+    assert len(set(found.values())) == len(entries), "two entries name one mutant"
 
 
-def test_ledger_file_is_sorted_and_unique() -> None:
-    import yaml
+def test_an_entry_must_name_its_mutant(tmp_path: Path) -> None:
+    """The old form (module, before, after) excused every mutant with those lines: refused;
+    so are two entries for one mutant."""
+    entry = {
+        "module": "reference_impl/edge/delivery.py", "before": "if state is None:",
+        "after": "if not state is None:", "kind": "out-of-spec", "reason": "x" * 40,
+    }  # fmt: skip
+    path = tmp_path / "survivors.yaml"
+    path.write_text(yaml.safe_dump([entry]), "utf-8")
+    with pytest.raises(ledger.LedgerError, match="needs exactly"):
+        ledger.load(path)
+    full = entry | {"def": "_job", "operator": "AddNot", "nth": 0}
+    path.write_text(yaml.safe_dump([full, full]), "utf-8")
+    with pytest.raises(ledger.LedgerError, match="two ledger entries name one mutant"):
+        ledger.load(path)
+    path.write_text(yaml.safe_dump([full]), "utf-8")
+    assert list(ledger.load(path)) == [
+        ledger.MutantId(
+            "reference_impl/edge/delivery.py", "_job", "AddNot", "if state is None:",
+            "if not state is None:", 0,
+        )
+    ]  # fmt: skip
 
-    raw = yaml.safe_load(Path(ledger.LEDGER).read_text("utf-8")) or []
-    keys = [(e["module"], e["before"].strip(), e["after"].strip()) for e in raw]
-    assert len(keys) == len(set(keys)), "duplicate ledger entries"
+
+TWINS = """\
+def first(state):
+    if state is None:
+        return 1
+    return 2
+
+
+def second(state):
+    if state is None:
+        return 3
+    if state is None:
+        return 4
+    return 5
+"""
+
+
+def test_twins_are_told_apart_by_def_and_nth(tmp_path: Path) -> None:
+    """The same line in several places makes several mutants with the same before/after: each
+    gets its own MutantId (def, then nth in file order), so an entry excuses one of them."""
+    (tmp_path / "twins.py").write_text(TWINS, "utf-8")
+    cfg = plan.load_config()
+    items = plan.mutants(cfg, "twins.py", root=tmp_path)
+    ids = ledger.identify("twins.py", items, tmp_path, ledger.wanted_by(["if state is None:"]))
+    twins = sorted(m for m in ids.values() if m.operator == "AddNot")
+    assert [(m.definition, m.nth) for m in twins] == [("first", 0), ("second", 0), ("second", 1)]
+    assert {(m.before, m.after) for m in twins} == {("if state is None:", "if not state is None:")}
+    line_of = {job: w.mutations[0].start_pos[0] for job, w in ((w.job_id, w) for w in items)}
+    by_id = {mid: job for job, mid in ids.items()}
+    assert [line_of[by_id[m]] for m in twins] == [2, 8, 10]

@@ -1,0 +1,205 @@
+"""What one mutant's run proves, read from the results.json files, never from an exit status.
+
+A kill is a rule that PASSed on the baseline (the same selection and date on the unmutated
+tree) and FAILs, or ERRORs outside setup, under the mutant. Everything else that goes wrong is
+named for what it is and is never a kill: the harness's timeout, a reference that did not start,
+a collection error (or nothing collected), and any other non-zero exit that no killing rule
+explains (a setup or teardown ERROR, a rule that already failed on the baseline, no results).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+KILLED, SURVIVED = "killed", "survived"
+TIMEOUT, START, COLLECTION, OTHER = "timeout", "start-failure", "collection-error", "other-exit"
+CLASSES = (KILLED, SURVIVED, TIMEOUT, START, COLLECTION, OTHER)
+UNJUDGED = (TIMEOUT, START, COLLECTION, OTHER)  # the suite said nothing about the mutant
+MARKER = "MUTANT-VERDICT "
+PASS, FAIL, ERROR = "PASS", "FAIL", "ERROR"
+# pytest: 2 interrupted, 3 internal error, 4 usage error, 5 nothing collected
+COLLECTION_EXITS = frozenset({2, 3, 4, 5})
+
+# what a case's failure is (case_kind): only FAILING_KINDS can kill
+FAILS, ERRORS, SETUP, TEARDOWN, START_KIND, COLLECTION_KIND = (
+    "fail", "error", "setup", "teardown", "start", "collection",
+)  # fmt: skip
+FAILING_KINDS = frozenset({FAILS, ERRORS})
+
+
+def case_kind(case: Mapping[str, Any]) -> str | None:
+    """What a case's outcome is, None when it did not go wrong (PASS, N/A, XFAIL, ...).
+
+    The recorder words a fixture's failure "setup: ..." / "teardown: ..." (records.py), a test
+    whose precondition did not hold raises SetupFailed ("setup did not hold, the rule was not
+    checked"), a reference that did not start or answer fails the first test's setup with
+    "target '...': ...", and a module that did not import becomes a "collection" case.
+    """
+    status = str(case.get("status"))
+    if status == FAIL:
+        return FAILS
+    if status != ERROR:
+        return None
+    message = str(case.get("message") or "")
+    first = message.splitlines()[0] if message else ""
+    if case.get("case") == "collection" or first.startswith("collection error in "):
+        return COLLECTION_KIND
+    if first.startswith("setup: target '"):
+        return START_KIND
+    if first.startswith("setup:") or "SetupFailed" in first or "setup did not hold" in first:
+        return SETUP
+    if first.startswith("teardown:"):
+        return TEARDOWN
+    return ERRORS
+
+
+@dataclass
+class Run:
+    """One `conformance run` (one as-of date) of a selection, condensed."""
+
+    as_of: str
+    exit: int
+    has_results: bool = False
+    statuses: dict[str, str] = field(default_factory=dict)  # rule id -> rule status
+    failures: dict[str, list[str]] = field(default_factory=dict)  # rule id -> case kinds
+    problems: list[str] = field(default_factory=list)  # run.problems kinds
+    stop_first: bool = False  # ran with -x: rules after the first failure did not run
+
+    def kinds(self) -> set[str]:
+        return {kind for kinds in self.failures.values() for kind in kinds}
+
+
+def condense(doc: Mapping[str, Any] | None, exit_code: int, as_of: str, stop_first: bool) -> Run:
+    """The part of a results.json (None when the run wrote none) a verdict needs."""
+    run = Run(as_of=as_of, exit=exit_code, stop_first=stop_first, has_results=doc is not None)
+    if doc is None:
+        return run
+    run.statuses = {str(r["id"]): str(r["status"]) for r in doc.get("rules", [])}
+    for case in doc.get("cases", []):
+        kind = case_kind(case)
+        if kind is not None:
+            run.failures.setdefault(str(case["rule_id"]), []).append(kind)
+    run.problems = [str(p.get("kind")) for p in (doc.get("run") or {}).get("problems") or []]
+    return run
+
+
+@dataclass
+class Baseline:
+    """The unmutated tree's runs of one selection, one per as-of date."""
+
+    runs: dict[str, Run] = field(default_factory=dict)
+
+    def passing(self, as_of: str) -> set[str]:
+        run = self.runs.get(as_of)
+        return {r for r, s in run.statuses.items() if s == PASS} if run else set()
+
+    def not_passing(self) -> list[str]:
+        """'date rule STATUS' of every rule that FAILs or ERRORs on the baseline: it cannot
+        produce a kill."""
+        return [
+            f"{day} {rule} {status}"
+            for day, run in sorted(self.runs.items())
+            for rule, status in sorted(run.statuses.items())
+            if status not in (PASS, "N/A", "UNTESTED", "XFAIL")
+        ]
+
+    def clean(self, as_of: str) -> bool:
+        """No case went wrong on the baseline: -x may stop a mutant's run at its first failure."""
+        run = self.runs.get(as_of)
+        return run is not None and run.has_results and not run.failures and run.exit == 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {day: asdict(run) for day, run in self.runs.items()}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Baseline:
+        return cls({day: Run(**run) for day, run in data.items()})
+
+
+@dataclass
+class Verdict:
+    cls: str
+    kills: list[str] = field(default_factory=list)  # "date rule" that PASSed and now fail
+    notes: list[str] = field(default_factory=list)  # why an unjudged mutant is unjudged
+
+    def line(self) -> str:
+        return MARKER + json.dumps(asdict(self), sort_keys=True)
+
+    @property
+    def judged(self) -> bool:
+        return self.cls in (KILLED, SURVIVED)
+
+
+def kills(baseline: Baseline, run: Run) -> list[str]:
+    """'date rule' of each rule that PASSed on the baseline and fails (not in setup) now."""
+    passing = baseline.passing(run.as_of)
+    return [
+        f"{run.as_of} {rule}"
+        for rule, found in sorted(run.failures.items())
+        if rule in passing and FAILING_KINDS.intersection(found)
+    ]
+
+
+def classify(baseline: Baseline, runs: Iterable[Run]) -> Verdict:
+    """The verdict over a mutant's runs (one per date): killed when any run kills; else the
+    first thing that kept the suite from judging it; else survived."""
+    runs = list(runs)
+    killed = [k for run in runs for k in kills(baseline, run)]
+    if killed:
+        return Verdict(KILLED, kills=killed)
+    for cls, check in ((START, _start), (COLLECTION, _collection), (OTHER, _other)):
+        notes = [note for run in runs for note in check(baseline, run)]
+        if notes:
+            return Verdict(cls, notes=notes)
+    return Verdict(SURVIVED)
+
+
+def _start(baseline: Baseline, run: Run) -> list[str]:
+    if START_KIND in run.kinds():
+        return [f"{run.as_of}: the reference did not start or answer (setup of the first test)"]
+    return []
+
+
+def _collection(baseline: Baseline, run: Run) -> list[str]:
+    if not run.has_results and run.exit in COLLECTION_EXITS:
+        return [f"{run.as_of}: exit {run.exit} without results (collection or usage error)"]
+    if COLLECTION_KIND in run.kinds() or "collection" in run.problems:
+        return [f"{run.as_of}: collection error"]
+    return []
+
+
+def _other(baseline: Baseline, run: Run) -> list[str]:
+    """A run that went wrong in a way no killing rule explains (kills were looked for first)."""
+    if run.exit == 0:
+        return []
+    if not run.has_results:
+        return [f"{run.as_of}: exit {run.exit} without results.json"]
+    passing = baseline.passing(run.as_of)
+    notes = [
+        f"{run.as_of} {rule}: {'/'.join(sorted(set(found)))} ERROR (not a kill)"
+        for rule, found in sorted(run.failures.items())
+        if rule in passing
+    ]
+    before = baseline.runs.get(run.as_of)
+    new_problems = sorted(set(run.problems) - set(before.problems if before else []))
+    notes += [f"{run.as_of}: run problem '{kind}'" for kind in new_problems]
+    if not notes and not run.failures and (before is None or before.exit == 0):
+        notes.append(f"{run.as_of}: exit {run.exit} with no failing case")
+    return notes
+
+
+def from_output(output: str | None) -> Verdict | None:
+    """The verdict the test command printed (its last MARKER line); cosmic-ray's own 'timeout'
+    output is the harness's timeout; None when there is neither (an older harness's result)."""
+    if output is None:
+        return None
+    if output.strip() == "timeout":
+        return Verdict(TIMEOUT, notes=["the harness's per-mutant timeout"])
+    for line in reversed(output.splitlines()):
+        if line.startswith(MARKER):
+            data = json.loads(line[len(MARKER) :])
+            return Verdict(str(data["cls"]), list(data["kills"]), list(data["notes"]))
+    return None
