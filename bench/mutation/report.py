@@ -107,7 +107,8 @@ def summarise(
     items = {w.job_id: w for w in db.work_items}
     results = dict(db.results)
     verdicts = {job: verdict_of(r) for job, r in results.items()}
-    ids, entry_jobs = _identities(results, verdicts, items, items_of, known, root)
+    full = set(full_modules)
+    ids, entry_jobs = _identities(results, verdicts, items, items_of, known, full, root)
     summary = Summary()
     rows: dict[str, Row] = defaultdict(lambda: Row(""))
     for job_id, result in results.items():
@@ -141,7 +142,7 @@ def summarise(
             setattr(row, column, getattr(row, column) + 1)
         summary.mutants.append(mutant)
     summary.rows = dict(sorted(rows.items()))
-    summary.stale = _stale(known, entry_jobs, verdicts, set(full_modules))
+    summary.stale = _stale(known, entry_jobs, verdicts, full)
     return summary
 
 
@@ -151,11 +152,12 @@ def _identities(
     items: dict[str, WorkItem],
     items_of: Callable[[str], Sequence[WorkItem]],
     known: dict[ledger.MutantId, dict[str, Any]],
+    full: set[str],
     root: Path,
 ) -> tuple[dict[str, ledger.MutantId], dict[ledger.MutantId, str]]:
     """MutantIds of the session's survivors, and the job id of each ledger entry of the
-    session's modules that the harness still makes."""
-    befores: dict[str, set[str]] = defaultdict(set)
+    session's modules (and of the modules run whole) that the harness still makes."""
+    befores: dict[str, set[str]] = {module: set() for module in full}
     for job_id in results:
         texts = befores.setdefault(str(items[job_id].mutations[0].module_path), set())
         if verdicts[job_id].cls == verdict.SURVIVED:

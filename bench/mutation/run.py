@@ -25,7 +25,7 @@ from pathlib import Path
 from cosmic_ray.work_db import WorkDB, use_db
 from cosmic_ray.work_item import WorkItem, WorkResult
 
-from bench.mutation import carry, execute, plan, report, verdict
+from bench.mutation import carry, execute, ledger, plan, report, verdict
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -39,6 +39,13 @@ def main(argv: list[str] | None = None) -> int:
         "--selection", type=Path, default=plan.HERE / "selection.yaml", help="module -> suite map"
     )
     parser.add_argument("--list", action="store_true", help="print the plan, run nothing")
+    parser.add_argument(
+        "--line",
+        type=int,
+        action="append",
+        default=[],
+        help="only the mutants that start on this line (repeatable), e.g. to check one entry",
+    )
     parser.add_argument(
         "--carry-killed",
         type=Path,
@@ -62,7 +69,8 @@ def main(argv: list[str] | None = None) -> int:
         selection = cfg.selection(module)
         assert selection is not None
         for item in plan.sample(items_of(module), args.sample, args.seed):
-            work.append((item, selection))
+            if not args.line or item.mutations[0].start_pos[0] in args.line:
+                work.append((item, selection))
     if args.list:
         for item, selection in work:
             m = item.mutations[0]
@@ -88,8 +96,15 @@ def main(argv: list[str] | None = None) -> int:
                 return 2
             paths = {sel: path for sel, (path, _) in baselines.items()}
             execute.run_items(db, work, paths, args.timeout, _progress, args.retry_unjudged)
-        full = plan.modules(cfg, args.modules) if args.sample is None else []
+        whole = args.sample is None and not args.line
+        full = plan.modules(cfg, args.modules) if whole else []
         summary = report.summarise(db, items_of, full_modules=full)
+    if whole and not args.modules:  # the whole reference: every entry was due
+        summary.stale += [
+            f"its module is not mutated any more: {key.describe()}"
+            for key in ledger.load()
+            if key.module not in full
+        ]
     summary.baselines = [
         {"selection": sel.args(), "not_passing": base.not_passing()}
         for sel, (_, base) in baselines.items()
