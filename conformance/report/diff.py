@@ -6,9 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from conformance.report.load import Results
-
-BROKEN = frozenset({"FAIL", "ERROR"})
-FLAKY = "FLAKY"  # passed only on a rerun (--rerun): never a pass, not (yet) broken
+from conformance.results import BROKEN, FLAKY, PASS
 
 
 @dataclass
@@ -66,11 +64,11 @@ def diff_results(old: Results, new: Results) -> Diff:
         if before == status:
             continue
         change = Change(rid, title, level, before, status, _first_message(new, rid))
-        if before in ("PASS", FLAKY) and status in BROKEN:
+        if before in (PASS, FLAKY) and status in BROKEN:
             result.regressions.append(change)
         elif status == FLAKY:
             result.flaky.append(change)
-        elif before in BROKEN and status == "PASS":
+        elif before in BROKEN and status == PASS:
             result.fixes.append(change)
         else:
             result.other.append(change)
