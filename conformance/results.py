@@ -33,6 +33,9 @@ class Status(StrEnum):
     XPASS = "XPASS"  # a known failure that passed
     FLAKY = "FLAKY"  # failed, then passed on a rerun (--rerun): never a pass
     UNTESTED = "UNTESTED"  # a rule no test names (rules only): never a pass
+    # the rule applies but could not be checked here (a midnight window, a precondition the
+    # target could not be put in): never a pass, and unlike N/A it blocks the verdict
+    NOT_CHECKED = "NOT-CHECKED"
 
     @property
     def key(self) -> str:
@@ -40,20 +43,24 @@ class Status(StrEnum):
         return self.value.lower().replace("/", "")
 
 
-PASS, FAIL, ERROR, NA, XFAIL, XPASS, FLAKY, UNTESTED = (
+PASS, FAIL, ERROR, NA, XFAIL, XPASS, FLAKY, UNTESTED, NOT_CHECKED = (
     Status.PASS, Status.FAIL, Status.ERROR, Status.NA,
-    Status.XFAIL, Status.XPASS, Status.FLAKY, Status.UNTESTED,
+    Status.XFAIL, Status.XPASS, Status.FLAKY, Status.UNTESTED, Status.NOT_CHECKED,
 )  # fmt: skip
-CASE_STATUSES = (PASS, FAIL, ERROR, NA, XFAIL, XPASS, FLAKY)
+CASE_STATUSES = (PASS, FAIL, ERROR, NA, XFAIL, XPASS, FLAKY, NOT_CHECKED)
 RULE_STATUSES = (*CASE_STATUSES, UNTESTED)
 # worst first: a rule takes the worst status among its (non-N/A) cases; a FLAKY case makes the
-# rule FLAKY unless a case FAILs (a flaky verdict is a finding; ERROR is the lack of one)
-SEVERITY = (FAIL, FLAKY, ERROR, XPASS, XFAIL, PASS)
+# rule FLAKY unless a case FAILs (a flaky verdict is a finding; ERROR is the lack of one); a
+# NOT-CHECKED case keeps the rule from PASS: part of it went unchecked
+SEVERITY = (FAIL, FLAKY, ERROR, XPASS, XFAIL, NOT_CHECKED, PASS)
 # The report's order of rule statuses: worst first, then what carries no verdict.
-DISPLAY_ORDER = (FAIL, FLAKY, ERROR, XPASS, XFAIL, PASS, UNTESTED, NA)
+DISPLAY_ORDER = (FAIL, FLAKY, ERROR, XPASS, XFAIL, NOT_CHECKED, PASS, UNTESTED, NA)
 # The summary's counts in bar order (pass first), each key the status's `key`.
-COUNT_ORDER = (PASS, FAIL, ERROR, FLAKY, XPASS, XFAIL, UNTESTED, NA)
+COUNT_ORDER = (PASS, FAIL, ERROR, FLAKY, XPASS, XFAIL, NOT_CHECKED, UNTESTED, NA)
 LEVELS = ("MUST", "SHOULD", "MAY")
+# A skip whose reason starts so is recorded NOT-CHECKED (conformance.suite.setup_check); any
+# other skip is N/A.
+NOT_CHECKED_PREFIX = "NOT-CHECKED: "
 
 # --- named sets: each says what one use of a set of statuses means -------------------------
 # Case statuses that make `conformance run` exit non-zero. FLAKY does not: it passed on a rerun.
@@ -68,9 +75,11 @@ RERUN = frozenset({FAIL, ERROR, FLAKY})
 SCORED = frozenset({PASS, FAIL, ERROR, FLAKY})
 # A test of the rule ran against the target (the verdict's scope; coverage's "tested").
 RAN = frozenset({PASS, FAIL, ERROR, FLAKY, XFAIL, XPASS})
-# No verdict at all: not applicable, or no test names the rule (history skips these).
-NO_VERDICT = frozenset({NA, UNTESTED})
-# A MUST rule in force in one of these does not block the verdict (N/A does not count).
+# No verdict at all: not applicable, no test names the rule, or it could not be checked here
+# (history skips these: PASS -> NOT-CHECKED -> PASS is no flip, and no regression).
+NO_VERDICT = frozenset({NA, UNTESTED, NOT_CHECKED})
+# A MUST rule in force in one of these does not block the verdict (N/A does not count;
+# UNTESTED and NOT-CHECKED block it: nobody checked the rule).
 CERTIFIES = frozenset({PASS, NA})
 # Cases whose evidence a history store does not keep: they went as expected.
 QUIET = frozenset({PASS, NA, XFAIL})
@@ -158,7 +167,7 @@ def rule_status(
 
 
 # the order of the counts as results.json writes them
-SUMMARY_ORDER = (PASS, FAIL, ERROR, FLAKY, XFAIL, XPASS, NA, UNTESTED)
+SUMMARY_ORDER = (PASS, FAIL, ERROR, FLAKY, XFAIL, XPASS, NA, UNTESTED, NOT_CHECKED)
 
 
 def _empty_counts() -> dict[str, Any]:
@@ -172,10 +181,11 @@ def summarize(
     """`summary` of results.json: counts, score and coverage per area and level; certified.
 
     score = PASS / (PASS + FAIL + ERROR + FLAKY): a FLAKY rule is judged and is not a pass;
-    coverage = tested / black-box rules in force, where a
-    rule is tested when a case of it ran (any status but N/A and UNTESTED). Certified means some
-    MUST rule passed and every applicable MUST rule in force is PASS (N/A ones do not count:
-    not-testable, reference-only elsewhere, surface not offered).
+    coverage = tested / black-box rules in force, where a rule is tested when a case of it ran
+    to a verdict (RAN: not N/A, UNTESTED or NOT-CHECKED). Certified means some MUST rule passed
+    and every applicable MUST rule in force is PASS (N/A ones do not count: not-testable,
+    reference-only elsewhere, surface not offered; UNTESTED and NOT-CHECKED ones block, as no
+    one checked them).
     """
     areas: dict[str, dict[str, dict[str, Any]]] = {}
     certified, any_must_pass = True, False
@@ -196,6 +206,8 @@ def summarize(
             counts["score"] = round(counts["pass"] / judged, 4) if judged else None
             black_box, tested = counts.pop("_black_box"), counts.pop("_tested")
             counts["coverage"] = round(tested / black_box, 4) if black_box else None
+            if not counts[NOT_CHECKED.key]:  # written when there is one: older files stay alike
+                del counts[NOT_CHECKED.key]
     return {"certified": certified and any_must_pass, "areas": areas}
 
 

@@ -6,7 +6,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from conformance.report.load import Results
-from conformance.results import BROKEN, FLAKY, PASS
+from conformance.results import BROKEN, FLAKY, NOT_CHECKED, PASS
+
+# statuses whose first case message a change shows
+MESSAGED = BROKEN | {FLAKY, NOT_CHECKED}
 
 
 @dataclass
@@ -26,6 +29,8 @@ class Diff:
     regressions: list[Change] = field(default_factory=list)
     fixes: list[Change] = field(default_factory=list)
     flaky: list[Change] = field(default_factory=list)  # became FLAKY
+    # became NOT-CHECKED: no regression (nothing failed), no pass either (nothing was checked)
+    not_checked: list[Change] = field(default_factory=list)
     other: list[Change] = field(default_factory=list)  # any other status change
     added: list[Change] = field(default_factory=list)
     removed: list[Change] = field(default_factory=list)
@@ -39,7 +44,7 @@ class Diff:
 def _first_message(doc: Results, rule_id: str) -> str | None:
     for case in doc.get("cases", []):
         status = case.get("status")
-        if case.get("rule_id") == rule_id and status in BROKEN | {FLAKY} and case.get("message"):
+        if case.get("rule_id") == rule_id and status in MESSAGED and case.get("message"):
             return str(case["message"])
     return None
 
@@ -68,6 +73,8 @@ def diff_results(old: Results, new: Results) -> Diff:
             result.regressions.append(change)
         elif status == FLAKY:
             result.flaky.append(change)
+        elif status == NOT_CHECKED:
+            result.not_checked.append(change)
         elif before in BROKEN and status == PASS:
             result.fixes.append(change)
         else:
@@ -90,6 +97,7 @@ SECTIONS = (
     ("regressions", "Regressions (PASS → FAIL/ERROR)"),
     ("fixes", "Fixes (FAIL/ERROR → PASS)"),
     ("flaky", "Became flaky (passed only on a rerun)"),
+    ("not_checked", "Not checked in the new run (could not be checked there; not a pass)"),
     ("other", "Other status changes"),
     ("added", "New rules"),
     ("removed", "Removed rules"),
@@ -101,7 +109,11 @@ def _run_name(run: dict[str, Any]) -> str:
 
 
 def _headline(d: Diff) -> str:
-    counts = ", ".join(f"{len(getattr(d, key))} {key}" for key, _ in SECTIONS)
+    counts = ", ".join(
+        f"{len(getattr(d, key))} {key.replace('_', '-')}"
+        for key, _ in SECTIONS
+        if key != "not_checked" or d.not_checked  # named when there is one (older headlines)
+    )
     return ("REGRESSED: " if d.has_regressions else "no regressions: ") + counts
 
 

@@ -11,8 +11,8 @@ from conformance.results import COUNT_ORDER, LEVELS, PASS, SCORED, Status
 
 COUNT_KEYS = tuple(status.key for status in COUNT_ORDER)
 # the totals shown after the MUST level, in this order
-TROUBLE = (Status.FAIL, Status.ERROR, Status.FLAKY, Status.XPASS, Status.XFAIL, Status.NA,
-           Status.UNTESTED)  # fmt: skip
+TROUBLE = (Status.FAIL, Status.ERROR, Status.FLAKY, Status.XPASS, Status.XFAIL,
+           Status.NOT_CHECKED, Status.NA, Status.UNTESTED)  # fmt: skip
 
 
 def _counts(level: dict[str, Any]) -> dict[str, int]:

@@ -33,7 +33,8 @@ def test_schema_enums_are_the_vocabulary() -> None:
 def test_every_status_has_a_summary_count() -> None:
     counted = results.load_schema()["$defs"]["counts"]["properties"]
     assert {s.key for s in results.Status} <= set(counted)
-    assert [s.key for s in results.SUMMARY_ORDER] == list(results._empty_counts())[:8]
+    order = [s.key for s in results.SUMMARY_ORDER]
+    assert order == list(results._empty_counts())[: len(order)]
 
 
 def test_no_reader_spells_a_status_string() -> None:
