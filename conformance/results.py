@@ -86,7 +86,6 @@ QUIET = frozenset({PASS, NA, XFAIL})
 # Rule statuses `conformance expectations update` keeps or adds (still failing) or drops (fixed).
 STILL_FAILING = frozenset({FAIL, ERROR, XFAIL})
 FIXED = frozenset({PASS, XPASS})
-FAILING = EXIT_FAILING  # the older name
 
 
 def count_key(status: str) -> str:
