@@ -140,7 +140,10 @@ def _object_headers(record: ObjectRecord) -> dict[str, str]:
         "Accept-Ranges": "bytes",
     }
     for name, value in record.meta.get("http", {}).items():
-        headers[name] = value
+        # a binding put keeps its contentType here too (bindings/objects.py): the record's
+        # content_type holds the same value, so one Content-Type header, never two
+        if name.lower() != "content-type":
+            headers[name] = value
     for name, value in record.meta.get("user", {}).items():
         headers[META_PREFIX + name] = value
     if record.md5:
