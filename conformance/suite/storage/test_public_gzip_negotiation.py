@@ -96,3 +96,28 @@ def test_gzip_refused_gets_no_gzip(public, packed_key, accept):
         f"Accept-Encoding {accept!r} refuses gzip: {reply.describe()}"
     )
     assert reply.body == CONTENT, reply.describe()
+
+
+@pytest.mark.rule("storage.public.gzip-refused-not-encoded")
+@pytest.mark.parametrize("stored", ["GZIP", "x-gzip"])
+@pytest.mark.parametrize("ranged", [False, True], ids=["whole", "ranged"])
+def test_gzip_spelled_otherwise_is_gzip(s3, public, names, stored, ranged):
+    """An object stored as `GZIP` or `x-gzip` is gzip (RFC 9110 8.4.1: coding names are
+    case-insensitive; 8.4.1.3: x-gzip is gzip): a client refusing gzip gets it decoded, whole
+    (200) or as a range of the decoded bytes (206), or 406; never the gzip bytes."""
+    key = names.key(".json.gz")
+    s3.boto.put_object(
+        Bucket=public.bucket, Key=key, Body=gzip.compress(CONTENT), ContentEncoding=stored,
+    )  # fmt: skip
+    headers = {"Accept-Encoding": "identity"}
+    if ranged:
+        headers["Range"] = "bytes=0-9"
+    reply = public.get(key, headers)
+    if reply.status == 406:
+        return
+    assert reply.status in (200, 206), reply.describe()
+    assert (reply.header("content-encoding") or "identity").lower() == "identity", (
+        f"stored as {stored!r}, sent to a client refusing gzip: {reply.describe()}"
+    )
+    wanted = CONTENT if reply.status == 200 else CONTENT[:10]
+    assert reply.body == wanted, reply.describe()
