@@ -1,5 +1,5 @@
-"""One object, two surfaces: the HTTP metadata written over S3 is the binding's httpMetadata, and
-the reverse.
+"""One object, two surfaces: the HTTP and custom metadata written over S3 are the binding's
+httpMetadata and customMetadata, and the reverse.
 
 The spec's Object record has one Content-Type, one Content-Encoding and HTTP metadata, and the
 service reaches the same buckets through the S3 API and the runtime bindings. The provider's
@@ -31,6 +31,7 @@ FIELDS = {
     "cacheControl": ("Cache-Control", "max-age=4242, public"),
     "cacheExpiry": ("Expires", format_datetime(EXPIRES, usegmt=True)),
 }
+CUSTOM = {"shade": "ochre", "batch": "42"}  # custom metadata: x-amz-meta-* <-> customMetadata
 
 
 def _iso(text: str) -> dt.datetime:
@@ -73,6 +74,7 @@ def test_s3_metadata_is_the_bindings_http_metadata(s3, bucket, names, aimed, rea
     """PutObject with every HTTP metadata header; head() / get() show each in httpMetadata."""
     key = names.key(".txt")
     headers = {header: value for header, value in FIELDS.values()}
+    headers.update({s3.wire.vendor("meta-") + name: value for name, value in CUSTOM.items()})
     put = s3.wire.request("PUT", bucket, key, body=BODY, headers=headers)
     require(put.status == 200, f"PutObject with HTTP metadata: {put.describe()}")
     outcome = aimed.head(key) if read == "head" else aimed.get(key)
@@ -84,6 +86,7 @@ def test_s3_metadata_is_the_bindings_http_metadata(s3, bucket, names, aimed, rea
         if not _same(field, shown.get(field), sent)
     }
     assert not wrong, f"{read}() httpMetadata differs from the S3 headers: {wrong}; shown {shown}"
+    assert doc.get("customMetadata") == CUSTOM, f"{read}() customMetadata: {doc}"
 
 
 @pytest.mark.rule("storage.object.http-metadata-across-surfaces")
@@ -91,7 +94,8 @@ def test_bindings_http_metadata_is_the_s3_headers(s3, bucket, names, aimed):
     """put() with every httpMetadata field; HeadObject and GetObject over S3 answer each header."""
     key = names.key(".txt")
     metadata = {field: value for field, (_, value) in FIELDS.items()}
-    aimed.put(key, BODY, httpMetadata=metadata).value()
+    aimed.put(key, BODY, httpMetadata=metadata, customMetadata=CUSTOM).value()
+    prefix = s3.wire.vendor("meta-")
     for method in ("HEAD", "GET"):
         reply = s3.wire.request(method, bucket, key)
         assert reply.status == 200, reply.describe()
@@ -101,3 +105,9 @@ def test_bindings_http_metadata_is_the_s3_headers(s3, bucket, names, aimed):
             if not _same(field, reply.header(header), sent)
         }
         assert not wrong, f"{method} over S3 differs from put()'s httpMetadata: {wrong}"
+        custom = {
+            k.lower()[len(prefix) :]: v
+            for k, v in reply.headers.items()
+            if k.lower().startswith(prefix)
+        }
+        assert custom == CUSTOM, f"{method} over S3: custom metadata {custom}, put {CUSTOM}"
