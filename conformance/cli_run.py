@@ -16,8 +16,8 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from conformance.report.load import FAILING_STATUSES, ResultsError, failing_cases, load_results
-from conformance.results import write_results
+from conformance.report.load import ResultsError, failing_cases, load_results
+from conformance.results import EXIT_FAILING, FLAKY, NOT_CHECKED, UNTESTED, write_results
 
 PYTEST_NO_TESTS = 5
 PYTEST_MEANINGS = {
@@ -129,7 +129,7 @@ def run_exit_code(doc: dict[str, Any] | None, pytest_rc: int) -> tuple[int, list
         ]
     bad = failing_cases(doc)
     if bad:
-        counts = {s: sum(1 for c in bad if c.get("status") == s) for s in sorted(FAILING_STATUSES)}
+        counts = {s: sum(1 for c in bad if c.get("status") == s) for s in sorted(EXIT_FAILING)}
         text = ", ".join(f"{n} {s}" for s, n in counts.items() if n)
         return 1, [f"failing cases: {text}"]
     if pytest_rc != 0:
@@ -152,10 +152,10 @@ def uncertified_must(doc: dict[str, Any]) -> str:
     counts: dict[str, int] = {}
     for levels in (summary.get("areas") or {}).values():
         must = (levels or {}).get("MUST") or {}
-        for key in ("flaky", "untested"):
-            counts[key] = counts.get(key, 0) + int(must.get(key) or 0)
+        for status in (FLAKY, UNTESTED, NOT_CHECKED):
+            counts[status] = counts.get(status, 0) + int(must.get(status.key) or 0)
     problems = (doc.get("run") or {}).get("problems") or []
-    parts = [f"{n} {key.upper()}" for key, n in counts.items() if n]
+    parts = [f"{n} {status}" for status, n in counts.items() if n]
     if problems:
         parts.append(f"{len(problems)} run problem(s)")
     return ", ".join(parts)

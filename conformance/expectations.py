@@ -21,12 +21,10 @@ from typing import Any
 import yaml
 
 from conformance import yaml_data
+from conformance.results import FAIL, FIXED, STILL_FAILING, XFAIL, Status
 
-EXPECTABLE = ("FAIL", "ERROR")
+EXPECTABLE = (Status.FAIL.value, Status.ERROR.value)  # the statuses an entry may expect
 KEYS = frozenset({"status", "link", "reason"})
-# rule statuses of a run that mean "still failing" (kept or added) and "fixed" (dropped)
-STILL_FAILING = frozenset({"FAIL", "ERROR", "XFAIL"})
-FIXED = frozenset({"PASS", "XPASS"})
 
 
 class ExpectationsError(ValueError):
@@ -36,7 +34,7 @@ class ExpectationsError(ValueError):
 @dataclass(frozen=True)
 class Expectation:
     rule_id: str
-    status: str = "FAIL"
+    status: str = FAIL.value
     link: str | None = None
     reason: str | None = None
 
@@ -71,7 +69,7 @@ def parse(data: Any, source: str) -> dict[str, Expectation]:
         if unknown:
             raise ExpectationsError(f"{where}: unknown keys {sorted(unknown)}; allowed: "
                                     f"{sorted(KEYS)}")  # fmt: skip
-        status = str(body.get("status") or "FAIL").upper()
+        status = str(body.get("status") or FAIL).upper()
         if status not in EXPECTABLE:
             raise ExpectationsError(f"{where}: status {status!r}; expected FAIL or ERROR")
         link, reason = body.get("link"), body.get("reason")
@@ -129,7 +127,7 @@ def update(existing: Mapping[str, Expectation], doc: Mapping[str, Any]) -> Updat
             kept.append(rule_id)
         else:
             reason = messages.get(rule_id)
-            result[rule_id] = Expectation(rule_id, status if status != "XFAIL" else "FAIL",
+            result[rule_id] = Expectation(rule_id, status if status != XFAIL else FAIL.value,
                                           None, str(reason)[:200] if reason else None)  # fmt: skip
             added.append(rule_id)
     for rule_id, old in existing.items():

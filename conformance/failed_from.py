@@ -14,8 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from conformance.cli_run import RunOptions
+from conformance.results import RERUN
 
-RERUN_STATUSES = ("FAIL", "ERROR", "FLAKY")
+RERUN_STATUSES = RERUN
 EXACT = "$"  # conformance.plugin.collection.EXACT: `--rule ID$` selects exactly ID
 
 

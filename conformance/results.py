@@ -7,8 +7,10 @@ lets the report recompute or check a results.json without running anything.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import json
 from collections.abc import Iterable, Mapping, Sequence
+from enum import StrEnum
 from importlib import resources
 from typing import Any, Protocol
 
@@ -16,23 +18,79 @@ import jsonschema
 
 SCHEMA_VERSION = 1
 
-PASS, FAIL, ERROR, NA, XFAIL, XPASS, UNTESTED = (
-    "PASS",
-    "FAIL",
-    "ERROR",
-    "N/A",
-    "XFAIL",
-    "XPASS",
-    "UNTESTED",
-)
-FLAKY = "FLAKY"  # failed, then passed on a rerun (--rerun): never a pass
-CASE_STATUSES = (PASS, FAIL, ERROR, NA, XFAIL, XPASS, FLAKY)
+
+class Status(StrEnum):
+    """The one spelling of a case or rule status (DESIGN.md "Statuses and scores").
+
+    A member is its string, so records, JSON and templates keep comparing plain strings.
+    """
+
+    PASS = "PASS"
+    FAIL = "FAIL"
+    ERROR = "ERROR"
+    NA = "N/A"  # does not apply: not in force, surface not offered, not testable here
+    XFAIL = "XFAIL"  # a known failure (expectations)
+    XPASS = "XPASS"  # a known failure that passed
+    FLAKY = "FLAKY"  # failed, then passed on a rerun (--rerun): never a pass
+    UNTESTED = "UNTESTED"  # a rule no test names (rules only): never a pass
+    # the rule applies but could not be checked here (a midnight window, a precondition the
+    # target could not be put in): never a pass, and unlike N/A it blocks the verdict
+    NOT_CHECKED = "NOT-CHECKED"
+
+    @property
+    def key(self) -> str:
+        """Its count key in summary.areas.AREA.LEVEL and its CSS slug: N/A -> na."""
+        return self.value.lower().replace("/", "")
+
+
+PASS, FAIL, ERROR, NA, XFAIL, XPASS, FLAKY, UNTESTED, NOT_CHECKED = (
+    Status.PASS, Status.FAIL, Status.ERROR, Status.NA,
+    Status.XFAIL, Status.XPASS, Status.FLAKY, Status.UNTESTED, Status.NOT_CHECKED,
+)  # fmt: skip
+CASE_STATUSES = (PASS, FAIL, ERROR, NA, XFAIL, XPASS, FLAKY, NOT_CHECKED)
 RULE_STATUSES = (*CASE_STATUSES, UNTESTED)
 # worst first: a rule takes the worst status among its (non-N/A) cases; a FLAKY case makes the
-# rule FLAKY unless a case FAILs (a flaky verdict is a finding; ERROR is the lack of one)
-SEVERITY = (FAIL, FLAKY, ERROR, XPASS, XFAIL, PASS)
+# rule FLAKY unless a case FAILs (a flaky verdict is a finding; ERROR is the lack of one); a
+# NOT-CHECKED case keeps the rule from PASS: part of it went unchecked
+SEVERITY = (FAIL, FLAKY, ERROR, XPASS, XFAIL, NOT_CHECKED, PASS)
+# The report's order of rule statuses: worst first, then what carries no verdict.
+DISPLAY_ORDER = (FAIL, FLAKY, ERROR, XPASS, XFAIL, NOT_CHECKED, PASS, UNTESTED, NA)
+# The summary's counts in bar order (pass first), each key the status's `key`.
+COUNT_ORDER = (PASS, FAIL, ERROR, FLAKY, XPASS, XFAIL, NOT_CHECKED, UNTESTED, NA)
 LEVELS = ("MUST", "SHOULD", "MAY")
-FAILING = frozenset({FAIL, ERROR, XPASS})
+# A skip whose reason starts so is recorded NOT-CHECKED (conformance.suite.setup_check); any
+# other skip is N/A.
+NOT_CHECKED_PREFIX = "NOT-CHECKED: "
+
+# --- named sets: each says what one use of a set of statuses means -------------------------
+# Case statuses that make `conformance run` exit non-zero. FLAKY does not: it passed on a rerun.
+EXIT_FAILING = frozenset({FAIL, ERROR, XPASS})
+# Statuses someone has to act on (history's "failing", triage, replay): FLAKY is never a pass.
+NEEDS_ACTION = frozenset({FAIL, ERROR, XPASS, FLAKY})
+# A steady failure: a regression goes to one of these, a fix leaves them, an expectation holds one.
+BROKEN = frozenset({FAIL, ERROR})
+# Rules `--failed-from` runs again.
+RERUN = frozenset({FAIL, ERROR, FLAKY})
+# The score's denominator: PASS / (PASS + FAIL + ERROR + FLAKY).
+SCORED = frozenset({PASS, FAIL, ERROR, FLAKY})
+# A test of the rule ran against the target (the verdict's scope; coverage's "tested").
+RAN = frozenset({PASS, FAIL, ERROR, FLAKY, XFAIL, XPASS})
+# No verdict at all: not applicable, no test names the rule, or it could not be checked here
+# (history skips these: PASS -> NOT-CHECKED -> PASS is no flip, and no regression).
+NO_VERDICT = frozenset({NA, UNTESTED, NOT_CHECKED})
+# A MUST rule in force in one of these does not block the verdict (N/A does not count;
+# UNTESTED and NOT-CHECKED block it: nobody checked the rule).
+CERTIFIES = frozenset({PASS, NA})
+# Cases whose evidence a history store does not keep: they went as expected.
+QUIET = frozenset({PASS, NA, XFAIL})
+# Rule statuses `conformance expectations update` keeps or adds (still failing) or drops (fixed).
+STILL_FAILING = frozenset({FAIL, ERROR, XFAIL})
+FIXED = frozenset({PASS, XPASS})
+
+
+def count_key(status: str) -> str:
+    """`key` of a status given as a string (unknown ones lowercased, like the CSS slugs)."""
+    return (status or UNTESTED).lower().replace("/", "")
 
 
 class RuleLike(Protocol):
@@ -107,16 +165,13 @@ def rule_status(
     return status, failing[0] if failing else None
 
 
+# the order of the counts as results.json writes them
+SUMMARY_ORDER = (PASS, FAIL, ERROR, FLAKY, XFAIL, XPASS, NA, UNTESTED, NOT_CHECKED)
+
+
 def _empty_counts() -> dict[str, Any]:
-    return {
-        "pass": 0, "fail": 0, "error": 0, "flaky": 0, "xfail": 0, "xpass": 0, "na": 0,
-        "untested": 0,
-        "score": None, "coverage": None, "_black_box": 0, "_tested": 0,
-    }  # fmt: skip
-
-
-_COUNT_KEY = {PASS: "pass", FAIL: "fail", ERROR: "error", FLAKY: "flaky", XFAIL: "xfail",
-              XPASS: "xpass", NA: "na", UNTESTED: "untested"}  # fmt: skip
+    counts: dict[str, Any] = {status.key: 0 for status in SUMMARY_ORDER}
+    return counts | {"score": None, "coverage": None, "_black_box": 0, "_tested": 0}
 
 
 def summarize(
@@ -125,30 +180,33 @@ def summarize(
     """`summary` of results.json: counts, score and coverage per area and level; certified.
 
     score = PASS / (PASS + FAIL + ERROR + FLAKY): a FLAKY rule is judged and is not a pass;
-    coverage = tested / black-box rules in force, where a
-    rule is tested when a case of it ran (any status but N/A and UNTESTED). Certified means some
-    MUST rule passed and every applicable MUST rule in force is PASS (N/A ones do not count:
-    not-testable, reference-only elsewhere, surface not offered).
+    coverage = tested / black-box rules in force, where a rule is tested when a case of it ran
+    to a verdict (RAN: not N/A, UNTESTED or NOT-CHECKED). Certified means some MUST rule passed
+    and every applicable MUST rule in force is PASS (N/A ones do not count: not-testable,
+    reference-only elsewhere, surface not offered; UNTESTED and NOT-CHECKED ones block, as no
+    one checked them).
     """
     areas: dict[str, dict[str, dict[str, Any]]] = {}
     certified, any_must_pass = True, False
     for rule in rules:
         status = statuses[rule.id]
         counts = areas.setdefault(rule.area, {}).setdefault(rule.level, _empty_counts())
-        counts[_COUNT_KEY[status]] += 1
+        counts[Status(status).key] += 1
         if rule.in_force(as_of) and rule.testability == "black-box":
             counts["_black_box"] += 1
-            if status not in (NA, UNTESTED):
+            if status in RAN:
                 counts["_tested"] += 1
         if rule.level == "MUST" and rule.in_force(as_of):
             any_must_pass = any_must_pass or status == PASS
-            certified = certified and status in (PASS, NA)
+            certified = certified and status in CERTIFIES
     for levels in areas.values():
         for counts in levels.values():
-            judged = counts["pass"] + counts["fail"] + counts["error"] + counts["flaky"]
+            judged = sum(counts[status.key] for status in SCORED)
             counts["score"] = round(counts["pass"] / judged, 4) if judged else None
             black_box, tested = counts.pop("_black_box"), counts.pop("_tested")
             counts["coverage"] = round(tested / black_box, 4) if black_box else None
+            if not counts[NOT_CHECKED.key]:  # written when there is one: older files stay alike
+                del counts[NOT_CHECKED.key]
     return {"certified": certified and any_must_pass, "areas": areas}
 
 
@@ -184,15 +242,32 @@ def roll_up(
     return records, summarize(rules, statuses, as_of)
 
 
+@functools.cache
 def load_schema() -> dict[str, Any]:
+    """results.schema.json as shipped with the package (read once per process)."""
     text = resources.files("conformance.schemas").joinpath("results.schema.json").read_text()
     schema: dict[str, Any] = json.loads(text)
     return schema
 
 
+@functools.cache
+def _validator() -> jsonschema.Draft202012Validator:
+    """The one validator of results files: the writer's check and the report's warnings."""
+    return jsonschema.Draft202012Validator(load_schema())
+
+
 def validate(document: Mapping[str, Any]) -> None:
     """Raise jsonschema.ValidationError when `document` is not a valid results.json."""
-    jsonschema.Draft202012Validator(load_schema()).validate(document)
+    _validator().validate(document)
+
+
+def schema_problems(document: Mapping[str, Any], limit: int = 5) -> list[str]:
+    """The first `limit` schema violations of a results document, each as 'path: message'."""
+    errors = sorted(_validator().iter_errors(document), key=lambda e: list(e.absolute_path))
+    return [
+        f"{'/'.join(str(p) for p in err.absolute_path) or '(root)'}: {err.message}"
+        for err in errors[:limit]
+    ]
 
 
 def write_results(path: Any, document: Mapping[str, Any]) -> None:

@@ -12,10 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from conformance.results import FLAKY, NEEDS_ACTION, NO_VERDICT, PASS, SCORED, SUMMARY_ORDER
+
 # Statuses a nightly user has to act on (FLAKY is never a pass: DESIGN.md "Statuses and scores").
-FAILING = frozenset({"FAIL", "ERROR", "XPASS", "FLAKY"})
-JUDGED = frozenset({"PASS", "FAIL", "ERROR", "FLAKY"})
-STATUS_ORDER = ("PASS", "FAIL", "ERROR", "FLAKY", "XFAIL", "XPASS", "N/A", "UNTESTED")
+FAILING = NEEDS_ACTION
+STATUS_ORDER = tuple(status.value for status in SUMMARY_ORDER)
 
 
 @dataclass(frozen=True)
@@ -100,8 +101,8 @@ def area_scores(nights: list[Night], verdicts: Verdicts) -> dict[str, list[float
         series: list[float | None] = []
         for n in nights:
             rows = [r for r in verdicts.get(n.pk, {}).values() if r["area"] == area]
-            judged = [r for r in rows if r["status"] in JUDGED]
-            passed = sum(1 for r in judged if r["status"] == "PASS")
+            judged = [r for r in rows if r["status"] in SCORED]
+            passed = sum(1 for r in judged if r["status"] == PASS)
             series.append(round(passed / len(judged), 4) if judged else None)
         out[area] = series
     return out
@@ -117,9 +118,9 @@ def rule_history(rule_id: str, nights: list[Night], verdicts: Verdicts) -> RuleH
     )  # fmt: skip
     last: tuple[int, str] | None = None  # (night index, status) of the previous judged run
     for i, status in enumerate(hist.statuses):
-        if status is None or status in ("UNTESTED", "N/A"):
+        if status is None or status in NO_VERDICT:
             continue
-        if status == "FLAKY":
+        if status == FLAKY:
             hist.flaky = True
         same_versions = last is not None and nights[last[0]].identity == nights[i].identity
         if last is not None and last[1] != status and same_versions:
@@ -147,7 +148,7 @@ def _interop_rank(item: tuple[str, list[str | None]]) -> tuple[int, str]:
     rule_id, row = item
     if any(s in FAILING for s in row):
         return (0, rule_id)
-    return (2 if all(s == "PASS" for s in row) else 1, rule_id)
+    return (2 if all(s == PASS for s in row) else 1, rule_id)
 
 
 def build_history(

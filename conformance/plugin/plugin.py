@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from conformance.plugin import (
+    account,
     allure_labels,
     applicability,
     collection,
@@ -128,10 +129,18 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     if state.is_worker:
         config.workeroutput[USED_KEY] = sorted(state.surfaces_used)  # type: ignore[attr-defined]
         return
-    if lifecycle.finish_run(state) and session.exitstatus == 0:
-        session.exitstatus = pytest.ExitCode.TESTS_FAILED
-    if state.options.results is not None:
-        _write_results(config)
+    with signals.held():  # a signal now must not cut the restore, cleanup or results short
+        if lifecycle.finish_run(state) and session.exitstatus == 0:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        if state.options.results is not None:
+            _write_results(config)
+    stopped = signals.held_back()
+    if stopped and session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
+        account.say(
+            f"edge-conformance: {stopped[0]} came while the run was ending; the restore and "
+            "cleanup were finished first, and the run counts as interrupted"
+        )
+        session.exitstatus = pytest.ExitCode.INTERRUPTED
 
 
 def _write_results(config: pytest.Config) -> None:

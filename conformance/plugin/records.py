@@ -24,7 +24,18 @@ from conformance.plugin.recorder import (
     details,
 )
 from conformance.plugin.rerun import is_rerun
-from conformance.results import ERROR, FAIL, FLAKY, NA, PASS, XFAIL, XPASS, worst
+from conformance.results import (
+    ERROR,
+    FAIL,
+    FLAKY,
+    NA,
+    NOT_CHECKED,
+    NOT_CHECKED_PREFIX,
+    PASS,
+    XFAIL,
+    XPASS,
+    worst,
+)
 
 MESSAGE_LIMIT = 2000
 PACKAGE_ROOT = SUITE_DIR.parent.parent
@@ -78,6 +89,8 @@ def phase_status(report: pytest.TestReport, props: dict[str, Any]) -> tuple[str,
         if wasxfail is not None:
             return XFAIL, str(wasxfail) or "expected failure"
         reason = str(props.get(NA_REASON) or _message(report).removeprefix("Skipped: "))
+        if reason.startswith(NOT_CHECKED_PREFIX):
+            return NOT_CHECKED, reason.removeprefix(NOT_CHECKED_PREFIX) or "not checked"
         return NA, reason.removeprefix(NA_PREFIX) or "skipped"
     if report.passed:
         if wasxfail is not None and report.when == "call":

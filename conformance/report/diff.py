@@ -6,9 +6,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from conformance.report.load import Results
+from conformance.results import BROKEN, FLAKY, NOT_CHECKED, PASS
 
-BROKEN = frozenset({"FAIL", "ERROR"})
-FLAKY = "FLAKY"  # passed only on a rerun (--rerun): never a pass, not (yet) broken
+# statuses whose first case message a change shows
+MESSAGED = BROKEN | {FLAKY, NOT_CHECKED}
 
 
 @dataclass
@@ -28,6 +29,8 @@ class Diff:
     regressions: list[Change] = field(default_factory=list)
     fixes: list[Change] = field(default_factory=list)
     flaky: list[Change] = field(default_factory=list)  # became FLAKY
+    # became NOT-CHECKED: no regression (nothing failed), no pass either (nothing was checked)
+    not_checked: list[Change] = field(default_factory=list)
     other: list[Change] = field(default_factory=list)  # any other status change
     added: list[Change] = field(default_factory=list)
     removed: list[Change] = field(default_factory=list)
@@ -41,7 +44,7 @@ class Diff:
 def _first_message(doc: Results, rule_id: str) -> str | None:
     for case in doc.get("cases", []):
         status = case.get("status")
-        if case.get("rule_id") == rule_id and status in BROKEN | {FLAKY} and case.get("message"):
+        if case.get("rule_id") == rule_id and status in MESSAGED and case.get("message"):
             return str(case["message"])
     return None
 
@@ -66,11 +69,13 @@ def diff_results(old: Results, new: Results) -> Diff:
         if before == status:
             continue
         change = Change(rid, title, level, before, status, _first_message(new, rid))
-        if before in ("PASS", FLAKY) and status in BROKEN:
+        if before in (PASS, FLAKY) and status in BROKEN:
             result.regressions.append(change)
         elif status == FLAKY:
             result.flaky.append(change)
-        elif before in BROKEN and status == "PASS":
+        elif status == NOT_CHECKED:
+            result.not_checked.append(change)
+        elif before in BROKEN and status == PASS:
             result.fixes.append(change)
         else:
             result.other.append(change)
@@ -92,6 +97,7 @@ SECTIONS = (
     ("regressions", "Regressions (PASS → FAIL/ERROR)"),
     ("fixes", "Fixes (FAIL/ERROR → PASS)"),
     ("flaky", "Became flaky (passed only on a rerun)"),
+    ("not_checked", "Not checked in the new run (could not be checked there; not a pass)"),
     ("other", "Other status changes"),
     ("added", "New rules"),
     ("removed", "Removed rules"),
@@ -103,7 +109,11 @@ def _run_name(run: dict[str, Any]) -> str:
 
 
 def _headline(d: Diff) -> str:
-    counts = ", ".join(f"{len(getattr(d, key))} {key}" for key, _ in SECTIONS)
+    counts = ", ".join(
+        f"{len(getattr(d, key))} {key.replace('_', '-')}"
+        for key, _ in SECTIONS
+        if key != "not_checked" or d.not_checked  # named when there is one (older headlines)
+    )
     return ("REGRESSED: " if d.has_regressions else "no regressions: ") + counts
 
 

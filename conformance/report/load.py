@@ -3,17 +3,13 @@
 from __future__ import annotations
 
 import json
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
-Results = dict[str, Any]
+from conformance import results
+from conformance.results import EXIT_FAILING, count_key
 
-CASE_STATUSES = ("PASS", "FAIL", "ERROR", "N/A", "XFAIL", "XPASS", "FLAKY")
-RULE_STATUSES = (*CASE_STATUSES, "UNTESTED")
-# Case statuses that make `conformance run` exit non-zero (DESIGN.md "Statuses and scores").
-# FLAKY does not: the case passed on a rerun; it is reported and never counted as a pass.
-FAILING_STATUSES = frozenset({"FAIL", "ERROR", "XPASS"})
+Results = dict[str, Any]
 
 
 class ResultsError(Exception):
@@ -38,31 +34,19 @@ def load_results(path: str | Path) -> Results:
 
 
 def schema_problems(doc: Results, limit: int = 5) -> list[str]:
-    """Schema violations of a results document, when the schema ships with the package.
+    """Schema violations of a results document (results.schema.json, as the writer checks).
 
     The recorder validates before writing; this catches files from elsewhere (merged, edited,
     older suite versions) so the report can warn instead of rendering nonsense silently.
     """
-    try:
-        text = resources.files("conformance.schemas").joinpath("results.schema.json").read_text()
-    except (FileNotFoundError, ModuleNotFoundError):
-        return []
-    import jsonschema  # local: only needed when a schema is present
-
-    schema = json.loads(text)
-    validator = jsonschema.validators.validator_for(schema)(schema)
-    errors = sorted(validator.iter_errors(doc), key=lambda e: list(e.absolute_path))
-    return [
-        f"{'/'.join(str(p) for p in err.absolute_path) or '(root)'}: {err.message}"
-        for err in errors[:limit]
-    ]
+    return results.schema_problems(doc, limit)
 
 
 def failing_cases(doc: Results) -> list[dict[str, Any]]:
     """Cases whose status fails the run: FAIL, ERROR or XPASS."""
-    return [c for c in doc.get("cases", []) if c.get("status") in FAILING_STATUSES]
+    return [c for c in doc.get("cases", []) if c.get("status") in EXIT_FAILING]
 
 
 def status_slug(status: str | None) -> str:
     """CSS/filter-friendly name of a status: N/A -> na, PASS -> pass."""
-    return (status or "untested").lower().replace("/", "")
+    return count_key(status or "")

@@ -9,6 +9,7 @@ from conformance.report.load import Results, status_slug
 from conformance.report.scope import Scope, run_scope
 from conformance.report.spec_links import spec_href, spec_text
 from conformance.report.view import AreaView, build_areas
+from conformance.results import UNTESTED
 
 
 @dataclass
@@ -84,7 +85,7 @@ def build_matrix(
         cells = []
         for rules in per_doc:
             found = rules.get(rid)
-            status = str(found.get("status") or "UNTESTED") if found else None
+            status = str(found.get("status") or UNTESTED) if found else None
             cells.append(
                 Cell(
                     status,

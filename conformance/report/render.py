@@ -14,6 +14,7 @@ from conformance import __version__
 from conformance.report.load import Results, schema_problems
 from conformance.report.matrix import build_matrix
 from conformance.report.view import build_view, pct
+from conformance.results import COUNT_ORDER
 
 
 def _asset(name: str) -> Markup:
@@ -39,6 +40,8 @@ def environment() -> jinja2.Environment:
     env.filters["pct"] = pct
     env.globals["asset"] = _asset
     env.globals["renderer_version"] = __version__
+    # (label, slug) of every rule status in bar order: legends and count lists
+    env.globals["status_parts"] = [(status.value, status.key) for status in COUNT_ORDER]
     return env
 
 

@@ -13,9 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from conformance.report.load import Results
-
-# Rule statuses that mean a test of the rule ran against the target.
-JUDGED = frozenset({"PASS", "FAIL", "ERROR", "FLAKY", "XFAIL", "XPASS"})
+from conformance.results import RAN
 
 
 @dataclass(frozen=True)
@@ -69,7 +67,7 @@ def run_scope(doc: Results, universe: Iterable[str] | None = None) -> Scope:
     )
     for rule in doc.get("rules", []):
         name = _surface(rule)
-        judged[name] = judged.get(name, False) or str(rule.get("status")) in JUDGED
+        judged[name] = judged.get(name, False) or str(rule.get("status")) in RAN
     return Scope(
         checked=tuple(sorted(n for n, ok in judged.items() if ok)),
         not_checked=tuple(sorted(n for n, ok in judged.items() if not ok)),

@@ -6,9 +6,13 @@ from typing import Any
 
 from conformance.report.load import Results
 from conformance.report.scope import run_scope
-from conformance.report.view import LEVELS, area_sort_key, pct
+from conformance.report.view import area_sort_key, pct
+from conformance.results import COUNT_ORDER, LEVELS, PASS, SCORED, Status
 
-COUNT_KEYS = ("pass", "fail", "error", "flaky", "xfail", "xpass", "na", "untested")
+COUNT_KEYS = tuple(status.key for status in COUNT_ORDER)
+# the totals shown after the MUST level, in this order
+TROUBLE = (Status.FAIL, Status.ERROR, Status.FLAKY, Status.XPASS, Status.XFAIL,
+           Status.NOT_CHECKED, Status.NA, Status.UNTESTED)  # fmt: skip
 
 
 def _counts(level: dict[str, Any]) -> dict[str, int]:
@@ -28,27 +32,15 @@ def area_line(name: str, levels: dict[str, Any], width: int = 9) -> str:
         c = _counts(level)
         for k in COUNT_KEYS:
             totals[k] += c[k]
-        judged = c["pass"] + c["fail"] + c["error"] + c["flaky"]
+        judged = sum(c[status.key] for status in SCORED)
         if first:
-            parts.append(f"{level_name} {c['pass']}/{judged} PASS")
+            parts.append(f"{level_name} {c[PASS.key]}/{judged} PASS")
             parts.append(f"score {pct(level.get('score'))}")
             parts.append(f"coverage {pct(level.get('coverage'))}")
             first = False
         else:
-            parts.append(f"{level_name} {c['pass']}/{judged}")
-    trouble = [
-        f"{label} {totals[key]}"
-        for key, label in (
-            ("fail", "FAIL"),
-            ("error", "ERROR"),
-            ("flaky", "FLAKY"),
-            ("xpass", "XPASS"),
-            ("xfail", "XFAIL"),
-            ("na", "N/A"),
-            ("untested", "UNTESTED"),
-        )
-        if totals[key]
-    ]
+            parts.append(f"{level_name} {c[PASS.key]}/{judged}")
+    trouble = [f"{status} {totals[status.key]}" for status in TROUBLE if totals[status.key]]
     if trouble:
         parts.insert(4 if len(parts) >= 4 else len(parts), f"({', '.join(trouble)})")
     return "  ".join(parts)

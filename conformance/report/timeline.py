@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from conformance.report.load import status_slug
+from conformance.results import UNTESTED
 
 
 @dataclass
@@ -65,7 +66,7 @@ def build_timeline(rules: list[dict[str, Any]], as_of: str) -> Timeline | None:
             day = _parse(rule.get(kind)) if rule.get(kind) else None
             if day is None:
                 continue
-            status = str(rule.get("status") or "UNTESTED")
+            status = str(rule.get("status") or UNTESTED)
             by_date.setdefault(day, []).append(
                 Mark(
                     str(rule.get("id")),

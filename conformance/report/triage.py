@@ -15,7 +15,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-TRIAGED = ("FAIL", "ERROR", "FLAKY", "XPASS")
+from conformance.results import ERROR, NEEDS_ACTION
+
+TRIAGED = NEEDS_ACTION
 CAUSES = {
     "setup": "A setup step the rules need does not hold (they are not judged until it does)",
     "exception": "The test stops on an exception",
@@ -98,7 +100,7 @@ def classify(rule: dict[str, Any], case: dict[str, Any]) -> tuple[str, tuple[str
         text = shape(first.split("not checked:", 1)[-1].removeprefix("setup:"))
         return "setup", (text,), text
     exc = _EXC.match(first)
-    if case.get("status") == "ERROR":
+    if case.get("status") == ERROR:
         name = exc.group(1) if exc else "error"
         text = shape(exc.group(2) if exc else first)[:80]
         return "exception", (name, text), f"{name}: {text}"

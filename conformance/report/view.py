@@ -16,21 +16,19 @@ from conformance.report.scope import Scope, run_scope
 from conformance.report.spec_links import decision_href, spec_href, spec_text
 from conformance.report.timeline import Timeline, build_timeline
 from conformance.report.triage import Group, triage
+from conformance.results import (
+    CERTIFIES,
+    COUNT_ORDER,
+    DISPLAY_ORDER,
+    LEVELS,
+    SCORED,
+    UNTESTED,
+)
 
-LEVELS = ("MUST", "SHOULD", "MAY")
 AREA_ORDER = ("logs", "gateway", "storage")
 # Count keys of summary.areas.AREA.LEVEL in bar order, with the status each one stands for.
-BAR_PARTS = (
-    ("pass", "PASS"),
-    ("fail", "FAIL"),
-    ("error", "ERROR"),
-    ("flaky", "FLAKY"),
-    ("xpass", "XPASS"),
-    ("xfail", "XFAIL"),
-    ("untested", "UNTESTED"),
-    ("na", "N/A"),
-)
-STATUS_ORDER = ("FAIL", "FLAKY", "ERROR", "XPASS", "XFAIL", "PASS", "UNTESTED", "N/A")
+BAR_PARTS = tuple((status.key, status.value) for status in COUNT_ORDER)
+STATUS_ORDER = tuple(status.value for status in DISPLAY_ORDER)
 EVIDENCE_HEADERS = 6
 
 
@@ -61,7 +59,7 @@ class LevelRow:
     @property
     def judged(self) -> int:
         """Rules the score is taken over: PASS + FAIL + ERROR + FLAKY."""
-        return sum(self.counts[k] for k in ("pass", "fail", "error", "flaky"))
+        return sum(self.counts[status.key] for status in SCORED)
 
 
 @dataclass
@@ -172,7 +170,7 @@ def build_rules(
         cases_by_rule.setdefault(str(case.get("rule_id")), []).append(shown)
     views = []
     for rule in doc.get("rules", []):
-        status = str(rule.get("status") or "UNTESTED")
+        status = str(rule.get("status") or UNTESTED)
         cases = cases_by_rule.get(str(rule.get("id")), [])
         text = spec_text(rule.get("spec"))
         search = " ".join(
@@ -218,7 +216,8 @@ def build_view(
     for rv in rules:
         counts[rv.status] = counts.get(rv.status, 0) + 1
     must = [rv for rv in rules if rv.rule.get("level") == "MUST"]
-    blocking = [rv for rv in must if rv.status not in {"PASS", "N/A", "UNTESTED"}]
+    # UNTESTED blocks too, and is counted on its own (untested_must)
+    blocking = [rv for rv in must if rv.status not in CERTIFIES and rv.status != UNTESTED]
     return ReportView(
         run=doc.get("run") or {},
         certified=bool(summary.get("certified")),
@@ -228,7 +227,7 @@ def build_view(
         status_counts={k: v for k, v in counts.items() if v},
         scope=run_scope(doc),
         blocking=blocking,
-        untested_must=sum(1 for rv in must if rv.status == "UNTESTED"),
+        untested_must=sum(1 for rv in must if rv.status == UNTESTED),
         warnings=list(warnings or []),
         groups=triage(doc),
         ledgers=sorted(ledgers or {}),

@@ -1,8 +1,11 @@
 """SIGTERM and SIGHUP end a run the way Ctrl-C does, so that teardown and the restore run.
 
 Python's default for both is to die on the spot, skipping every `finally`: that is how a
-cancelled CI job used to leave a user's zone with the suite's test rules. While the restore
-itself runs, the three signals are held back so that a second one cannot cut it in half.
+cancelled CI job used to leave a user's zone with the suite's test rules. While the end of a
+run (the restore, then the cleanup) runs, the three signals are held back so that one cannot
+cut it in half; a signal held back is remembered, not dropped, so a run stopped during its
+end still exits as interrupted (before, a SIGHUP that came during the restore was lost and
+the run exited 0, as if nobody had asked it to stop).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ def _interrupt(signum: int, frame: FrameType | None) -> None:
 
 def install() -> Callable[[], None]:
     """Turn SIGTERM/SIGHUP into KeyboardInterrupt; returns the undo. No-op off the main thread."""
+    _received.clear()  # a new run (pytest can run in-process more than once)
     if threading.current_thread() is not threading.main_thread():
         return lambda: None
     previous: dict[int, Any] = {}
@@ -41,13 +45,27 @@ def install() -> Callable[[], None]:
     return undo
 
 
+_received: list[int] = []  # signals held back since the process started, in arrival order
+
+
+def _remember(signum: int, frame: FrameType | None) -> None:
+    _received.append(signum)
+
+
+def held_back() -> list[str]:
+    """The names of the signals that arrived inside `held()` blocks."""
+    return [signal.Signals(signum).name for signum in _received]
+
+
 @contextmanager
 def held() -> Iterator[None]:
-    """Ignore SIGINT/SIGTERM/SIGHUP inside the block (main thread only; else unchanged)."""
+    """Hold SIGINT/SIGTERM/SIGHUP back inside the block and remember them (`held_back`).
+
+    Main thread only (else unchanged); nested blocks keep holding until the outer one ends."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = {signum: signal.signal(signum, signal.SIG_IGN) for signum in HELD}
+    previous = {signum: signal.signal(signum, _remember) for signum in HELD}
     try:
         yield
     finally:

@@ -97,8 +97,14 @@ class BindingBucket:
     ) -> dict[str, Any]:
         drop = bool(self.profile.deviate_bindings_drop_checksums)
         if include is None:
-            return objects.describe(record, drop_checksums=drop)
-        return objects.describe(record, include, drop)
+            doc = objects.describe(record, drop_checksums=drop)
+        else:
+            doc = objects.describe(record, include, drop)
+        if self.profile.deviate_bindings_hide_s3_content_type and not record.meta.get(
+            objects.ORIGIN_KEY
+        ):
+            doc.get("httpMetadata", {}).pop("contentType", None)
+        return doc
 
     # put
     async def put(self, key: Any, value: Body, options: dict[str, Any]) -> dict[str, Any] | None:

@@ -62,9 +62,19 @@ class Jobs:
             target = self.ownership_root / parts.scheme / parts.netloc / filename
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(token, encoding="utf-8")
-        self.state.challenges(zone_id)[destination] = token
+        self._remember_challenge(zone_id, destination, token)
         self.state.save()
         return {"filename": filename, "valid": True, "message": ""}
+
+    def _remember_challenge(self, zone_id: str, destination: str, token: str) -> None:
+        """Keep the zone's newest `logpush_max_challenges_per_zone` challenges (a bound on a
+        state that grew with every destination ever asked for)."""
+        challenges = self.state.challenges(zone_id)
+        challenges.pop(destination, None)
+        challenges[destination] = token
+        keep = max(1, int(self.profile.logpush_max_challenges_per_zone))
+        for oldest in list(challenges)[:-keep]:
+            del challenges[oldest]
 
     def _has_bucket(self, bucket: str) -> bool:
         return self.store is not None and self.store.get_bucket(self.account_id, bucket) is not None

@@ -71,10 +71,14 @@ async def _read(ctx: ServerContext, request: Request, account: str, bucket: str)
     if not key:
         raise S3Error("NoSuchKey", Key=key)
     accept = request.headers.get("accept-encoding")
-    decode = not encoding.accepts_gzip(accept)
+    decode = (
+        not encoding.accepts_gzip(accept) and not ctx.profile.deviate_public_gzip_refusal_ignored
+    )
     if decode and "range" in request.headers:
         record = ctx.store.get_object(account, bucket, key)
-        if record is not None and record.meta.get("http", {}).get("content-encoding") == "gzip":
+        if record is not None and encoding.is_gzip_coding(
+            record.meta.get("http", {}).get("content-encoding")
+        ):
             request = _without_range(request)
     response = await get_object(ctx, Call(request, account, bucket, key))
     if encoding.is_gzip(response):

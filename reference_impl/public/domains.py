@@ -47,9 +47,13 @@ class MalformedHost(ValueError):
 
 def normalise_host(host: str) -> str:
     """The domain of a Host header: lower case, port and trailing dot removed. MalformedHost
-    for anything else (whitespace, a port that is not 0-65535 in ASCII digits): a Host that
-    only looks like a domain once cut must never choose a bucket."""
-    found = HOST.match(host.lower())
+    for anything else (whitespace inside, a port that is not 0-65535 in ASCII digits): a Host
+    that only looks like a domain once cut must never choose a bucket.
+
+    Spaces and tabs around the value are not part of it (RFC 9110 section 5.5: a recipient
+    excludes that whitespace): they are stripped first, as hypercorn's TLS listener already
+    does, so both listeners answer a Host the same way."""
+    found = HOST.match(host.strip(" \t").lower())
     if found is None or (found.group(2) and int(found.group(2)) > MAX_PORT):
         raise MalformedHost(host)
     name = found.group(1)

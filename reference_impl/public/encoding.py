@@ -62,9 +62,15 @@ def accepts_gzip(header: str | None) -> bool:
     return chosen is not None and chosen > 0
 
 
+def is_gzip_coding(codings: str | None) -> bool:
+    """Whether a Content-Encoding value is gzip alone, in any case or as x-gzip (RFC 9110
+    8.4.1: coding names are case-insensitive; 8.4.1.3: x-gzip is gzip)."""
+    names = [c.strip().lower() for c in (codings or "").split(",") if c.strip()]
+    return len(names) == 1 and names[0] in GZIP_NAMES
+
+
 def is_gzip(response: Response) -> bool:
-    codings = response.headers.get("content-encoding", "")
-    return [c.strip().lower() for c in codings.split(",") if c.strip()] == ["gzip"]
+    return is_gzip_coding(response.headers.get("content-encoding"))
 
 
 class GzipMembers:

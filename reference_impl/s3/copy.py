@@ -7,6 +7,7 @@ the version ids reported (from 2022-09-06) name the immutable blob each write pr
 from __future__ import annotations
 
 import re
+import secrets
 from collections.abc import AsyncIterator, Iterator
 
 from starlette.responses import Response
@@ -135,8 +136,12 @@ async def copy_object(ctx: ServerContext, call: Call) -> Response:
         content_type = call.header("content-type") or source.content_type
     else:
         meta, content_type = source.meta, source.content_type
+        if broken(ctx, "copy-drops-metadata"):  # the source's custom metadata left behind
+            meta = {**meta, "user": {}}
     blob = await _copy_blob(ctx, source)
     etag = source.etag if "-" in source.etag else None
+    if etag is None and broken(ctx, "copy-drops-metadata"):  # and a fresh ETag, not the source's
+        etag = secrets.token_hex(16)
     if etag is not None and "parts" in source.meta:  # GetObject ?partNumber= on the copy
         meta = {**meta, "parts": source.meta["parts"]}
     check = None

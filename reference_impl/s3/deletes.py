@@ -53,4 +53,8 @@ async def delete_objects(ctx: ServerContext, call: Call) -> Response:
         if not broken(ctx, "delete-keeps"):
             ctx.store.delete_object(call.account, bucket.name, key)
         deleted.append(key)
-    return xml_response("delete_result.xml.j2", deleted=[] if quiet else deleted, errors=errors)
+    return xml_response(
+        "delete_result.xml.j2",
+        deleted=[] if quiet and not broken(ctx, "quiet-lists-deleted") else deleted,
+        errors=errors,
+    )

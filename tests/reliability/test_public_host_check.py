@@ -6,6 +6,8 @@ Arabic-Indic digits, and a Host ending in a tab or space all served the bucket o
 `site.example.com`. A Host is now a host name (or bracketed IPv6 literal) with an optional
 port of at most five ASCII digits, up to 65535 (RFC 9110 section 7.2, RFC 3986 section 3.2);
 anything else is 400 `InvalidArgument` (RFC 9110: a Host with an invalid value is 400).
+Spaces and tabs around the whole value are not part of it (RFC 9110 section 5.5) and are
+stripped on every listener; inside the value they stay malformed.
 """
 
 from __future__ import annotations
@@ -41,7 +43,9 @@ def _get(ref: RefProcess, hosts: list[str]) -> tuple[int, bytes]:
 
 
 @pytest.mark.parametrize(
-    "suffix", ["", ":8080", ":", ":65535", ".", "-UPPER"], ids=lambda s: repr(s)
+    "suffix",
+    ["", ":8080", ":", ":65535", ".", "-UPPER", "\t", " ", ":80 ", " \t"],
+    ids=lambda s: repr(s),
 )
 def test_well_formed_hosts_are_served(ref: RefProcess, domain: str, suffix: str) -> None:
     host = domain.upper() if suffix == "-UPPER" else domain + suffix
@@ -50,7 +54,7 @@ def test_well_formed_hosts_are_served(ref: RefProcess, domain: str, suffix: str)
 
 @pytest.mark.parametrize(
     "suffix",
-    [":abc", ":80a", ":1_0", ":+80", ":٣", ":99999999", ":65536", "\t", " ", ":80 ", "\t:80"],
+    [":abc", ":80a", ":1_0", ":+80", ":٣", ":99999999", ":65536", "\t:80", " :80", ": 80"],
     ids=lambda s: repr(s),
 )
 def test_malformed_hosts_are_400(ref: RefProcess, domain: str, suffix: str) -> None:

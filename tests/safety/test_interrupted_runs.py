@@ -8,6 +8,7 @@ import os
 import signal
 import sys
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 from safety.zone import USER_RULES, LiveZone, finish, journal_files, wait_until
@@ -59,6 +60,22 @@ def test_signalled_run_restores_the_zone(zone: LiveZone, signum: int, point: str
     recovered = zone.recover()
     assert recovered.returncode == 0, recovered.stdout + recovered.stderr
     assert "nothing to recover" in recovered.stdout
+
+
+def test_a_signal_during_the_restore_is_held_and_not_lost(zone: LiveZone) -> None:
+    """A SIGHUP that comes while the run restores the zone waits for the restore and the
+    cleanup, and the run then exits as interrupted (2), not 0 as if it had not been asked
+    to stop (before: the restore ignored such a signal outright)."""
+    before = zone.user_state()
+    helpers = str(Path(__file__).parents[1] / "helpers")
+    zone.env["PYTHONPATH"] = os.pathsep.join(p for p in (helpers, zone.env.get("PYTHONPATH")) if p)
+    code, out = finish(zone.start(zone.suite_argv(*SELECTION, "-p", "signal_in_restore")))
+    assert code == pytest.ExitCode.INTERRUPTED, out[-3000:]
+    assert "SIGHUP came while the run was ending" in out, out[-3000:]
+    assert zone.user_state() == before, out[-3000:]
+    assert zone.suite_leftovers() == [], out[-3000:]
+    assert journal_files(zone) == []
+    assert list((zone.state_dir / "runs").glob("*.json")) == [], "the run stayed registered"
 
 
 def test_sigterm_to_the_process_group_with_workers(zone: LiveZone) -> None:

@@ -39,6 +39,10 @@ BREAKS: list[tuple[str, dict[str, str], str | None]] = [
     ("storage.bindings.conditional-strong-list", {"deviate_bindings_first_etag_only": TRUE}, None),
     ("storage.bindings.conditional-weak", {"deviate_bindings_first_etag_only": TRUE}, None),
     ("storage.bindings.conditional-wildcard", {"deviate_bindings_first_etag_only": TRUE}, None),
+    ("storage.bindings.list-delimited-prefixes-once",
+     {"deviate_bindings_repeat_delimited_prefixes": TRUE}, None),
+    ("storage.object.http-metadata-across-surfaces",
+     {"deviate_bindings_hide_s3_content_type": TRUE}, None),
 ]  # fmt: skip
 
 

@@ -38,6 +38,12 @@ GROUPS: dict[str, tuple[str | None, dict[str, str], list[str]]] = {
             "storage.public.options-without-origin-400",
         ],
     ),
+    # apart from the group above: its dropped Content-Encoding would fail this rule too
+    "gzip-refusal-ignored": (
+        None,
+        {"deviate_public_gzip_refusal_ignored": "true"},
+        ["storage.public.gzip-refused-not-encoded"],
+    ),
     "unsigned-reads-refused": (
         None,
         {"deviate_public_require_auth": "true"},

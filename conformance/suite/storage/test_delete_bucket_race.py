@@ -49,7 +49,7 @@ def _start_put(wire, bucket: str, key: str) -> http.client.HTTPConnection:
     return conn
 
 
-@pytest.mark.rule("storage.delete-bucket.not-empty-409")
+@pytest.mark.rule("storage.delete-bucket.no-resurrection")
 def test_put_streaming_during_delete_bucket_never_resurrects(s3, names):
     """DeleteBucket 204 mid-body: the PUT then fails, and a recreated bucket is empty."""
     wire = s3.wire
@@ -91,7 +91,7 @@ def _upload_id(reply) -> str:
     return str(found[0])
 
 
-@pytest.mark.rule("storage.delete-bucket.not-empty-409")
+@pytest.mark.rule("storage.delete-bucket.uploads-in-progress")
 def test_upload_in_progress_never_survives_its_bucket(s3, names):
     """DeleteBucket with an upload in progress: 409 (not empty), or the upload goes with it."""
     wire = s3.wire

@@ -32,6 +32,18 @@ def test_range_past_the_end_is_416(s3, stored, header):
     s3.wire.get_object(*stored, range=header).assert_error(416, "InvalidRange")
 
 
+@pytest.mark.rule("storage.get-object.range-unsatisfiable-content-range")
+@pytest.mark.parametrize(
+    "header", ["bytes=512-", "bytes=512-512", "bytes=600-700"], ids=["at-end", "one", "past-end"]
+)
+def test_416_names_the_size(s3, stored, header):
+    """A 416 to a byte range names the object's length: `Content-Range: bytes */512` (RFC 9110
+    15.5.17, a SHOULD), so the client can ask again for a range that exists."""
+    reply = s3.wire.get_object(*stored, range=header)
+    reply.assert_error(416, "InvalidRange")
+    assert reply.header("content-range") == f"bytes */{len(BODY)}", reply.describe()
+
+
 @pytest.mark.rule("storage.get-object.content-range-only-partial")
 def test_no_content_range_on_full_read(s3, stored):
     """A GetObject without Range answers 200 and no Content-Range."""

@@ -15,6 +15,8 @@ from email.utils import parsedate_to_datetime
 
 import pytest
 
+from conformance.suite.setup_check import not_checked
+
 from .test_lifecycle_config import DAY, expire_rule, lifecycle_xml, put_lifecycle
 
 MARGIN = 120  # seconds kept from each boundary (the request itself takes time)
@@ -43,7 +45,7 @@ def test_expiry_waits_for_the_midnight_after_days(s3, mgmt, bucket, names):
     plus_days = modified + 1 + days * DAY  # Last-Modified is truncated to the second
     due = math.ceil((modified + days * DAY) / DAY) * DAY
     if due - plus_days < 3 * MARGIN:
-        pytest.skip("the object was written minutes before midnight UTC: no window to test")
+        not_checked("the object was written minutes before midnight UTC: no window to test")
     put_lifecycle(s3, bucket, lifecycle_xml(expire_rule("exp", "exp/", days))).assert_ok()
     _, now = _clock(mgmt, bucket)
     mgmt.advance_clock(plus_days + MARGIN - now, bucket).assert_envelope_ok()

@@ -40,6 +40,7 @@ class ModelContext:
     steps: int = 0  # steps run, every example included
     examples: int = 0
     last: Any = None  # the machine of the latest example (the shrunk one after a failure)
+    diverged: list[str] = field(default_factory=list)  # rule ids, in the order they diverged
 
     @property
     def checks(self) -> dict[str, str]:

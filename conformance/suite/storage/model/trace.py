@@ -84,9 +84,11 @@ class Checker:
 
     checks: dict[str, str]  # check name -> catalog rule id (model.yaml)
     trace: Trace
+    diverged: list[str] = field(default_factory=list)  # rule ids in the order they failed
 
     def fail(self, check: str, detail: str) -> NoReturn:
         rule_id = self.checks[check]
+        self.diverged.append(rule_id)
         failure = failure_type(rule_id)(
             rule_id,
             f"the store diverged from the model ({check}): {detail}\n"

@@ -1,0 +1,123 @@
+"""A gzip-stored object on a public bucket, read with every form of Accept-Encoding.
+
+The spec states the accepting case (item 6: `Accept-Encoding: gzip` gets `Content-Encoding:
+gzip`). RFC 9110 decides the rest: a 200 to a GET carries the object (15.3.1), so whatever
+coding the answer declares, undoing it gives the object's content; and a client whose
+Accept-Encoding refuses gzip (`identity`, `gzip;q=0`, an empty value, only other codings;
+12.5.3: q=0 is "not acceptable", an unlisted coding is not acceptable) SHOULD get no gzip
+coding. A 406 (12.1: the server honours the header and has nothing acceptable) is allowed
+wherever the client refused gzip.
+"""
+
+from __future__ import annotations
+
+import gzip
+from typing import Any
+
+import pytest
+
+CONTENT = b'{"hello": "world"}' * 50
+
+# coding names are case-insensitive (RFC 9110 8.4.1), weights optional (12.4.2)
+ACCEPTING = ["gzip", "GZIP", "br;q=1.0, gzip;q=0.5", "identity, gzip", "gzip;q=0.001"]
+# every form that leaves gzip not acceptable (RFC 9110 12.5.3)
+REFUSING = [
+    "identity",
+    "",
+    "br",
+    "gzip;q=0",
+    "GZIP;Q=0",
+    "gzip;q=0.000",
+    "gzip;q=0, identity",
+    "br, gzip;q=0",
+    "gzip;q=0, *",
+    "*;q=0, identity",
+]
+
+
+@pytest.fixture
+def packed_key(s3: Any, public: Any, names: Any) -> str:
+    """A gzip object of the public bucket (Content-Encoding: gzip in its metadata); its key."""
+    key = names.key(".json.gz")
+    s3.boto.put_object(
+        Bucket=public.bucket, Key=key, Body=gzip.compress(CONTENT), ContentEncoding="gzip",
+        ContentType="application/json",
+    )  # fmt: skip
+    return str(key)
+
+
+def _content_of(reply: Any) -> bytes:
+    """The body with the codings the answer declares undone (only gzip is expected here)."""
+    codings = [c.strip().lower() for c in (reply.header("content-encoding") or "").split(",")]
+    codings = [c for c in codings if c and c != "identity"]
+    body = bytes(reply.body)
+    for coding in reversed(codings):
+        assert coding in ("gzip", "x-gzip"), f"unexpected coding {coding!r}: {reply.describe()}"
+        body = gzip.decompress(body)
+    return body
+
+
+@pytest.mark.rule("storage.public.get-object")
+@pytest.mark.parametrize("accept", [None, *ACCEPTING, *REFUSING])
+def test_gzip_object_is_whole_in_every_answer(public, packed_key, accept):
+    """Whatever Accept-Encoding says, a 200 carries the whole object once its declared coding is
+    undone (never an empty or cut body); a client refusing gzip may get 406 instead."""
+    headers = {} if accept is None else {"Accept-Encoding": accept}
+    reply = public.get(packed_key, headers)
+    if accept in REFUSING and reply.status == 406:
+        return
+    assert reply.status == 200, reply.describe()
+    assert _content_of(reply) == CONTENT, (
+        f"Accept-Encoding {accept!r}: {len(reply.body)} body bytes do not give the object "
+        f"({len(CONTENT)} bytes): {reply.describe()}"
+    )
+
+
+@pytest.mark.rule("storage.public.gzip-content-encoding")
+@pytest.mark.parametrize("accept", ACCEPTING)
+def test_gzip_accepted_in_every_form(public, packed_key, accept):
+    """Each form of an Accept-Encoding that admits gzip gets Content-Encoding: gzip."""
+    reply = public.get(packed_key, {"Accept-Encoding": accept})
+    assert reply.status == 200, reply.describe()
+    assert (reply.header("content-encoding") or "").lower() == "gzip", reply.describe()
+    assert gzip.decompress(reply.body) == CONTENT
+
+
+@pytest.mark.rule("storage.public.gzip-refused-not-encoded")
+@pytest.mark.parametrize("accept", REFUSING)
+def test_gzip_refused_gets_no_gzip(public, packed_key, accept):
+    """A client whose Accept-Encoding leaves gzip not acceptable gets no gzip coding: the
+    object decoded (200, the whole content) or 406."""
+    reply = public.get(packed_key, {"Accept-Encoding": accept})
+    if reply.status == 406:
+        return
+    assert reply.status == 200, reply.describe()
+    assert (reply.header("content-encoding") or "identity").lower() == "identity", (
+        f"Accept-Encoding {accept!r} refuses gzip: {reply.describe()}"
+    )
+    assert reply.body == CONTENT, reply.describe()
+
+
+@pytest.mark.rule("storage.public.gzip-refused-not-encoded")
+@pytest.mark.parametrize("stored", ["GZIP", "x-gzip"])
+@pytest.mark.parametrize("ranged", [False, True], ids=["whole", "ranged"])
+def test_gzip_spelled_otherwise_is_gzip(s3, public, names, stored, ranged):
+    """An object stored as `GZIP` or `x-gzip` is gzip (RFC 9110 8.4.1: coding names are
+    case-insensitive; 8.4.1.3: x-gzip is gzip): a client refusing gzip gets it decoded, whole
+    (200) or as a range of the decoded bytes (206), or 406; never the gzip bytes."""
+    key = names.key(".json.gz")
+    s3.boto.put_object(
+        Bucket=public.bucket, Key=key, Body=gzip.compress(CONTENT), ContentEncoding=stored,
+    )  # fmt: skip
+    headers = {"Accept-Encoding": "identity"}
+    if ranged:
+        headers["Range"] = "bytes=0-9"
+    reply = public.get(key, headers)
+    if reply.status == 406:
+        return
+    assert reply.status in (200, 206), reply.describe()
+    assert (reply.header("content-encoding") or "identity").lower() == "identity", (
+        f"stored as {stored!r}, sent to a client refusing gzip: {reply.describe()}"
+    )
+    wanted = CONTENT if reply.status == 200 else CONTENT[:10]
+    assert reply.body == wanted, reply.describe()
