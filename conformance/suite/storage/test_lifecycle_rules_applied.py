@@ -37,14 +37,20 @@ def _modified(s3, bucket, key) -> float:
 @pytest.mark.rule("storage.lifecycle.expiration-applied-reference")
 def test_expiry_waits_for_the_midnight_after_days(s3, mgmt, bucket, names):
     """Past LastModified + Days but before the next midnight UTC: kept; past it: expired."""
-    key = "exp/" + names.key()
-    s3.wire.put_object(bucket, key, b"x").assert_ok()
-    modified = _modified(s3, bucket, key)
-    _, now = _clock(mgmt, bucket)
-    days = math.ceil((now - modified) / DAY) + 2
-    plus_days = modified + 1 + days * DAY  # Last-Modified is truncated to the second
-    due = math.ceil((modified + days * DAY) / DAY) * DAY
-    if due - plus_days < 3 * MARGIN:
+    for _attempt in range(2):
+        key = "exp/" + names.key()
+        s3.wire.put_object(bucket, key, b"x").assert_ok()
+        modified = _modified(s3, bucket, key)
+        _, now = _clock(mgmt, bucket)
+        days = math.ceil((now - modified) / DAY) + 2
+        plus_days = modified + 1 + days * DAY  # Last-Modified is truncated to the second
+        due = math.ceil((modified + days * DAY) / DAY) * DAY
+        if due - plus_days >= 3 * MARGIN:
+            break
+        # written minutes before midnight UTC: no window between Days and midnight. Writes are
+        # stamped on the bucket's clock, so move it past midnight and write another object
+        mgmt.advance_clock(due - plus_days + 2 * MARGIN, bucket).assert_envelope_ok()
+    else:
         not_checked("the object was written minutes before midnight UTC: no window to test")
     put_lifecycle(s3, bucket, lifecycle_xml(expire_rule("exp", "exp/", days))).assert_ok()
     _, now = _clock(mgmt, bucket)
