@@ -187,7 +187,12 @@ def call_forwarding_signals(argv: list[str]) -> int:
         if child.poll() is None:
             child.send_signal(signal.SIGINT if signum == signal.SIGINT else signal.SIGTERM)
 
-    previous = {signum: signal.signal(signum, forward) for signum in forwarded}
+    # a signal this process ignores (SIG_IGN: `nohup`, a shell's `cmd &`) is not passed on
+    previous = {
+        signum: signal.signal(signum, forward)
+        for signum in forwarded
+        if signal.getsignal(signum) is not signal.SIG_IGN
+    }
     try:
         while True:
             try:

@@ -141,6 +141,13 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
             "cleanup were finished first, and the run counts as interrupted"
         )
         session.exitstatus = pytest.ExitCode.INTERRUPTED
+        if state.options.results is not None:
+            # results.json was written before: it must not certify a run that exits 2
+            config.stash[PROBLEMS_KEY].add(
+                "pytest", "end of run", f"{stopped[0]} came while the run was ending: interrupted"
+            )
+            with signals.held():
+                _write_results(config)
 
 
 def _write_results(config: pytest.Config) -> None:

@@ -61,11 +61,17 @@ def held_back() -> list[str]:
 def held() -> Iterator[None]:
     """Hold SIGINT/SIGTERM/SIGHUP back inside the block and remember them (`held_back`).
 
-    Main thread only (else unchanged); nested blocks keep holding until the outer one ends."""
+    Main thread only (else unchanged); nested blocks keep holding until the outer one ends.
+    A signal the process ignores (SIG_IGN: `nohup`, a shell's `cmd &`) stays ignored, as
+    `install` leaves it: a hangup nohup was asked to ignore must not end the run."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = {signum: signal.signal(signum, _remember) for signum in HELD}
+    previous = {
+        signum: signal.signal(signum, _remember)
+        for signum in HELD
+        if signal.getsignal(signum) is not signal.SIG_IGN
+    }
     try:
         yield
     finally:

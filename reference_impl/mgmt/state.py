@@ -46,10 +46,12 @@ class MgmtState:
     def save(self) -> None:
         """Write the whole document. `json.dumps` without indent runs the C encoder
         (`json.dump` to a file, or any indent, runs the pure-Python one, ~10x slower on the
-        event loop); `size` lets the API refuse growth past `mgmt_state_max_bytes`."""
+        event loop); `size` lets the API refuse growth past `mgmt_state_max_bytes`. Keys keep
+        their insertion order (no sort_keys): a zone's challenges are evicted oldest first,
+        and that order must survive a restart."""
         tmp = self.path.with_name(self.path.name + ".tmp")
         with self._lock, open(tmp, "w", encoding="utf-8") as fh:
-            text = json.dumps(self.doc, sort_keys=True, allow_nan=False)
+            text = json.dumps(self.doc, allow_nan=False)
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())

@@ -4,6 +4,7 @@ tests, leaves the user's zone as it found it (at once, or after `conformance rec
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import sys
@@ -126,3 +127,21 @@ def test_sigkill_then_recover(zone: LiveZone, point: str) -> None:
     assert zone.user_state() == before, recovered.stdout
     assert zone.suite_leftovers() == [], recovered.stdout
     assert journal_files(zone) == []
+
+
+def test_results_of_a_run_stopped_during_its_end_do_not_certify(
+    zone: LiveZone, tmp_path: Path
+) -> None:
+    """A run pytest ends as interrupted (2) for a signal held back during its end writes no
+    CERTIFIED verdict: results.json was written inside the held block, before the exit status
+    changed, and kept saying certified with no problem while the run exited 2."""
+    helpers = str(Path(__file__).parents[1] / "helpers")
+    zone.env["PYTHONPATH"] = os.pathsep.join(p for p in (helpers, zone.env.get("PYTHONPATH")) if p)
+    results = tmp_path / "results.json"
+    passing = ("--allow-shared-zone", "--rule", "logs.rulesets.put-envelope")
+    argv = zone.suite_argv(*passing, "-p", "signal_in_restore", "--results", str(results))
+    code, out = finish(zone.start(argv))
+    assert code == pytest.ExitCode.INTERRUPTED, out[-3000:]
+    doc = json.loads(results.read_text(encoding="utf-8"))
+    assert doc["summary"]["certified"] is False, doc["summary"]
+    assert any("SIGHUP" in p["message"] for p in doc["run"]["problems"]), doc["run"]
