@@ -197,4 +197,10 @@ def build_app(ctx: ServerContext) -> Starlette:
     methods = ["GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS"]
     # the dashboard page (dashboard.py) before the catch-all: everything else is the API
     routes = [*dashboard_routes(ctx), Route("/{path:path}", api.handle, methods=methods)]
-    return Starlette(routes=routes)
+
+    async def unrouted(request: Request, exc: Exception) -> Response:
+        """What the catch-all cannot take (a path with a newline: `{path:path}` is `.*`; a
+        method it does not list) still gets the API's envelope, never a plain-text 404/405."""
+        return await api.handle(request)
+
+    return Starlette(routes=routes, exception_handlers={404: unrouted, 405: unrouted})
