@@ -46,6 +46,9 @@ class Delivery:
         self.interval = interval
         self.pending: dict[JobKey, deque[str]] = {}
         self.dropped: dict[JobKey, int] = {}  # lines dropped since the job's last batch
+        # lines dropped since the job's last clean batch (written, none dropped): a later
+        # failing batch must not hide the loss from the job's error_message
+        self.lost: dict[JobKey, int] = {}
         self.sizes: dict[JobKey, int] = {}  # characters of the job's pending lines
         self._locks: dict[JobKey, asyncio.Lock] = {}  # one batch in flight per job
         self._tasks: set[asyncio.Task[bool]] = set()
@@ -140,7 +143,12 @@ class Delivery:
             except Exception as exc:  # a failed batch must not stop later deliveries
                 LOG.warning("log push job %s: delivery failed: %s", job_id, exc)
                 error = f"delivery failed: {type(exc).__name__}"
-            self._record_outcome(zone_id, job_id, error, dropped)
+            lost = 0
+            if error is None and not dropped:
+                self.lost.pop(key, None)
+            else:
+                lost = self.lost[key] = self.lost.get(key, 0) + dropped
+            self._record_outcome(zone_id, job_id, error, lost)
             return error is None
 
     async def cancel(self) -> None:
@@ -204,7 +212,10 @@ class Delivery:
             if error is None:
                 job["last_complete"] = now
             if dropped:  # a loss, even when the batch itself went out
-                note = f"{dropped} lines dropped: more than log_pending_max_lines were waiting"
+                note = (
+                    f"{dropped} lines dropped since the last complete batch: more than"
+                    " log_pending_max_lines were waiting"
+                )
                 error = f"{error}; {note}" if error else note
             if error is not None:
                 job["last_error"], job["error_message"] = now, error

@@ -1,0 +1,68 @@
+"""A job's error_message keeps lines dropped until a clean batch (CI failure at 8fff8d8).
+
+Dropped lines were reported only with the batch that carried the count; the job's next batch,
+failing without drops of its own, overwrote the message and the loss vanished from the job
+(`test_slow_collector_delays_only_its_own_job` read "did not answer" without "dropped").
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from types import SimpleNamespace
+from typing import Any
+
+from reference_impl.edge.delivery import Delivery
+
+ZONE, JOB = "zone", "1"
+
+
+class _State:
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.job: dict[str, Any] = {"id": JOB, "enabled": True, "dataset": "http_requests",
+                                    "destination_conf": "http://collector/", "error_message": None,
+                                    "logpull_options": "fields=ClientRequestURI"}  # fmt: skip
+
+    def jobs(self, zone_id: str) -> dict[str, dict[str, Any]]:
+        return {JOB: self.job} if zone_id == ZONE else {}
+
+    def save(self) -> None:
+        pass
+
+
+def _delivery(answers: list[str | None]) -> tuple[Delivery, _State]:
+    state = _State()
+    profile = SimpleNamespace(log_pending_max_lines=2, log_pending_max_bytes=1 << 20,
+                              logpush_timeout_s=1.0, deviate_log_unselected_fields=False,
+                              deviate_ignore_timestamp_format=False)  # fmt: skip
+    ctx: Any = SimpleNamespace(profile=profile, shared={"mgmt_state": state}, store=None)
+    delivery = Delivery(ctx)
+
+    async def deliver(destination: str, body: bytes) -> str | None:
+        return answers.pop(0)
+
+    delivery._deliver = deliver  # type: ignore[method-assign]
+    return delivery, state
+
+
+def _lines(delivery: Delivery, count: int) -> None:
+    for i in range(count):
+        delivery.add(ZONE, {"ClientRequestURI": f"/{i}", "EdgeStartTimestamp": 0})
+
+
+def test_a_later_failure_keeps_the_drops_in_the_message() -> None:
+    delivery, state = _delivery(["timed out", "timed out again", None, None])
+    _lines(delivery, 5)  # bound of 2: 3 dropped
+    asyncio.run(delivery.flush())
+    assert "3 lines dropped" in state.job["error_message"]
+    _lines(delivery, 1)  # no drop of its own, fails again
+    asyncio.run(delivery.flush())
+    assert "timed out again" in state.job["error_message"]
+    assert "3 lines dropped" in state.job["error_message"], state.job
+    _lines(delivery, 4)  # written, but 2 more dropped: the loss counts on
+    asyncio.run(delivery.flush())
+    assert state.job["error_message"].startswith("5 lines dropped"), state.job
+    _lines(delivery, 1)  # a clean batch: the count starts again
+    asyncio.run(delivery.flush())
+    assert delivery.lost == {}
