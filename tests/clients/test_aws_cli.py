@@ -27,7 +27,10 @@ def _aws_executable() -> str | None:
 
 
 AWS = _aws_executable()
-pytestmark = pytest.mark.skipif(AWS is None, reason="the AWS CLI is not installed (pip awscli)")
+pytestmark = [
+    pytest.mark.skipif(AWS is None, reason="the AWS CLI is not installed (pip awscli)"),
+    pytest.mark.slow,
+]
 
 
 class Cli:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from helpers.browser import chromium, needs_chromium
 from history_helpers import night_doc
 
@@ -13,6 +14,7 @@ from conformance.history.store import Store
 pytestmark = needs_chromium
 
 
+@pytest.mark.slow
 def test_history_page_in_a_browser(tmp_path: Path) -> None:
     with Store(tmp_path / "h.sqlite") as store:
         for i in range(1, 7):

@@ -96,6 +96,7 @@ def test_without_alluredir_no_allure_markers(tiny: pytest.Pytester) -> None:
     result.assert_outcomes(passed=1, failed=1)
 
 
+@pytest.mark.slow
 def test_under_xdist_evidence_and_expectations_reach_the_controller(tiny: pytest.Pytester) -> None:
     (tiny.path / "known.yaml").write_text("logs.create.ok: {link: 'https://t/5'}\n")
     out, junit = tiny.path / "results.json", tiny.path / "junit.xml"

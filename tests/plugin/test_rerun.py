@@ -105,6 +105,7 @@ def test_flaky_roll_up(statuses: list[str], rolled: str) -> None:
     assert results.worst(statuses) == rolled
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("profile", "rerun", "expected"),
     [

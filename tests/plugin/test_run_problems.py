@@ -58,6 +58,7 @@ def test_collection_error_is_an_error_of_its_rules(pytester: pytest.Pytester) ->
     assert result.ret != 0
 
 
+@pytest.mark.slow
 def test_collection_error_with_workers(pytester: pytest.Pytester) -> None:
     """Under xdist the controller learns of a worker's collection error all the same."""
     _, doc = _run(pytester, "-n", "2")

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from helpers.suite_runner import run_suite
 
 from conformance.plugin import target_version
 from conformance.plugin.targets import Target
 
 
+@pytest.mark.slow
 def test_a_run_records_the_versions_its_surfaces_report(tmp_path: Path) -> None:
     doc = run_suite(tmp_path, rules=["gateway.jsonrpc.id-echoed"])
     assert doc["_exit_code"] == 0, doc["_output"]

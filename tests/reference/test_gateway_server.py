@@ -156,6 +156,7 @@ def test_garbage_params_never_500(gateway_url: str) -> None:
                 assert item["error"]["code"] in (-32602, -32000), item
 
 
+@pytest.mark.slow
 def test_rinkeby_retired_after_its_date(tmp_path: Path) -> None:
     """From 2023-01-30 rinkeby answers 410 naming rinkeby and pointing to sepolia."""
     proc, doc, started_in = launch(tmp_path, "--behaviour-date", "2023-01-30")

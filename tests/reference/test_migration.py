@@ -40,6 +40,7 @@ def sippy_config(endpoint: str, bucket: str) -> dict[str, Any]:
     }  # fmt: skip
 
 
+@pytest.mark.slow
 def test_first_read_copies_then_served_without_source(
     launch: Callable[..., Any], make_boto: Callable[..., Any], moto: tuple[str, Any]
 ) -> None:

@@ -16,6 +16,8 @@ import time
 from pathlib import Path
 from urllib.parse import urlsplit
 
+import pytest
+
 from conformance.clients.s3_wire import WireClient
 
 SIZE = 24 * 1024 * 1024  # above the direct-read threshold, several read pieces
@@ -75,6 +77,7 @@ def _drop_download(wire: WireClient, bucket: str, key: str, keep: int) -> None:
         sock.close()
 
 
+@pytest.mark.slow
 def test_dropped_downloads_release_their_blobs(tmp_path: Path) -> None:
     log = tmp_path / "server.log"
     process, surface = _launch(tmp_path, log)

@@ -95,6 +95,7 @@ def _flood(url: str, stop: threading.Event, counter: list[int]) -> None:
                 sock.close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("listener", ["s3", "public_tls"])  # uvicorn + guard; hypercorn
 def test_header_flood_keeps_memory_flat_and_others_served(ref: RefProcess, listener: str) -> None:
     """Row 5: six connections flood a listener with endless headers for 6 s; RSS stays within

@@ -140,6 +140,7 @@ def test_public_entrypoint_never_serves_a_private_bucket(ref: RefProcess) -> Non
         assert b"private data" not in reply.content
 
 
+@pytest.mark.slow
 def test_concurrent_create_delete_put_never_500(ref: RefProcess) -> None:
     """The race class: CreateBucket / DeleteBucket / PutObject / DeleteObject on one bucket
     from 6 threads for 3 s; every answer is a clean S3 answer, never a 5xx."""

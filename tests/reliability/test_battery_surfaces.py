@@ -122,6 +122,7 @@ def _timed(call: Any, *args: Any, **kwargs: Any) -> requests.Response:
 )
 # a newline in a path segment slipped past the catch-all route: a plain-text 404 (found by
 # this test at ec16cc6)
+@pytest.mark.slow
 @example(route=("GET", "zones/{zone}/rulesets/phases/{x}/entrypoint"), x="\n", body=b"", query={})
 @example(route=MGMT_ROUTES[23], x="a", body={"source": {"bucket": "\x00"}}, query={})
 @example(route=MGMT_ROUTES[19], x="a", body={"name": "..", "locationHint": []}, query={})
@@ -230,6 +231,7 @@ HEADER_VALUE = st.text(st.characters(min_codepoint=0x20, max_codepoint=0x7E), ma
 PLAIN = ["edge", "public", "gateway", "public_tls"]
 
 
+@pytest.mark.slow
 @given(
     surface=st.sampled_from(PLAIN),
     method=st.sampled_from(["GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS", "PATCH"]),

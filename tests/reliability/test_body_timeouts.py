@@ -16,6 +16,8 @@ import pytest
 from reliability.rawhttp import connect, read_until_closed, request_head, statuses
 from reliability.refproc import RefProcess, checked_reference
 
+pytestmark = pytest.mark.slow  # each case waits out a timeout of the reference
+
 BODY_TIMEOUT = 3.0  # body_idle_timeout_s of this module's reference (default 30)
 MIN_RATE = 1024  # body_min_rate_bps (the default)
 KEEPALIVE = 3.0  # keepalive_timeout_s (default 30)
@@ -113,6 +115,7 @@ def _trickle(ref: RefProcess, per_second: int, seconds: float) -> tuple[list[int
     return statuses(raw), time.monotonic() - started, closed or closed_after
 
 
+@pytest.mark.slow
 def test_slow_honest_body_is_not_cut_off(ref: RefProcess) -> None:
     """4 KiB/s for 8 s (well past the 3 s idle limit in total, never idle): stored."""
     codes, _, _ = _trickle(ref, 4096, 8.0)

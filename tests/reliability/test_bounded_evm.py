@@ -56,6 +56,7 @@ def bounded(tmp_path_factory: pytest.TempPathFactory) -> Any:
     assert_no_traceback(log)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method", ["eth_call", "eth_estimateGas"])
 def test_a_looping_call_stops_at_its_time_limit(bounded: Any, method: str) -> None:
     _, url = bounded
@@ -111,6 +112,7 @@ def test_a_batch_of_loops_shares_one_budget(bounded: Any) -> None:
     assert took < 3 + MARGIN_S, f"the batch ran {took:.1f} s"
 
 
+@pytest.mark.slow
 def test_default_limits_are_geths(launch: Callable[..., RefProcess]) -> None:
     """Without overrides: 5 s per call and a 50,000,000 gas cap (geth's defaults)."""
     proc = launch()

@@ -63,6 +63,7 @@ FLOODS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("target", sorted(FLOODS))
 def test_slow_body_flood_bounded_and_others_served(ref: RefProcess, target: str) -> None:
     """150 connections declare 1 MiB, send 1,000,000 bytes and fall silent: RSS stays within

@@ -108,6 +108,7 @@ def _job(api: RulesApiClient, collector: _Collector, name: str) -> dict[str, Any
     )
 
 
+@pytest.mark.slow
 def test_slow_collector_delays_only_its_own_job(
     ref: RefProcess, collectors: tuple[_Collector, _Collector]
 ) -> None:

@@ -45,6 +45,7 @@ def collector() -> Iterator[_Collector]:
     server.server_close()
 
 
+@pytest.mark.slow
 def test_pending_lines_are_bounded_in_bytes(ref: RefProcess, collector: _Collector) -> None:
     api = RulesApiClient.from_surface(ref.surface("rules_api"))
     edge = str(ref.surface("edge")["url"])

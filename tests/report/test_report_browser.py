@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from helpers.browser import chromium, needs_chromium
 
 from conformance.report.render import render_report, write_html
@@ -12,6 +13,7 @@ from conformance.report.render import render_report, write_html
 pytestmark = needs_chromium
 
 
+@pytest.mark.slow
 def test_report_opens_without_console_errors(mixed: dict[str, Any], tmp_path: Path) -> None:
     """The page runs its filter script cleanly and shows verdict and scores; a screenshot stays."""
     page = write_html(render_report(mixed), tmp_path / "index.html")

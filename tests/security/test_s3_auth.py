@@ -46,6 +46,7 @@ def _refused(reply: WireReply, status: int, *codes: str) -> None:
     )
 
 
+@pytest.mark.slow
 def test_expired_presigned_url_is_refused(wire: WireClient) -> None:
     # X-Amz-Date has one-second resolution: 3 s leaves margin for the first, valid GET
     url = wire.presign("GET", BUCKET, "secret", expires=3)

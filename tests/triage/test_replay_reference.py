@@ -61,6 +61,7 @@ def _curl_answer(results: Path, ready: dict[str, Any]) -> str | None:
     return done.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(600)
 def test_replay_reproduces_the_broken_answer_then_sees_the_fix(tmp_path: Path) -> None:
     results = _run_broken(tmp_path)

@@ -100,6 +100,7 @@ def test_every_recorded_request_has_a_copyable_command(moto: dict[str, Any]) -> 
     assert "conformancemotokey" not in html and "conformance-moto-secret" not in html
 
 
+@pytest.mark.slow
 @needs_chromium
 def test_the_triage_view_loads_in_a_browser_without_errors(
     moto: dict[str, Any], tmp_path: Path
