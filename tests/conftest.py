@@ -4,7 +4,6 @@ import atexit
 import os
 import shutil
 import tempfile
-from pathlib import Path
 
 pytest_plugins = ["pytester"]
 
@@ -13,12 +12,15 @@ def _cache_subprocess_bytecode() -> None:
     """The project's tests start ~1,000 Python subprocesses (suite runs, references, the CLI).
     Where the environment sets PYTHONDONTWRITEBYTECODE (this machine and CI do) each compiled
     every module it imported again, ~1.5 s of CPU per process. Their bytecode goes to one cache
-    outside the tree instead (Python writes each file atomically, so workers may share it);
-    `EC_TEST_NO_PYCACHE=1` keeps the environment as it is."""
+    for the session instead: a private folder (mode 0700, unguessable name: a shared, guessable
+    one in /tmp would let another user plant bytecode), removed when the session ends, never in
+    the tree. Python writes each file atomically, so xdist workers may share it; they inherit
+    the variable. `EC_TEST_NO_PYCACHE=1` keeps the environment as it is."""
     if os.environ.get("EC_TEST_NO_PYCACHE") == "1" or os.environ.get("PYTHONPYCACHEPREFIX"):
         return
-    folder = Path(tempfile.gettempdir()) / f"edge-conformance-pycache-{os.getuid()}"
-    os.environ["PYTHONPYCACHEPREFIX"] = str(folder)
+    folder = tempfile.mkdtemp(prefix="ec-test-pycache-")
+    atexit.register(shutil.rmtree, folder, True)
+    os.environ["PYTHONPYCACHEPREFIX"] = folder
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 

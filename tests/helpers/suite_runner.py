@@ -20,7 +20,9 @@ TIMEOUT_S = 600
 # hypothesis, allure and anyio plugins cost ~0.5 s of CPU per run (hypothesis is imported for
 # its end-of-run summary) and a project session starts ~250 of these runs. The storage model
 # uses hypothesis itself, which needs no pytest plugin.
-SUITE_PLUGINS = ("edge_conformance", "timeout", "rerunfailures", "xdist")  # entry-point names
+# entry-point names; xdist first: the suite's plugin imports it, and pytest warns when it
+# cannot rewrite a module that is already imported
+SUITE_PLUGINS = ("xdist", "edge_conformance", "timeout", "rerunfailures")
 
 
 def suite_packages(rules: Sequence[str]) -> list[str]:
