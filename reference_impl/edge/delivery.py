@@ -131,7 +131,11 @@ class Delivery:
             dropped = self.dropped.pop(key, 0)
             zone_id, job_id = key
             job = self._job(zone_id, job_id)
-            if job is None or not lines:
+            if job is None:  # deleted: nothing of it is kept (jobs come and go by the thousand)
+                self.lost.pop(key, None)
+                self._locks.pop(key, None)
+                return False
+            if not lines:
                 return False
             if dropped:
                 LOG.warning(
@@ -213,8 +217,9 @@ class Delivery:
                 job["last_complete"] = now
             if dropped:  # a loss, even when the batch itself went out
                 note = (
-                    f"{dropped} lines dropped since the last complete batch: more than"
-                    " log_pending_max_lines were waiting"
+                    f"{dropped} lines dropped since the last batch written with none dropped:"
+                    " more than log_pending_max_lines lines or log_pending_max_bytes"
+                    " characters were waiting"
                 )
                 error = f"{error}; {note}" if error else note
             if error is not None:

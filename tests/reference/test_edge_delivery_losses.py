@@ -66,3 +66,24 @@ def test_a_later_failure_keeps_the_drops_in_the_message() -> None:
     _lines(delivery, 1)  # a clean batch: the count starts again
     asyncio.run(delivery.flush())
     assert delivery.lost == {}
+
+
+def test_a_deleted_job_leaves_nothing_behind() -> None:
+    """Counters of a job that is gone are dropped with it: a zone that makes and deletes jobs
+    all day must not grow the reference's memory."""
+    delivery, state = _delivery(["timed out"])
+    _lines(delivery, 5)
+    asyncio.run(delivery.flush())
+    assert delivery.lost and delivery._locks
+    _lines(delivery, 1)
+    state.job = {}  # deleted while its lines waited
+    asyncio.run(delivery.flush())
+    assert delivery.lost == {} and delivery._locks == {} and delivery.pending == {}
+
+
+def test_the_message_names_both_bounds() -> None:
+    delivery, state = _delivery([None])
+    _lines(delivery, 3)
+    asyncio.run(delivery.flush())
+    message = state.job["error_message"]
+    assert "log_pending_max_lines" in message and "log_pending_max_bytes" in message, message
