@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from helpers.moto_source import moto_server
-from helpers.suite_runner import rule_status, run_suite
+from helpers.suite_runner import rule_status, run_expecting_fail
 
 RUNS: list[dict[str, Any]] = [
     {
@@ -100,10 +100,10 @@ def test_suite_reports_fail_against_deviating_reference(
         pytest.importorskip("moto", reason="moto[server] is the migration source")
         with moto_server() as (endpoint, _):
             profile["migration_source_endpoint"] = endpoint
-            document = run_suite(tmp_path, rules=run["rules"], as_of=run.get("as_of"),
+            document = run_expecting_fail(tmp_path, rules=run["rules"], as_of=run.get("as_of"),
                                  reference_profile=profile)  # fmt: skip
     else:
-        document = run_suite(tmp_path, rules=run["rules"], as_of=run.get("as_of"),
+        document = run_expecting_fail(tmp_path, rules=run["rules"], as_of=run.get("as_of"),
                              reference_profile=profile)  # fmt: skip
     statuses = {rule: rule_status(document, rule) for rule in run["rules"]}
     not_failed = {rule: status for rule, status in statuses.items() if status != "FAIL"}
