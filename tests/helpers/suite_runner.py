@@ -6,6 +6,7 @@ Area tests use it for sensitivity checks: run a rule against a reference made to
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import json
 import os
@@ -44,15 +45,18 @@ def run_suite(
     as_of: str | None = None,
     reference_profile: dict[str, str] | None = None,
     extra_args: Sequence[str] = (),
+    packages: Sequence[str] | None = None,
 ) -> dict[str, Any]:
-    """Results of `pytest --pyargs conformance.suite.<area> --rule ...` run from `tmp_path`.
+    """Results of `pytest --pyargs conformance.suite.<area> --rule ...` run from `tmp_path`
+    (`packages`: the modules or packages to collect instead of the rules' areas).
 
     The document also carries `_exit_code` and `_output` (tail of the run's output) so that a
     failing assertion can show what happened.
     """
     results = tmp_path / "results.json"
     plugins = [arg for name in SUITE_PLUGINS for arg in ("-p", name)]
-    cmd = [sys.executable, "-m", "pytest", *plugins, "--pyargs", *suite_packages(rules), "-p",
+    collected = packages or suite_packages(rules)
+    cmd = [sys.executable, "-m", "pytest", *plugins, "--pyargs", *collected, "-p",
            "no:cacheprovider", "-q", "--results", str(results),
            # a break-check needs the verdict, not the shortest sequence: no shrinking
            "--model-shrink-seconds", "0"]  # fmt: skip
@@ -76,18 +80,34 @@ def run_suite(
 
 
 # The storage area's stateful model: one case that checks ~60 rules in ~8 s, most of a
-# storage break-check's run. A rule's verdict is the worst of its cases and FAIL is the worst
-# there is, so a FAIL its direct tests already give is the whole suite's verdict too.
-MODEL_TEST = "test_store_follows_the_model"
+# storage break-check's run.
+MODEL_MODULE = "conformance.suite.storage.model.test_store_model"
 
 
-def model_rules() -> frozenset[str]:
-    """The rules the storage model can fail (empty when the storage area is not installed)."""
-    try:
-        from conformance.suite.storage.model.context import rule_ids
-    except ImportError:
-        return frozenset()
-    return frozenset(rule_ids())
+@functools.cache
+def _covered() -> dict[str, list[str]]:
+    from conformance.coverage import covered_rule_ids
+
+    return covered_rule_ids()
+
+
+def direct_test_modules(rules: Sequence[str]) -> list[str]:
+    """The suite modules whose `pytest.mark.rule` names a rule that `--rule` would select for
+    `rules` (an id prefix, or an exact id ending in `$`), read from their source; the storage
+    model left out."""
+    modules: set[str] = set()
+    for rule_id, places in _covered().items():
+        if any(rule_matches(rule_id, pattern) for pattern in rules):
+            modules.update(place.split("::")[0].removesuffix(".py").replace("/", ".")
+                           for place in places)  # fmt: skip
+    modules.discard(MODEL_MODULE)
+    return sorted(modules)
+
+
+def rule_matches(rule_id: str, pattern: str) -> bool:
+    if pattern.endswith("$"):
+        return rule_id == pattern[:-1]
+    return rule_id.startswith(pattern)
 
 
 def run_expecting_fail(
@@ -100,17 +120,19 @@ def run_expecting_fail(
 ) -> dict[str, Any]:
     """`run_suite` for a break-check, which wants every rule of `rules` FAIL.
 
-    When the storage model covers one of the rules, the rules' other tests run first; if they
-    already make every rule FAIL, that is the verdict the whole selection would give (FAIL is
-    the worst status a case can lend its rule) and the model's run is spared. Otherwise the
-    whole selection runs, model included, and its document is returned.
+    First only the modules that name the rules run (no other module collected, the storage
+    model left out). If they already make every rule FAIL, that is the verdict the whole
+    selection would give: a rule takes the worst status of its cases and FAIL is the worst
+    (conformance/results.py), so more cases cannot change it. Otherwise the whole selection
+    runs as `run_suite` would, model included, and its document is returned; a module the
+    source scan missed can cost that second run, never a verdict.
     """
     kwargs: dict[str, Any] = {"as_of": as_of, "reference_profile": reference_profile}
-    if model_rules().intersection(rules):
-        first = tmp_path / "without-model"
+    modules = direct_test_modules(rules)
+    if modules:
+        first = tmp_path / "direct-tests"
         first.mkdir()
-        without = [*extra_args, "-k", f"not {MODEL_TEST}"]
-        document = run_suite(first, rules=rules, extra_args=without, **kwargs)
+        document = run_suite(first, rules=rules, packages=modules, extra_args=extra_args, **kwargs)
         if all(_status_or_none(document, rule) == "FAIL" for rule in rules):
             return document
     return run_suite(tmp_path, rules=rules, extra_args=extra_args, **kwargs)
