@@ -5,10 +5,7 @@ the unmutated tree, `--write-baseline` once per selection, then `--baseline` for
 the last line it prints is the verdict (bench/mutation/verdict.py), and its exit status is 0 only
 for a survivor. A run stops at the first failing test (-x) when the baseline has no failing case,
 so a killed mutant costs seconds; a -x run that stopped on something that is not a kill (a setup
-ERROR, say) is run again without -x, so a later rule can still kill. When the selection runs
-the storage model, a first -x run leaves the model out: a kill there is a kill of the whole
-selection (a FAIL stays a FAIL whatever else runs), and only a mutant it misses pays for the
-model. Report folders go to a
+ERROR, say) is run again without -x, so a later rule can still kill. Report folders go to a
 temporary directory that is removed afterwards.
 """
 
@@ -29,9 +26,6 @@ from pathlib import Path
 from typing import Any
 
 from bench.mutation import verdict
-from conformance.suite.storage.model.context import rule_ids as model_rule_ids
-
-MODEL_TEST = "test_store_follows_the_model"  # the storage area's stateful model
 
 MOTO_STARTUP_S = 30.0
 OUTPUT_TAIL = 3000
@@ -122,12 +116,6 @@ def _judge(
     runs: list[verdict.Run] = []
     for day in days:
         stop_first = baseline.clean(day)
-        if stop_first and _selects_the_model(args):
-            # the model's ~8 s case runs first under -x; a kill by a direct test needs none of it
-            run, output = _run(args, selection, day, stop_first, skip_model=True)
-            if verdict.kills(baseline, run):
-                runs.append(run)
-                break
         run, output = _run(args, selection, day, stop_first)
         if stop_first and run.exit != 0 and not verdict.kills(baseline, run):
             # -x stopped on something that is not a kill: a later rule may still kill
@@ -140,30 +128,14 @@ def _judge(
     return verdict.classify(baseline, runs)
 
 
-def _selects_the_model(args: argparse.Namespace) -> bool:
-    """Does the selection run the storage model (a rule it can fail is selected)?"""
-    if "storage" in args.area:
-        return True
-    return any(
-        rule.startswith(prefix.removesuffix("$"))
-        for rule in model_rule_ids()
-        for prefix in args.rule
-    )
-
-
 def _run(
-    args: argparse.Namespace,
-    selection: list[str],
-    day: str,
-    stop_first: bool,
-    skip_model: bool = False,
+    args: argparse.Namespace, selection: list[str], day: str, stop_first: bool
 ) -> tuple[verdict.Run, str]:
     with tempfile.TemporaryDirectory(prefix="ec-mutant-") as reports:
         command = [
             sys.executable, "-m", "conformance.cli", "run", "-n", "0", "--run-id", "mutant",
             "--as-of", day, "--report-dir", reports, "--case-timeout", args.case_timeout,
             *selection, "--", *(["-x"] if stop_first else []),
-            *(["-k", f"not {MODEL_TEST}"] if skip_model else []),
             "-q", "-p", "no:randomly", "--model-shrink-seconds", "0",
         ]  # fmt: skip
         proc = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
