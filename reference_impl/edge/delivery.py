@@ -91,6 +91,7 @@ class Delivery:
         lifespan owns the task). A job whose batch is still in flight is skipped this round."""
         while True:
             await asyncio.sleep(self.interval)
+            self._forget_deleted()
             for key in list(self.pending):
                 if not self._lock(key).locked():
                     self._start(key)
@@ -99,6 +100,7 @@ class Delivery:
         """Deliver every job's pending lines now (after a batch already in flight for it); the
         number of batches written. Waits at most one attempt's deadline plus FLUSH_GRACE: a
         batch still going then is counted out here but goes on."""
+        self._forget_deleted()
         started = [self._start(key) for key in list(self.pending)]
         if not started:
             return 0
@@ -109,6 +111,17 @@ class Delivery:
             for task in done
             if not task.cancelled() and task.exception() is None and task.result()
         )
+
+    def _forget_deleted(self) -> None:
+        """Drop the lock and loss count of jobs that are gone. A job deleted with no line
+        waiting, or while its batch was in flight, has no later batch to drop them."""
+        for key in self._locks.keys() | self.lost.keys():
+            lock = self._locks.get(key)
+            if key in self.pending or (lock is not None and lock.locked()):
+                continue  # its batch clears it, or is still going
+            if self._job(*key) is None:
+                self._locks.pop(key, None)
+                self.lost.pop(key, None)
 
     def _lock(self, key: JobKey) -> asyncio.Lock:
         lock = self._locks.get(key)

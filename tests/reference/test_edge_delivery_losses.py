@@ -87,3 +87,36 @@ def test_the_message_names_both_bounds() -> None:
     asyncio.run(delivery.flush())
     message = state.job["error_message"]
     assert "log_pending_max_lines" in message and "log_pending_max_bytes" in message, message
+
+
+def _delete(state: _State) -> None:
+    """The job is gone from the zone, as the management API's delete leaves it."""
+    state.jobs = lambda zone_id: {}  # type: ignore[method-assign]
+
+
+def test_a_job_deleted_with_nothing_pending_leaves_nothing_behind() -> None:
+    """The usual end of a job: its lines went out (here with a loss), then it was deleted with
+    none waiting, so no batch of it ever runs again to drop its lock and loss count."""
+    delivery, state = _delivery(["timed out"])
+    _lines(delivery, 5)
+    asyncio.run(delivery.flush())
+    assert delivery.lost and delivery._locks and not delivery.pending
+    _delete(state)
+    asyncio.run(delivery.flush())
+    assert delivery.lost == {} and delivery._locks == {}
+
+
+def test_a_job_deleted_during_its_batch_leaves_nothing_behind() -> None:
+    """Deleted while a failing batch was in flight: the batch records its loss after the check
+    that the job exists; the next flush drops it."""
+    delivery, state = _delivery([])
+
+    async def deliver(destination: str, body: bytes) -> str | None:
+        _delete(state)
+        return "timed out"
+
+    delivery._deliver = deliver  # type: ignore[method-assign]
+    _lines(delivery, 5)
+    asyncio.run(delivery.flush())
+    asyncio.run(delivery.flush())
+    assert delivery.lost == {} and delivery._locks == {}
