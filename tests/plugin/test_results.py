@@ -28,7 +28,9 @@ def case(rule_id: str, status: str, message: str | None = None) -> dict[str, Any
     [
         (["PASS", "FAIL", "ERROR"], "FAIL"),
         (["PASS", "ERROR", "XPASS"], "ERROR"),
-        (["XFAIL", "XPASS"], "XPASS"),
+        (["XPASS", "XPASS"], "XPASS"),
+        # still failing in one case: an expected rule that is not fixed
+        (["XFAIL", "XPASS"], "XFAIL"),
         (["PASS", "XFAIL"], "XFAIL"),
         (["PASS", "N/A"], "PASS"),
         (["N/A", "N/A"], "N/A"),
