@@ -10,11 +10,12 @@ import functools
 import importlib.util
 import json
 import os
-import subprocess
-import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
+
+from conformance.plugin.collection import rule_matches
+from helpers.zygote_client import run_pytest
 
 TIMEOUT_S = 600
 # The plugins a suite run uses, loaded by name instead of every installed entry point: the
@@ -46,17 +47,19 @@ def run_suite(
     reference_profile: dict[str, str] | None = None,
     extra_args: Sequence[str] = (),
     packages: Sequence[str] | None = None,
+    results_name: str = "results.json",
 ) -> dict[str, Any]:
-    """Results of `pytest --pyargs conformance.suite.<area> --rule ...` run from `tmp_path`
-    (`packages`: the modules or packages to collect instead of the rules' areas).
+    """Results of `python -m pytest --pyargs conformance.suite.<area> --rule ...` from `tmp_path`
+    (`packages`: the modules or packages to collect instead of the rules' areas), made by
+    the fork server (helpers/zygote_client.py) when it can serve the run.
 
     The document also carries `_exit_code` and `_output` (tail of the run's output) so that a
     failing assertion can show what happened.
     """
-    results = tmp_path / "results.json"
+    results = tmp_path / results_name
     plugins = [arg for name in SUITE_PLUGINS for arg in ("-p", name)]
     collected = packages or suite_packages(rules)
-    cmd = [sys.executable, "-m", "pytest", *plugins, "--pyargs", *collected, "-p",
+    cmd = [*plugins, "--pyargs", *collected, "-p",
            "no:cacheprovider", "-q", "--results", str(results),
            # a break-check needs the verdict, not the shortest sequence: no shrinking
            "--model-shrink-seconds", "0"]  # fmt: skip
@@ -68,14 +71,12 @@ def run_suite(
         cmd += ["--reference-profile", f"{key}={value}"]
     cmd += list(extra_args)
     env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
-    proc = subprocess.run(
-        cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=TIMEOUT_S, check=False
-    )
-    output = (proc.stdout + proc.stderr)[-4000:]
+    code, output = run_pytest(cmd, tmp_path, env, TIMEOUT_S)
+    output = output[-4000:]
     if not results.is_file():
-        raise AssertionError(f"the suite wrote no results (exit {proc.returncode}):\n{output}")
+        raise AssertionError(f"the suite wrote no results (exit {code}):\n{output}")
     document: dict[str, Any] = json.loads(results.read_text(encoding="utf-8"))
-    document["_exit_code"], document["_output"] = proc.returncode, output
+    document["_exit_code"], document["_output"] = code, output
     return document
 
 
@@ -104,12 +105,6 @@ def direct_test_modules(rules: Sequence[str]) -> list[str]:
     return sorted(modules)
 
 
-def rule_matches(rule_id: str, pattern: str) -> bool:
-    if pattern.endswith("$"):
-        return rule_id == pattern[:-1]
-    return rule_id.startswith(pattern)
-
-
 def run_expecting_fail(
     tmp_path: Path,
     *,
@@ -130,9 +125,11 @@ def run_expecting_fail(
     kwargs: dict[str, Any] = {"as_of": as_of, "reference_profile": reference_profile}
     modules = direct_test_modules(rules)
     if modules:
-        first = tmp_path / "direct-tests"
-        first.mkdir()
-        document = run_suite(first, rules=rules, packages=modules, extra_args=extra_args, **kwargs)
+        # from tmp_path too: an expectations file or a plugin the caller put there applies
+        document = run_suite(
+            tmp_path, rules=rules, packages=modules, extra_args=extra_args,
+            results_name="direct-tests.json", **kwargs,
+        )  # fmt: skip
         if all(_status_or_none(document, rule) == "FAIL" for rule in rules):
             return document
     return run_suite(tmp_path, rules=rules, extra_args=extra_args, **kwargs)

@@ -7,6 +7,8 @@ pin which runs are made and which document is returned.
 
 from __future__ import annotations
 
+import datetime as dt
+import itertools
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -15,24 +17,28 @@ import pytest
 from helpers import suite_runner
 from helpers.suite_runner import direct_test_modules, rule_status
 
+from conformance import results
+from conformance.plugin.catalog import load_catalog
+
 MODELLED = "storage.put-object.etag-md5"  # checked by its own tests and by the storage model
 
 
 def _fake_runs(
-    monkeypatch: pytest.MonkeyPatch, first: str, second: str
+    monkeypatch: pytest.MonkeyPatch, first: str, second: str, tmp_path: Path
 ) -> list[tuple[Sequence[str] | None, tuple[str, ...]]]:
     """Stand in for the suite: the first run reports `first` for every rule, later ones `second`;
     each call is recorded as (packages, extra_args)."""
     calls: list[tuple[Sequence[str] | None, tuple[str, ...]]] = []
 
     def fake(
-        tmp_path: Path,
+        cwd: Path,
         *,
         rules: list[str],
         extra_args: Sequence[str] = (),
         packages: Sequence[str] | None = None,
         **_: Any,
     ) -> dict[str, Any]:
+        assert cwd == tmp_path  # both runs see what the caller put there (expectations, plugins)
         calls.append((packages, tuple(extra_args)))
         status = first if len(calls) == 1 else second
         return {"rules": [{"id": rule, "status": status} for rule in rules], "_output": ""}
@@ -55,7 +61,7 @@ def test_the_modules_are_those_that_name_the_rule_without_the_model() -> None:
 def test_rules_failed_by_their_modules_need_no_second_run(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    calls = _fake_runs(monkeypatch, "FAIL", "PASS")
+    calls = _fake_runs(monkeypatch, "FAIL", "PASS", tmp_path)
     document = suite_runner.run_expecting_fail(tmp_path, rules=[MODELLED], extra_args=["-n", "2"])
     assert rule_status(document, MODELLED) == "FAIL"
     assert calls == [(direct_test_modules([MODELLED]), ("-n", "2"))]
@@ -64,7 +70,7 @@ def test_rules_failed_by_their_modules_need_no_second_run(
 def test_rules_not_failed_by_their_modules_run_the_whole_selection(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    calls = _fake_runs(monkeypatch, "PASS", "FAIL")
+    calls = _fake_runs(monkeypatch, "PASS", "FAIL", tmp_path)
     document = suite_runner.run_expecting_fail(tmp_path, rules=[MODELLED])
     assert rule_status(document, MODELLED) == "FAIL"
     assert calls == [(direct_test_modules([MODELLED]), ()), (None, ())]
@@ -91,6 +97,17 @@ def test_a_rule_no_module_names_runs_the_whole_selection_once(
 ) -> None:
     rule = "storage.no-such-rule-prefix"
     assert direct_test_modules([rule]) == []
-    calls = _fake_runs(monkeypatch, "PASS", "FAIL")
+    calls = _fake_runs(monkeypatch, "PASS", "FAIL", tmp_path)
     suite_runner.run_expecting_fail(tmp_path, rules=[rule])
     assert calls == [(None, ())]
+
+
+@pytest.mark.parametrize(
+    "others", list(itertools.combinations_with_replacement(map(str, results.CASE_STATUSES), 2))
+)
+def test_a_fail_case_makes_the_rule_fail_whatever_else_ran(others: tuple[str, ...]) -> None:
+    """The ground the shortcut stands on: more cases never take a rule out of FAIL."""
+    rule = load_catalog().get(MODELLED)
+    cases = [{"status": "FAIL", "message": "broken"}, *({"status": s} for s in others)]
+    status, _ = results.rule_status(rule, cases, dt.date(2026, 1, 1), "reference")
+    assert status == "FAIL", (others, status)

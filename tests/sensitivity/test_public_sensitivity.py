@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 from helpers.suite_runner import rule_status, run_expecting_fail
 
-
 GROUPS: dict[str, tuple[str | None, dict[str, str], list[str]]] = {
     # name: (as_of, profile overrides, rules that must come out FAIL)
     "headers-and-protocol": (
