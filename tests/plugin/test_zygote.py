@@ -1,0 +1,91 @@
+"""The fork server that break-check runs go through: same exit, output and environment as
+`python -m pytest`, a timeout that takes the whole run down, a plain run when it cannot serve."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+from helpers import zygote_client
+from helpers.zygote_client import run_pytest
+
+TESTS = """
+import os, pathlib, sys, time
+
+def test_passes():
+    pathlib.Path("seen.txt").write_text(os.environ.get("ZYGOTE_PROBE", "") + "|" + sys.path[0])
+
+def test_fails():
+    assert 1 == 2
+
+def test_sleeps():
+    if os.environ.get("ZYGOTE_SLEEP"):
+        pathlib.Path("pid.txt").write_text(str(os.getpid()))
+        time.sleep(600)
+"""
+
+
+def _env(**extra: str) -> dict[str, str]:
+    return {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", **extra}
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    (tmp_path / "test_probe.py").write_text(TESTS, encoding="utf-8")
+    return tmp_path
+
+
+ARGS = ["test_probe.py", "-q", "-p", "no:cacheprovider"]
+
+
+def test_a_run_is_what_python_m_pytest_gives(project: Path) -> None:
+    code, output = run_pytest(ARGS, project, _env(ZYGOTE_PROBE="forked"), timeout=120)
+    assert zygote_client._server is not None and zygote_client._server.alive()
+    assert code == 1 and "1 failed, 2 passed" in output, output
+    assert "assert 1 == 2" in output  # assertion rewriting as in a fresh process
+    assert (project / "seen.txt").read_text() == f"forked|{project}"
+    assert not (project / ".suite-output.txt").exists()
+    plain = subprocess.run(
+        [os.sys.executable, "-m", "pytest", *ARGS], cwd=project, env=_env(ZYGOTE_PROBE="plain"),
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert plain.returncode == code and "1 failed, 2 passed" in plain.stdout
+
+
+def test_a_run_past_its_timeout_is_killed_with_what_it_started(project: Path) -> None:
+    started = time.monotonic()
+    with pytest.raises(subprocess.TimeoutExpired):
+        run_pytest([*ARGS, "-k", "sleeps"], project, _env(ZYGOTE_SLEEP="1"), timeout=5)
+    assert time.monotonic() - started < 60
+    pid = int((project / "pid.txt").read_text())
+    assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+    code, output = run_pytest([*ARGS, "-k", "passes"], project, _env(), timeout=120)
+    assert code == 0, output  # the server serves on
+
+
+def test_other_interpreter_settings_run_plainly(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    run_pytest([*ARGS, "-k", "passes"], project, _env(), timeout=120)
+    server = zygote_client._server
+    assert server is not None
+    served: list[Path] = []
+
+    def serve(argv: object, cwd: Path, env: object, output: Path, timeout: float) -> int:
+        served.append(cwd)
+        output.write_text("served", encoding="utf-8")
+        return 0
+
+    monkeypatch.setattr(server, "run", serve)
+    code, _ = run_pytest([*ARGS, "-k", "passes"], project, _env(PYTHONHASHSEED="7"), timeout=120)
+    assert code == 0 and served == []
+    monkeypatch.setenv(zygote_client.OPT_OUT, "1")
+    code, _ = run_pytest([*ARGS, "-k", "passes"], project, _env(), timeout=120)
+    assert code == 0 and served == []
+    monkeypatch.delenv(zygote_client.OPT_OUT)
+    run_pytest([*ARGS, "-k", "passes"], project, _env(), timeout=120)
+    assert len(served) == 1
