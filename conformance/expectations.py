@@ -109,13 +109,17 @@ class Update:
 
 
 def update(existing: Mapping[str, Expectation], doc: Mapping[str, Any]) -> Update:
-    """Expectations after a run: failing rules added or kept, fixed ones dropped.
+    """Expectations after a run: failing rules added or kept, fixed ones dropped (a rule is
+    fixed when it PASSes or XPASSes with no case still XFAIL).
 
     A rule the run did not judge (N/A, UNTESTED, outside a --rule selection) keeps its entry:
     a partial run must not forget known failures elsewhere.
     """
     statuses = {str(r["id"]): str(r["status"]) for r in doc.get("rules", [])}
     messages = {str(r["id"]): r.get("reason") for r in doc.get("rules", [])}
+    # an expectation marks every test of its rule: an XPASS rule with a case still XFAIL is
+    # only partly fixed, and dropping its entry would turn that case into a FAIL next run
+    still_failing = {str(c["rule_id"]) for c in doc.get("cases", []) if c.get("status") == XFAIL}
     result: dict[str, Expectation] = {}
     added, removed, kept = [], [], []
     for rule_id, status in statuses.items():
@@ -133,7 +137,7 @@ def update(existing: Mapping[str, Expectation], doc: Mapping[str, Any]) -> Updat
     for rule_id, old in existing.items():
         if rule_id in result:
             continue
-        if statuses.get(rule_id) in FIXED:
+        if statuses.get(rule_id) in FIXED and rule_id not in still_failing:
             removed.append(rule_id)
         else:
             result[rule_id] = old
