@@ -10,6 +10,7 @@ any fork).
 from __future__ import annotations
 
 import atexit
+import contextlib
 import json
 import os
 import select
@@ -80,15 +81,34 @@ class Zygote:
         request = {"argv": list(argv), "cwd": str(cwd), "env": dict(env), "output": str(output)}
         self.proc.stdin.write(json.dumps(request).encode() + b"\n")
         self.proc.stdin.flush()
-        started = self._reply(deadline=time.monotonic() + 60)
-        if "pid" not in started:
-            raise RuntimeError(f"the fork server refused: {started}")
+        pid: int | None = None
         try:
-            return int(self._reply(deadline=time.monotonic() + timeout)["exit"])
-        except TimeoutError:
-            os.killpg(started["pid"], signal.SIGKILL)  # the run and what it started
-            self._reply(deadline=None)
-            raise subprocess.TimeoutExpired(["pytest", *argv], timeout) from None
+            started = self._reply(deadline=time.monotonic() + 60)
+            if "pid" not in started:
+                raise RuntimeError(f"the fork server refused: {started}")
+            pid = int(started["pid"])
+            try:
+                return int(self._reply(deadline=time.monotonic() + timeout)["exit"])
+            except TimeoutError:
+                with contextlib.suppress(ProcessLookupError):  # it may have just ended
+                    os.killpg(pid, signal.SIGKILL)  # the run and what it started
+                self._reply(deadline=None)
+                raise subprocess.TimeoutExpired(["pytest", *argv], timeout) from None
+        except subprocess.TimeoutExpired:
+            raise
+        except BaseException:
+            # left mid-protocol (an interrupt, a timeout of the caller, a refusal): the
+            # server's next lines would answer this run, not the next one; end both
+            self.abandon(pid)
+            raise
+
+    def abandon(self, pid: int | None) -> None:
+        """Kill the run in flight (if any) and the server: a later run starts a new one."""
+        if pid is not None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(pid, signal.SIGKILL)
+        self.proc.kill()
+        self.proc.wait()
 
 
 _server: Zygote | None = None

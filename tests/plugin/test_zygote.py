@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import time
 from pathlib import Path
@@ -89,3 +90,37 @@ def test_other_interpreter_settings_run_plainly(
     monkeypatch.delenv(zygote_client.OPT_OUT)
     run_pytest([*ARGS, "-k", "passes"], project, _env(), timeout=120)
     assert len(served) == 1
+
+
+class _Interrupted(Exception):
+    pass
+
+
+def test_a_caller_interrupted_mid_run_leaves_no_answer_for_the_next_run(project: Path) -> None:
+    """An exception in the caller while a run is in flight (Ctrl-C, a signal-based timeout of
+    the calling test) used to leave the server's answers to that run in the pipe: the next run
+    read them as its own (a refusal, then every later run one behind). Hostile review 2."""
+    (project / "test_short.py").write_text(
+        "import os, pathlib, time\n"
+        "def test_naps():\n"
+        "    pathlib.Path('nap.txt').write_text(str(os.getpid()))\n"
+        "    time.sleep(6)\n",
+        encoding="utf-8",
+    )
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise _Interrupted
+
+    previous = signal.signal(signal.SIGALRM, interrupt)
+    try:
+        signal.alarm(3)
+        with pytest.raises(_Interrupted):
+            run_pytest(["test_short.py", "-q", "-p", "no:cacheprovider"], project, _env(), 120)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+    time.sleep(5)  # the interrupted run has ended by now and its answers were written
+    code, output = run_pytest([*ARGS, "-k", "fails"], project, _env(), timeout=120)
+    assert code == 1 and "1 failed" in output, output
+    code, output = run_pytest([*ARGS, "-k", "passes"], project, _env(), timeout=120)
+    assert code == 0 and "1 passed" in output, output
