@@ -22,6 +22,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import psutil
+
 SERVER = Path(__file__).with_name("suite_zygote.py")
 OPT_OUT = "EC_TEST_NO_ZYGOTE"
 
@@ -90,8 +92,7 @@ class Zygote:
             try:
                 return int(self._reply(deadline=time.monotonic() + timeout)["exit"])
             except TimeoutError:
-                with contextlib.suppress(ProcessLookupError):  # it may have just ended
-                    os.killpg(pid, signal.SIGKILL)  # the run and what it started
+                _kill_run(pid)
                 self._reply(deadline=None)
                 raise subprocess.TimeoutExpired(["pytest", *argv], timeout) from None
         except subprocess.TimeoutExpired:
@@ -105,10 +106,23 @@ class Zygote:
     def abandon(self, pid: int | None) -> None:
         """Kill the run in flight (if any) and the server: a later run starts a new one."""
         if pid is not None:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(pid, signal.SIGKILL)
+            _kill_run(pid)
         self.proc.kill()
         self.proc.wait()
+
+
+def _kill_run(pid: int) -> None:
+    """Kill a run: its process group and every process it started, the reference included
+    (the suite starts it in a session of its own, out of reach of the group)."""
+    try:
+        descendants = psutil.Process(pid).children(recursive=True)
+    except psutil.Error:
+        descendants = []  # it has just ended
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGKILL)
+    for process in descendants:
+        with contextlib.suppress(psutil.Error):
+            process.kill()
 
 
 _server: Zygote | None = None

@@ -124,3 +124,29 @@ def test_a_caller_interrupted_mid_run_leaves_no_answer_for_the_next_run(project:
     assert code == 1 and "1 failed" in output, output
     code, output = run_pytest([*ARGS, "-k", "passes"], project, _env(), timeout=120)
     assert code == 0 and "1 passed" in output, output
+
+
+def test_a_timeout_kills_what_the_run_started_in_a_session_of_its_own(project: Path) -> None:
+    """The suite starts the reference with start_new_session=True (plugin/launcher.py), out of
+    the run's process group: killing the group alone left it running (hostile review 2)."""
+    (project / "test_spawn.py").write_text(
+        "import pathlib, subprocess, sys, time\n"
+        "def test_spawns():\n"
+        "    child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(300)'],\n"
+        "                             start_new_session=True)\n"
+        "    pathlib.Path('spawned.txt').write_text(str(child.pid))\n"
+        "    time.sleep(300)\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(subprocess.TimeoutExpired):
+        run_pytest(["test_spawn.py", "-q", "-p", "no:cacheprovider"], project, _env(), timeout=20)
+    spawned = int((project / "spawned.txt").read_text())
+    deadline = time.monotonic() + 10
+    while psutil.pid_exists(spawned) and time.monotonic() < deadline:
+        if psutil.Process(spawned).status() == psutil.STATUS_ZOMBIE:
+            break
+        time.sleep(0.1)
+    alive = psutil.pid_exists(spawned) and psutil.Process(spawned).status() != psutil.STATUS_ZOMBIE
+    if alive:
+        psutil.Process(spawned).kill()
+    assert not alive, "the process the run started in its own session outlived the timeout"
