@@ -11,7 +11,9 @@ gets; the suite's test modules are never imported here either.
 
 Protocol (one request at a time, JSON lines): the client writes `{"argv", "cwd", "env",
 "output"}` on stdin; the server answers `{"pid": N}` once forked and `{"exit": code}` when the
-child ends (negative for a signal, as `subprocess` says).
+child ends (negative for a signal, as `subprocess` says). The server ignores SIGINT (a Ctrl-C
+reaches its client, which kills the run and the server); if its client goes away mid-run
+(stdin closes), it kills the run with everything the run started and exits.
 """
 
 from __future__ import annotations
@@ -20,9 +22,14 @@ import atexit
 import contextlib
 import json
 import os
+import select
+import signal
 import sys
 import threading
+from collections.abc import Iterator
 from typing import Any
+
+import psutil
 
 # Heavy libraries a suite run imports anyway; none of them starts a thread at import time.
 PRELOAD = (
@@ -50,6 +57,7 @@ def preload() -> None:
 def run_child(request: dict[str, Any], replies: int) -> int:
     """In the forked child: become the run, as `python -m pytest <argv>` from `cwd`."""
     os.close(replies)  # the server's answers are not the run's to hold open
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # the server ignores it
     os.setsid()
     os.chdir(request["cwd"])
     os.environ.clear()
@@ -81,11 +89,71 @@ def run_child(request: dict[str, Any], replies: int) -> int:
     return code
 
 
+def kill_run(pid: int) -> None:
+    """Kill a run: its process group and every process it started, the reference included
+    (the suite starts it in a session of its own, out of reach of the group)."""
+    try:
+        descendants = psutil.Process(pid).children(recursive=True)
+    except psutil.Error:
+        descendants = []  # it has just ended
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGKILL)
+    for process in descendants:
+        with contextlib.suppress(psutil.Error):
+            process.kill()
+
+
+class Requests:
+    """Request lines read from fd 0 unbuffered, so a select on it says what is really there."""
+
+    def __init__(self) -> None:
+        self.buffer = b""
+        self.closed = False
+
+    def feed(self) -> None:
+        chunk = os.read(0, 65536)
+        self.buffer += chunk
+        self.closed = not chunk
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        while True:
+            while b"\n" not in self.buffer and not self.closed:
+                self.feed()
+            if b"\n" not in self.buffer:
+                return
+            line, self.buffer = self.buffer.split(b"\n", 1)
+            yield json.loads(line)
+
+
+def wait_run(pid: int, requests: Requests) -> int | None:
+    """The run's wait status, or None when the client went away first (the run is killed)."""
+    try:
+        watch = [0, os.pidfd_open(pid)]
+    except (AttributeError, OSError):  # no pidfd: look again every 0.1 s
+        watch = [0]
+    try:
+        while True:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                return status
+            ready, _, _ = select.select(watch, [], [], None if len(watch) == 2 else 0.1)
+            if 0 in ready:
+                requests.feed()
+                if requests.closed:
+                    kill_run(pid)
+                    os.waitpid(pid, 0)
+                    return None
+    finally:
+        for fd in watch[1:]:
+            os.close(fd)
+
+
 def serve() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     preload()
     replies = os.fdopen(os.dup(1), "w", buffering=1)
-    for line in sys.stdin:
-        request = json.loads(line)
+    requests = Requests()
+    for request in requests:
         if threading.active_count() != 1:  # a fork would copy a thread's locks mid-use
             replies.write(json.dumps({"error": "the server has threads"}) + "\n")
             continue
@@ -99,7 +167,9 @@ def serve() -> None:
             finally:
                 os._exit(code)
         replies.write(json.dumps({"pid": pid}) + "\n")
-        _, status = os.waitpid(pid, 0)
+        status = wait_run(pid, requests)
+        if status is None:
+            return
         replies.write(json.dumps({"exit": os.waitstatus_to_exitcode(status)}) + "\n")
 
 

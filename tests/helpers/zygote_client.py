@@ -10,19 +10,19 @@ any fork).
 from __future__ import annotations
 
 import atexit
-import contextlib
 import json
 import os
 import select
-import signal
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import psutil
+from helpers.suite_zygote import kill_run
 
 SERVER = Path(__file__).with_name("suite_zygote.py")
 OPT_OUT = "EC_TEST_NO_ZYGOTE"
@@ -40,9 +40,11 @@ def _interpreter_settings(env: Mapping[str, str]) -> dict[str, str]:
 class Zygote:
     def __init__(self, env: Mapping[str, str]) -> None:
         self.settings = _interpreter_settings(env)
+        # its own working directory: hypothesis settles its `.hypothesis` folder there at import
+        self.home = tempfile.mkdtemp(prefix="ec-zygote-")
         self.proc = subprocess.Popen(
             [sys.executable, str(SERVER)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            env=dict(env), cwd=SERVER.parent,
+            env=dict(env), cwd=self.home,
         )  # fmt: skip
         self._buffer = b""
 
@@ -57,6 +59,7 @@ class Zygote:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
+        shutil.rmtree(self.home, ignore_errors=True)
 
     def _reply(self, deadline: float | None) -> dict[str, Any]:
         """The server's next answer line; TimeoutError past `deadline`, EOFError if it died."""
@@ -92,7 +95,7 @@ class Zygote:
             try:
                 return int(self._reply(deadline=time.monotonic() + timeout)["exit"])
             except TimeoutError:
-                _kill_run(pid)
+                kill_run(pid)
                 self._reply(deadline=None)
                 raise subprocess.TimeoutExpired(["pytest", *argv], timeout) from None
         except subprocess.TimeoutExpired:
@@ -106,23 +109,10 @@ class Zygote:
     def abandon(self, pid: int | None) -> None:
         """Kill the run in flight (if any) and the server: a later run starts a new one."""
         if pid is not None:
-            _kill_run(pid)
+            kill_run(pid)
         self.proc.kill()
         self.proc.wait()
-
-
-def _kill_run(pid: int) -> None:
-    """Kill a run: its process group and every process it started, the reference included
-    (the suite starts it in a session of its own, out of reach of the group)."""
-    try:
-        descendants = psutil.Process(pid).children(recursive=True)
-    except psutil.Error:
-        descendants = []  # it has just ended
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pid, signal.SIGKILL)
-    for process in descendants:
-        with contextlib.suppress(psutil.Error):
-            process.kill()
+        shutil.rmtree(self.home, ignore_errors=True)
 
 
 _server: Zygote | None = None

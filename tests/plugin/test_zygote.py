@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -150,3 +151,48 @@ def test_a_timeout_kills_what_the_run_started_in_a_session_of_its_own(project: P
     if alive:
         psutil.Process(spawned).kill()
     assert not alive, "the process the run started in its own session outlived the timeout"
+
+
+SPAWNS = (
+    "import pathlib, subprocess, sys, time\n"
+    "def test_spawns():\n"
+    "    child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(300)'],\n"
+    "                             start_new_session=True)\n"
+    "    pathlib.Path('spawned.txt').write_text(str(child.pid))\n"
+    "    time.sleep(300)\n"
+)
+
+
+def _gone(pid: int, within: float) -> bool:
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        if not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE:
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def test_a_client_gone_mid_run_takes_the_run_and_the_server_down(project: Path) -> None:
+    """A test process killed mid-run (SIGKILL of an xdist worker) can no longer time its run
+    out: the server sees its stdin close, kills the run with what it started, and exits
+    (it used to wait for the run forever; hostile review 2)."""
+    (project / "test_spawn.py").write_text(SPAWNS, encoding="utf-8")
+    server = zygote_client.Zygote(_env(PYTEST_DISABLE_PLUGIN_AUTOLOAD="1"))
+    assert server.proc.stdin is not None
+    request = {"argv": ["test_spawn.py", "-q", "-p", "no:cacheprovider"], "cwd": str(project),
+               "env": _env(), "output": str(project / "out.txt")}  # fmt: skip
+    server.proc.stdin.write(json.dumps(request).encode() + b"\n")
+    server.proc.stdin.flush()
+    run = int(server._reply(deadline=time.monotonic() + 60)["pid"])
+    deadline = time.monotonic() + 60
+    while not (project / "spawned.txt").exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    spawned = int((project / "spawned.txt").read_text())
+    server.proc.send_signal(signal.SIGINT)  # a Ctrl-C reaches the server too: ignored
+    time.sleep(0.5)
+    assert server.alive() and psutil.pid_exists(run)
+    server.proc.stdin.close()  # the client is gone
+    assert server.proc.wait(timeout=30) == 0
+    assert _gone(run, 10) and _gone(spawned, 10)
+    server.stop()
+    assert not Path(server.home).exists()
