@@ -13,7 +13,8 @@ Protocol (one request at a time, JSON lines): the client writes `{"argv", "cwd",
 "output"}` on stdin; the server answers `{"pid": N}` once forked and `{"exit": code}` when the
 child ends (negative for a signal, as `subprocess` says). The server ignores SIGINT (a Ctrl-C
 reaches its client, which kills the run and the server); if its client goes away mid-run
-(stdin closes), it kills the run with everything the run started and exits.
+(stdin closes, or a reply meets a broken pipe) or it gets SIGTERM or SIGHUP, it kills the run
+with everything the run started and exits.
 """
 
 from __future__ import annotations
@@ -40,6 +41,9 @@ PRELOAD = (
 )  # fmt: skip
 
 
+ENDING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+
+
 def preload() -> None:
     for name in PRELOAD:
         with contextlib.suppress(ImportError):
@@ -58,6 +62,8 @@ def run_child(request: dict[str, Any], replies: int) -> int:
     """In the forked child: become the run, as `python -m pytest <argv>` from `cwd`."""
     os.close(replies)  # the server's answers are not the run's to hold open
     signal.signal(signal.SIGINT, signal.default_int_handler)  # the server ignores it
+    for ending in ENDING_SIGNALS:
+        signal.signal(ending, signal.SIG_DFL)
     os.setsid()
     os.chdir(request["cwd"])
     os.environ.clear()
@@ -92,12 +98,18 @@ def run_child(request: dict[str, Any], replies: int) -> int:
 def kill_run(pid: int) -> None:
     """Kill a run: its process group and every process it started, the reference included
     (the suite starts it in a session of its own, out of reach of the group)."""
+    # stopped first, so that nothing it starts while its descendants are listed escapes
+    for target, sig in ((os.killpg, signal.SIGSTOP), (os.kill, signal.SIGSTOP)):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            target(pid, sig)
     try:
         descendants = psutil.Process(pid).children(recursive=True)
     except psutil.Error:
         descendants = []  # it has just ended
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pid, signal.SIGKILL)
+    # by pid too: before its setsid() the run is not yet the leader of a group of its own
+    for target in (os.killpg, os.kill):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            target(pid, signal.SIGKILL)
     for process in descendants:
         with contextlib.suppress(psutil.Error):
             process.kill()
@@ -148,8 +160,14 @@ def wait_run(pid: int, requests: Requests) -> int | None:
             os.close(fd)
 
 
+def _end(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)
+
+
 def serve() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for ending in ENDING_SIGNALS:  # a SIGTERM to the whole group must not orphan the run
+        signal.signal(ending, _end)
     preload()
     replies = os.fdopen(os.dup(1), "w", buffering=1)
     requests = Requests()
@@ -166,11 +184,20 @@ def serve() -> None:
                 code = run_child(request, replies.fileno())
             finally:
                 os._exit(code)
-        replies.write(json.dumps({"pid": pid}) + "\n")
-        status = wait_run(pid, requests)
-        if status is None:
-            return
-        replies.write(json.dumps({"exit": os.waitstatus_to_exitcode(status)}) + "\n")
+        reaped = False
+        try:
+            replies.write(json.dumps({"pid": pid}) + "\n")
+            status = wait_run(pid, requests)
+            reaped = True
+            if status is None:
+                return
+            replies.write(json.dumps({"exit": os.waitstatus_to_exitcode(status)}) + "\n")
+        finally:
+            # the client gone (a broken pipe), a SIGTERM or SIGHUP: the run goes with the server
+            if not reaped:
+                kill_run(pid)
+                with contextlib.suppress(ChildProcessError):
+                    os.waitpid(pid, 0)
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ from pathlib import Path
 import psutil
 import pytest
 from helpers import zygote_client
+from helpers.suite_zygote import kill_run
 from helpers.zygote_client import run_pytest
 
 TESTS = """
@@ -166,33 +167,58 @@ SPAWNS = (
 def _gone(pid: int, within: float) -> bool:
     deadline = time.monotonic() + within
     while time.monotonic() < deadline:
-        if not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE:
+        try:
+            if psutil.Process(pid).status() == psutil.STATUS_ZOMBIE:
+                return True
+        except psutil.NoSuchProcess:
             return True
         time.sleep(0.1)
     return False
 
 
-def test_a_client_gone_mid_run_takes_the_run_and_the_server_down(project: Path) -> None:
-    """A test process killed mid-run (SIGKILL of an xdist worker) can no longer time its run
-    out: the server sees its stdin close, kills the run with what it started, and exits
-    (it used to wait for the run forever; hostile review 2)."""
-    (project / "test_spawn.py").write_text(SPAWNS, encoding="utf-8")
-    server = zygote_client.Zygote(_env(PYTEST_DISABLE_PLUGIN_AUTOLOAD="1"))
-    assert server.proc.stdin is not None
-    request = {"argv": ["test_spawn.py", "-q", "-p", "no:cacheprovider"], "cwd": str(project),
-               "env": _env(), "output": str(project / "out.txt")}  # fmt: skip
-    server.proc.stdin.write(json.dumps(request).encode() + b"\n")
-    server.proc.stdin.flush()
-    run = int(server._reply(deadline=time.monotonic() + 60)["pid"])
-    deadline = time.monotonic() + 60
-    while not (project / "spawned.txt").exists() and time.monotonic() < deadline:
+def _pid_in(path: Path, within: float) -> int:
+    """The pid a run wrote to `path` (the file can exist before its content is written)."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        text = path.read_text() if path.exists() else ""
+        if text.strip():
+            return int(text)
         time.sleep(0.1)
-    spawned = int((project / "spawned.txt").read_text())
-    server.proc.send_signal(signal.SIGINT)  # a Ctrl-C reaches the server too: ignored
-    time.sleep(0.5)
-    assert server.alive() and psutil.pid_exists(run)
-    server.proc.stdin.close()  # the client is gone
-    assert server.proc.wait(timeout=30) == 0
-    assert _gone(run, 10) and _gone(spawned, 10)
-    server.stop()
+    raise AssertionError(f"{path} never got a pid")
+
+
+@pytest.mark.parametrize("ending", ["stdin-closed", "sigterm"])
+def test_a_server_whose_client_is_gone_takes_the_run_down(project: Path, ending: str) -> None:
+    """A test process killed mid-run (SIGKILL of an xdist worker) can no longer time its run
+    out, and a SIGTERM to the whole process group (a `timeout`, a cancelled CI job) ends the
+    client and the server together: either way the server kills the run with what it started
+    (it used to wait forever, or die and leave the run running; hostile reviews 2 and 3).
+    A Ctrl-C reaching the server is ignored: its client decides."""
+    (project / "test_spawn.py").write_text(SPAWNS, encoding="utf-8")
+    server = zygote_client.Zygote(_env())
+    run = spawned = None
+    try:
+        assert server.proc.stdin is not None
+        argv = ["test_spawn.py", "-q", "-p", "no:cacheprovider"]
+        output = str(project / "out.txt")
+        request = {"argv": argv, "cwd": str(project), "env": _env(), "output": output}
+        server.proc.stdin.write(json.dumps(request).encode() + b"\n")
+        server.proc.stdin.flush()
+        run = int(server._reply(deadline=time.monotonic() + 60)["pid"])
+        spawned = _pid_in(project / "spawned.txt", 60)
+        server.proc.send_signal(signal.SIGINT)
+        time.sleep(0.5)
+        assert server.alive() and psutil.pid_exists(run)
+        if ending == "sigterm":
+            server.proc.send_signal(signal.SIGTERM)
+        else:
+            server.proc.stdin.close()
+        server.proc.wait(timeout=30)
+        assert _gone(run, 10) and _gone(spawned, 10)
+    finally:
+        if run is not None:
+            kill_run(run)
+        if spawned is not None and not _gone(spawned, 0.1):
+            psutil.Process(spawned).kill()
+        server.abandon(None)
     assert not Path(server.home).exists()
