@@ -87,12 +87,16 @@ class LiveZone:
         ]  # fmt: skip
 
     def start(self, argv: list[str], state_dir: Path | None = None) -> subprocess.Popen[str]:
+        """The run, with the signals a terminal sends at their defaults: a test process started
+        under `nohup` or a script's `cmd &` ignores SIGHUP or SIGINT, the run would inherit
+        that, and the tests that signal it would see it go on (the suite keeps an ignored
+        signal ignored, as it should)."""
         env = dict(self.env)
         if state_dir is not None:
             env["CONFORMANCE_STATE_DIR"] = str(state_dir)
         return subprocess.Popen(
-            argv, cwd=self.home, env=env, text=True,
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
+            [sys.executable, "-c", DEFAULT_SIGNALS_THEN_EXEC, *argv], cwd=self.home, env=env,
+            text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
         )  # fmt: skip
 
     def conformance(self, *args: str) -> subprocess.CompletedProcess[str]:
@@ -151,6 +155,15 @@ class LiveZone:
             return []
         full = client.get_ruleset(str(entry["id"])).assert_envelope_ok(200)
         return [str(r.get("description")) for r in full.get("rules", [])]
+
+
+# Run as `python -c <this> <argv...>`: the signals back at their defaults, then exec the run.
+DEFAULT_SIGNALS_THEN_EXEC = (
+    "import os, signal, sys\n"
+    "for signum in (signal.SIGINT, signal.SIGHUP, signal.SIGTERM):\n"
+    "    signal.signal(signum, signal.SIG_DFL)\n"
+    "os.execv(sys.argv[1], sys.argv[1:])\n"
+)
 
 
 def start_zone(home: Path, *reference_args: str, seed: bool = True) -> LiveZone:
