@@ -16,6 +16,8 @@ from helpers import zygote_client
 from helpers.suite_zygote import kill_run
 from helpers.zygote_client import run_pytest
 
+pytestmark = pytest.mark.slow  # each test forks runs of pytest, some wait out a timeout
+
 TESTS = """
 import os, pathlib, sys, time
 
