@@ -17,7 +17,16 @@ from types import FrameType
 from typing import Any
 
 from conformance.report.load import ResultsError, failing_cases, load_results
-from conformance.results import EXIT_FAILING, FLAKY, NOT_CHECKED, UNTESTED, write_results
+from conformance.results import (
+    EXIT_FAILING,
+    FLAKY,
+    NOT_CERTIFIED_VERDICT,
+    NOT_CHECKED,
+    UNTESTED,
+    XFAIL,
+    verdict,
+    write_results,
+)
 
 PYTEST_NO_TESTS = 5
 PYTEST_MEANINGS = {
@@ -145,19 +154,25 @@ def run_exit_code(doc: dict[str, Any] | None, pytest_rc: int) -> tuple[int, list
 
 def uncertified_must(doc: dict[str, Any]) -> str:
     """What keeps a run with no failing case from certification, in a few words ('' when
-    nothing does, or only known failures (XFAIL) do: those are expected by the user)."""
+    nothing does, or only known failures (XFAIL) do: those are expected by the user; '' too
+    for NO VERDICT, a run with no MUST rule in force to judge, which refuses nothing)."""
     summary = doc.get("summary") or {}
     if summary.get("certified"):
         return ""
     counts: dict[str, int] = {}
     for levels in (summary.get("areas") or {}).values():
         must = (levels or {}).get("MUST") or {}
-        for status in (FLAKY, UNTESTED, NOT_CHECKED):
+        for status in (FLAKY, UNTESTED, NOT_CHECKED, XFAIL):
             counts[status] = counts.get(status, 0) + int(must.get(status.key) or 0)
+    known_failures = counts.pop(XFAIL, 0)
     problems = (doc.get("run") or {}).get("problems") or []
     parts = [f"{n} {status}" for status, n in counts.items() if n]
     if problems:
         parts.append(f"{len(problems)} run problem(s)")
+    if not parts and not known_failures and verdict(doc) == NOT_CERTIFIED_VERDICT:
+        # a summary whose counts do not explain it: still refuse, never print NOT CERTIFIED
+        # beside exit status 0
+        parts.append("the summary is not certified although no MUST rule failed")
     return ", ".join(parts)
 
 

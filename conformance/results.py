@@ -210,6 +210,33 @@ def summarize(
     return {"certified": certified and any_must_pass, "areas": areas}
 
 
+# The three verdicts a run can print. NO VERDICT: no MUST rule in force was judged, blocked or
+# known to fail (a selection of SHOULD rules only, or every MUST rule N/A): nothing was certified,
+# and nothing failed, so it is neither a certificate nor a refusal of one.
+CERTIFIED_VERDICT, NOT_CERTIFIED_VERDICT, NO_VERDICT_VERDICT = (
+    "CERTIFIED", "NOT CERTIFIED", "NO VERDICT",
+)  # fmt: skip
+
+
+def verdict(doc: Mapping[str, Any]) -> str:
+    """The run's verdict at MUST level, from results.json's summary and run problems.
+
+    `summary.certified` stays the boolean the schema defines; this only tells a run that had
+    nothing to certify from one that was refused, so the printed verdict and the exit status
+    of `conformance run` can agree (a run of SHOULD rules that all pass must not read NOT
+    CERTIFIED and exit 0)."""
+    summary = doc.get("summary") or {}
+    if summary.get("certified"):
+        return CERTIFIED_VERDICT
+    if (doc.get("run") or {}).get("problems"):
+        return NOT_CERTIFIED_VERDICT
+    for levels in (summary.get("areas") or {}).values():
+        must = (levels or {}).get("MUST") or {}
+        if any(int(must.get(status.key) or 0) for status in Status if status is not NA):
+            return NOT_CERTIFIED_VERDICT
+    return NO_VERDICT_VERDICT
+
+
 def rule_record(rule: Any, status: str, reason: str | None, case_count: int) -> dict[str, Any]:
     """One entry of results.json `rules` (rule: a catalog Rule)."""
 

@@ -9,7 +9,7 @@ from conformance.report.load import Results, status_slug
 from conformance.report.scope import Scope, run_scope
 from conformance.report.spec_links import spec_href, spec_text
 from conformance.report.view import AreaView, build_areas
-from conformance.results import UNTESTED
+from conformance.results import UNTESTED, verdict
 
 
 @dataclass
@@ -19,6 +19,7 @@ class Column:
     certified: bool
     areas: list[AreaView]
     scope: Scope
+    verdict: str = ""  # CERTIFIED, NOT CERTIFIED or NO VERDICT
 
 
 @dataclass
@@ -70,6 +71,7 @@ def build_matrix(
             bool((d.get("summary") or {}).get("certified")),
             build_areas(d.get("summary") or {}),
             run_scope(d),
+            verdict(d),
         )
         for label, d in zip(labels, docs, strict=True)
     ]

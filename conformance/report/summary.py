@@ -7,7 +7,15 @@ from typing import Any
 from conformance.report.load import Results
 from conformance.report.scope import run_scope
 from conformance.report.view import area_sort_key, pct
-from conformance.results import COUNT_ORDER, LEVELS, PASS, SCORED, Status
+from conformance.results import (
+    COUNT_ORDER,
+    LEVELS,
+    NO_VERDICT_VERDICT,
+    PASS,
+    SCORED,
+    Status,
+    verdict,
+)
 
 COUNT_KEYS = tuple(status.key for status in COUNT_ORDER)
 # the totals shown after the MUST level, in this order
@@ -54,10 +62,13 @@ def summary_lines(doc: Results) -> list[str]:
     lines = [area_line(a, areas[a] or {}, width) for a in sorted(areas, key=area_sort_key)]
     for problem in (doc.get("run") or {}).get("problems") or []:
         lines.append(problem_line(problem))
-    verdict = (
-        "CERTIFIED at MUST level" if summary.get("certified") else ("NOT CERTIFIED at MUST level")
+    said = verdict(doc)
+    why = (
+        " (no MUST rule in force was judged: nothing to certify)"
+        if said == NO_VERDICT_VERDICT
+        else ""
     )
-    lines.append(f"verdict: {verdict}, for {run_scope(doc).phrase()}")
+    lines.append(f"verdict: {said} at MUST level{why}, for {run_scope(doc).phrase()}")
     return lines
 
 

@@ -23,6 +23,7 @@ from conformance.results import (
     LEVELS,
     SCORED,
     UNTESTED,
+    verdict,
 )
 
 AREA_ORDER = ("logs", "gateway", "storage")
@@ -88,6 +89,7 @@ class ReportView:
     certified: bool
     areas: list[AreaView]
     rules: list[RuleView]
+    verdict: str  # CERTIFIED, NOT CERTIFIED or NO VERDICT (conformance.results.verdict)
     timeline: Timeline | None
     status_counts: dict[str, int]
     scope: Scope
@@ -223,6 +225,7 @@ def build_view(
         certified=bool(summary.get("certified")),
         areas=build_areas(summary),
         rules=rules,
+        verdict=verdict(doc),
         timeline=build_timeline(doc.get("rules", []), str((doc.get("run") or {}).get("as_of"))),
         status_counts={k: v for k, v in counts.items() if v},
         scope=run_scope(doc),
