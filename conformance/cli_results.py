@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance.cli_commands import load_all
+from conformance.results import verdict
 
 
 def _write_json(path: Path, document: dict[str, Any]) -> None:
@@ -52,7 +53,7 @@ def merge(paths: list[Path], out: Path, matrix: bool, run_id: str | None) -> int
         written.append(path)
         cases, rules = len(merged["cases"]), len(merged["rules"])
         print(f"{path}: {key[0]} @ {key[1]}, {len(indexes)} file(s), {cases} cases, "
-              f"{rules} rules, certified={merged['summary']['certified']}")  # fmt: skip
+              f"{rules} rules, verdict: {verdict(merged)}")  # fmt: skip
     if matrix:
         print(f"matrix: conformance report {' '.join(str(p) for p in written)}")
     return 0

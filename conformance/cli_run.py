@@ -20,10 +20,15 @@ from conformance.report.load import ResultsError, failing_cases, load_results
 from conformance.results import (
     EXIT_FAILING,
     FLAKY,
+    NA,
+    NO_VERDICT_VERDICT,
     NOT_CERTIFIED_VERDICT,
     NOT_CHECKED,
+    PASS,
+    RAN,
     UNTESTED,
     XFAIL,
+    Status,
     verdict,
     write_results,
 )
@@ -149,6 +154,11 @@ def run_exit_code(doc: dict[str, Any] | None, pytest_rc: int) -> tuple[int, list
     blocking = uncertified_must(doc)
     if blocking:
         return 1, [f"not certified: MUST rules in force that did not pass: {blocking}"]
+    if not _ran_any(doc):
+        return 1, [
+            "nothing was checked: every selected rule was N/A (not in force at --as-of, or "
+            "its surface not offered by the target); check --rule/--area/--as-of/--target"
+        ]
     return 0, []
 
 
@@ -164,25 +174,51 @@ def uncertified_must(doc: dict[str, Any]) -> str:
         must = (levels or {}).get("MUST") or {}
         for status in (FLAKY, UNTESTED, NOT_CHECKED, XFAIL):
             counts[status] = counts.get(status, 0) + int(must.get(status.key) or 0)
-    known_failures = counts.pop(XFAIL, 0)
+    counts.pop(XFAIL, 0)
     problems = (doc.get("run") or {}).get("problems") or []
     parts = [f"{n} {status}" for status, n in counts.items() if n]
     if problems:
         parts.append(f"{len(problems)} run problem(s)")
-    if not parts and not known_failures and verdict(doc) == NOT_CERTIFIED_VERDICT:
+    if not parts and verdict(doc) == NOT_CERTIFIED_VERDICT and not _known_failures_only(doc):
         # a summary whose counts do not explain it: still refuse, never print NOT CERTIFIED
         # beside exit status 0
         parts.append("the summary is not certified although no MUST rule failed")
     return ", ".join(parts)
 
 
+def _ran_any(doc: dict[str, Any]) -> bool:
+    """A case of some rule ran to a verdict (RAN), by the summary's counts."""
+    areas = (doc.get("summary") or {}).get("areas") or {}
+    return any(
+        int((counts or {}).get(status.key) or 0)
+        for levels in areas.values()
+        for counts in (levels or {}).values()
+        for status in RAN
+    )
+
+
+def _known_failures_only(doc: dict[str, Any]) -> bool:
+    """Every MUST rule that is not PASS or N/A is a known failure (XFAIL), by the summary."""
+    counts: dict[str, int] = {}
+    for levels in ((doc.get("summary") or {}).get("areas") or {}).values():
+        for status in Status:
+            key = status.key
+            counts[key] = counts.get(key, 0) + int(((levels or {}).get("MUST") or {}).get(key) or 0)
+    others = [n for key, n in counts.items() if key not in {PASS.key, NA.key, XFAIL.key}]
+    return counts.get(XFAIL.key, 0) > 0 and not any(others)
+
+
 def agree(doc: dict[str, Any], code: int, reasons: list[str]) -> bool:
     """Make the verdict agree with a non-zero exit status: a run that fails outside any case
-    (pytest's own error, an interrupt) is NOT CERTIFIED, with the reason in results.json.
-    True when the document changed."""
+    (pytest's own error, an interrupt, nothing checked) is NOT CERTIFIED, with the reason in
+    results.json; so is a NO VERDICT run that exits non-zero without a failing case (it must
+    not read "nothing failed"). True when the document changed."""
     summary = doc.get("summary") or {}
-    if code == 0 or not summary.get("certified"):
+    said = verdict(doc)
+    if code == 0 or said == NOT_CERTIFIED_VERDICT:
         return False
+    if said == NO_VERDICT_VERDICT and failing_cases(doc):
+        return False  # a SHOULD or MAY rule failed: the exit says so, the verdict claims nothing
     run_info = doc.setdefault("run", {})
     run_info.setdefault("problems", []).append(
         {"kind": "pytest", "where": "pytest", "message": "; ".join(reasons), "rules": []}

@@ -211,8 +211,9 @@ def summarize(
 
 
 # The three verdicts a run can print. NO VERDICT: no MUST rule in force was judged, blocked or
-# known to fail (a selection of SHOULD rules only, or every MUST rule N/A): nothing was certified,
-# and nothing failed, so it is neither a certificate nor a refusal of one.
+# known to fail (a selection of SHOULD rules only, or every MUST rule N/A): nothing was certified
+# and no MUST rule failed, so it is neither a certificate nor a refusal of one. (Not to be
+# confused with the status set NO_VERDICT above: statuses that carry no verdict of a rule.)
 CERTIFIED_VERDICT, NOT_CERTIFIED_VERDICT, NO_VERDICT_VERDICT = (
     "CERTIFIED", "NOT CERTIFIED", "NO VERDICT",
 )  # fmt: skip
@@ -226,10 +227,10 @@ def verdict(doc: Mapping[str, Any]) -> str:
     of `conformance run` can agree (a run of SHOULD rules that all pass must not read NOT
     CERTIFIED and exit 0)."""
     summary = doc.get("summary") or {}
+    if (doc.get("run") or {}).get("problems"):
+        return NOT_CERTIFIED_VERDICT  # whatever the rules say (a file edited, an old merge)
     if summary.get("certified"):
         return CERTIFIED_VERDICT
-    if (doc.get("run") or {}).get("problems"):
-        return NOT_CERTIFIED_VERDICT
     for levels in (summary.get("areas") or {}).values():
         must = (levels or {}).get("MUST") or {}
         if any(int(must.get(status.key) or 0) for status in Status if status is not NA):

@@ -137,7 +137,7 @@ def merge_run(docs: Sequence[Results], names: Sequence[str], run_id: str | None 
     records, summary = results.roll_up(rules, cases, dt.date.fromisoformat(as_of), target)
     runs = [doc["run"] for doc in docs]
     shas = {run.get("git_sha") for run in runs}
-    document = {
+    document: Results = {
         "schema_version": results.SCHEMA_VERSION,
         "run": {
             "run_id": run_id or f"merged-{safe(target)}-{as_of}", "target": target,
@@ -152,6 +152,10 @@ def merge_run(docs: Sequence[Results], names: Sequence[str], run_id: str | None 
         "rules": records,
         "summary": summary,
     }  # fmt: skip
+    problems = [problem for run in runs for problem in run.get("problems") or []]
+    if problems:  # a shard's run problem refuses the merged verdict as it refused the shard's
+        document["run"]["problems"] = problems
+        summary["certified"] = False
     return document
 
 

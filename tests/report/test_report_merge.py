@@ -89,3 +89,18 @@ def test_matrix_keeps_runs_apart_for_the_report(tmp_path: Path) -> None:
     assert main(["report", str(out), "-o", str(page)]) == 0
     html = page.read_text()
     assert "staging @ 2024-11-21" in html and "reference" in html
+
+
+def test_a_shards_run_problem_refuses_the_merged_verdict() -> None:
+    """A shard that died mid-run was NOT CERTIFIED: merging it with a clean shard must not
+    certify (the nightly merges shards before the report)."""
+    clean = json.loads((RESULTS / "all-pass.json").read_text("utf-8"))
+    died = copy.deepcopy(clean)
+    problem = {"kind": "reference", "where": "reference", "message": "died", "rules": []}
+    died["run"]["problems"] = [problem]
+    died["summary"]["certified"] = False
+    merged = merge_run([clean, died], ["a", "b"])
+    assert merged["run"]["problems"] == [problem]
+    assert merged["summary"]["certified"] is False
+    assert results.verdict(merged) == results.NOT_CERTIFIED_VERDICT
+    assert results.verdict(merge_run([clean, copy.deepcopy(clean)], ["a", "b"])) == "CERTIFIED"
