@@ -21,7 +21,6 @@ from conformance.results import (
     EXIT_FAILING,
     FLAKY,
     NA,
-    NO_VERDICT_VERDICT,
     NOT_CERTIFIED_VERDICT,
     NOT_CHECKED,
     PASS,
@@ -33,6 +32,7 @@ from conformance.results import (
     write_results,
 )
 
+PYTEST_TESTS_FAILED = 1
 PYTEST_NO_TESTS = 5
 PYTEST_MEANINGS = {
     1: "tests failed",
@@ -145,7 +145,13 @@ def run_exit_code(doc: dict[str, Any] | None, pytest_rc: int) -> tuple[int, list
     if bad:
         counts = {s: sum(1 for c in bad if c.get("status") == s) for s in sorted(EXIT_FAILING)}
         text = ", ".join(f"{n} {s}" for s, n in counts.items() if n)
-        return 1, [f"failing cases: {text}"]
+        if pytest_rc in (0, PYTEST_TESTS_FAILED):
+            return 1, [f"failing cases: {text}"]
+        # the failing cases do not explain an interrupt or an internal error: say both
+        return pytest_rc, [
+            f"failing cases: {text}",
+            f"pytest exited with code {pytest_rc} ({meaning}); see its output above",
+        ]
     if pytest_rc != 0:
         return pytest_rc, [
             f"pytest exited with code {pytest_rc} ({meaning}) "
@@ -208,20 +214,22 @@ def _known_failures_only(doc: dict[str, Any]) -> bool:
     return counts.get(XFAIL.key, 0) > 0 and not any(others)
 
 
-def agree(doc: dict[str, Any], code: int, reasons: list[str]) -> bool:
-    """Make the verdict agree with a non-zero exit status: a run that fails outside any case
-    (pytest's own error, an interrupt, nothing checked) is NOT CERTIFIED, with the reason in
-    results.json; so is a NO VERDICT run that exits non-zero without a failing case (it must
-    not read "nothing failed"). True when the document changed."""
+def agree(doc: dict[str, Any], code: int, reasons: list[str], pytest_rc: int) -> bool:
+    """Make the verdict agree with a non-zero exit status that no failing case explains: pytest
+    failing outside any case (its own error, an interrupt) or a run that checked nothing is NOT
+    CERTIFIED, with the reason in results.json `run.problems`. Failing cases explain exit 1 on
+    their own: a failing MUST rule already refused the verdict, and a failing SHOULD or MAY rule
+    is not part of it (the verdict line names them). True when the document changed."""
     summary = doc.get("summary") or {}
-    said = verdict(doc)
-    if code == 0 or said == NOT_CERTIFIED_VERDICT:
+    if code == 0 or verdict(doc) == NOT_CERTIFIED_VERDICT:
         return False
-    if said == NO_VERDICT_VERDICT and failing_cases(doc):
-        return False  # a SHOULD or MAY rule failed: the exit says so, the verdict claims nothing
+    if failing_cases(doc) and pytest_rc in (0, PYTEST_TESTS_FAILED):
+        return False
+    # a run that checked nothing is told apart: `merge` judges that from the merged counts
+    kind = "pytest" if pytest_rc != 0 else "nothing-checked"
     run_info = doc.setdefault("run", {})
     run_info.setdefault("problems", []).append(
-        {"kind": "pytest", "where": "pytest", "message": "; ".join(reasons), "rules": []}
+        {"kind": kind, "where": "pytest", "message": "; ".join(reasons), "rules": []}
     )
     summary["certified"] = False
     return True
@@ -295,7 +303,7 @@ def run(opts: RunOptions) -> int:
     code, reasons = run_exit_code(doc, pytest_rc)
     if doc is not None:
         # what only this process knows goes back into the file the child wrote
-        changed = agree(doc, code, reasons)
+        changed = agree(doc, code, reasons, pytest_rc)
         if opts.rerun_of is not None:
             doc["run"]["rerun_of"] = opts.rerun_of
             changed = True

@@ -152,8 +152,15 @@ def merge_run(docs: Sequence[Results], names: Sequence[str], run_id: str | None 
         "rules": records,
         "summary": summary,
     }  # fmt: skip
-    problems = [problem for run in runs for problem in run.get("problems") or []]
-    if problems:  # a shard's run problem refuses the merged verdict as it refused the shard's
+    problems: list[dict[str, Any]] = []
+    for run in runs:
+        for problem in run.get("problems") or []:
+            # a shard that checked nothing says nothing of the merged run, which is judged
+            # by its own counts; every other problem refuses the merged verdict as it
+            # refused the shard's
+            if problem.get("kind") != "nothing-checked" and problem not in problems:
+                problems.append(problem)
+    if problems:
         document["run"]["problems"] = problems
         summary["certified"] = False
     return document

@@ -9,8 +9,10 @@ from conformance.report.scope import run_scope
 from conformance.report.view import area_sort_key, pct
 from conformance.results import (
     COUNT_ORDER,
+    EXIT_FAILING,
     LEVELS,
     NO_VERDICT_VERDICT,
+    NOT_CERTIFIED_VERDICT,
     PASS,
     SCORED,
     Status,
@@ -68,8 +70,22 @@ def summary_lines(doc: Results) -> list[str]:
         if said == NO_VERDICT_VERDICT
         else ""
     )
+    beside = failing_beside_the_verdict(doc)
+    if beside and said != NOT_CERTIFIED_VERDICT:
+        lines.append(f"failing, not part of the MUST-level verdict (exit status 1): {beside}")
     lines.append(f"verdict: {said} at MUST level{why}, for {run_scope(doc).phrase()}")
     return lines
+
+
+def failing_beside_the_verdict(doc: Results) -> str:
+    """The SHOULD and MAY rules that FAIL, ERROR or XPASS, counted by level ('' for none):
+    they fail the run's exit status without deciding its MUST-level verdict."""
+    counts: dict[str, int] = {}
+    for rule in doc.get("rules") or []:
+        level = str(rule.get("level"))
+        if level != "MUST" and rule.get("status") in EXIT_FAILING:
+            counts[level] = counts.get(level, 0) + 1
+    return ", ".join(f"{n} {level} rule{'s' if n > 1 else ''}" for level, n in counts.items())
 
 
 def problem_line(problem: dict[str, Any]) -> str:

@@ -79,7 +79,7 @@ def test_exit_status_and_verdict_agree_when_pytest_fails_outside_cases() -> None
     doc = _certified_doc()
     code, reasons = cli_run.run_exit_code(doc, 1)
     assert code == 1
-    assert cli_run.agree(doc, code, reasons) is True
+    assert cli_run.agree(doc, code, reasons, 1) is True
     assert doc["summary"]["certified"] is False
     assert doc["run"]["problems"][0]["kind"] == "pytest"
     assert "NOT CERTIFIED" in summary_lines(doc)[-1]

@@ -104,3 +104,45 @@ def test_a_shards_run_problem_refuses_the_merged_verdict() -> None:
     assert merged["summary"]["certified"] is False
     assert results.verdict(merged) == results.NOT_CERTIFIED_VERDICT
     assert results.verdict(merge_run([clean, copy.deepcopy(clean)], ["a", "b"])) == "CERTIFIED"
+
+
+def _as_run(doc: dict[str, Any]) -> dict[str, Any]:
+    """A shard as `conformance run` leaves it: rolled up, then its exit status made to agree."""
+    from conformance.cli_run import agree, run_exit_code
+
+    ran = merge_run([doc], ["shard"], doc["run"]["run_id"])
+    pytest_rc = 1 if any(c["status"] in results.EXIT_FAILING for c in ran["cases"]) else 0
+    code, reasons = run_exit_code(ran, pytest_rc)
+    agree(ran, code, reasons, pytest_rc)
+    return ran
+
+
+def _shard_of(doc: dict[str, Any], rule_ids: set[str]) -> dict[str, Any]:
+    shard = copy.deepcopy(doc)
+    shard["rules"] = [r for r in doc["rules"] if r["id"] in rule_ids]
+    shard["cases"] = [c for c in doc["cases"] if c["rule_id"] in rule_ids]
+    return shard
+
+
+@pytest.mark.parametrize("split", ["by-level", "not-applicable-apart"])
+def test_the_merged_verdict_does_not_depend_on_the_sharding(split: str) -> None:
+    """A SHOULD rule that fails, or a shard whose rules were all N/A, must not refuse the
+    merged certificate when the unsharded run is certified (the shards' own exit statuses
+    said 1, for the SHOULD failure or for checking nothing)."""
+    whole = json.loads((RESULTS / "all-pass.json").read_text("utf-8"))
+    should = next(
+        r["id"] for r in whole["rules"] if r["level"] == "SHOULD" and r["status"] == "PASS"
+    )
+    for case in whole["cases"]:
+        if case["rule_id"] == should:
+            case["status"] = "FAIL"
+    if split == "by-level":
+        apart = {r["id"] for r in whole["rules"] if r["level"] != "MUST"}
+    else:
+        apart = {r["id"] for r in whole["rules"] if r["status"] == "N/A"}
+    rest = {r["id"] for r in whole["rules"]} - apart
+    unsharded = _as_run(whole)
+    assert results.verdict(unsharded) == results.CERTIFIED_VERDICT
+    shards = [_as_run(_shard_of(whole, apart)), _as_run(_shard_of(whole, rest))]
+    merged = merge_run(shards, ["a", "b"])
+    assert results.verdict(merged) == results.verdict(unsharded)

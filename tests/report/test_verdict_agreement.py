@@ -94,24 +94,53 @@ def test_the_verdict_line_and_the_exit_status_agree(
     """What `conformance run` does after pytest: exit status, `agree`, then the verdict line.
 
     Non-zero exactly on a failing case, pytest failing, a MUST rule that blocks, or nothing
-    checked; CERTIFIED only with 0; NO VERDICT with 0 unless a case failed; NOT CERTIFIED with
-    0 only for known failures (XFAIL)."""
+    checked. CERTIFIED exactly when every MUST rule in force passed and nothing but failing
+    cases ended pytest non-zero: a failing SHOULD rule fails the exit status, never the
+    MUST-level verdict (a false NOT CERTIFIED against a service that keeps every MUST rule),
+    and the line before the verdict names it. NO VERDICT with 0 unless a case failed; NOT
+    CERTIFIED with 0 only for known failures (XFAIL)."""
     doc = run_doc(rules)
     code, reasons = run_exit_code(doc, pytest_rc)
-    agree(doc, code, reasons)
-    line = verdict_line(doc)
+    agree(doc, code, reasons, pytest_rc)
+    lines = summary_lines(doc)
+    line = lines[-1]
     must = {status for level, status in rules if level == "MUST"}
     failing = any(status in EXIT_FAILING for _, status in rules)
     blocking = bool(must & {FLAKY, UNTESTED, NOT_CHECKED})
     nothing_ran = not any(status in RAN for _, status in rules)
+    explained = pytest_rc == 0 or (pytest_rc == 1 and failing)
     assert (code != 0) == (failing or pytest_rc != 0 or blocking or nothing_ran), (code, rules)
+    kept_every_must = must <= {PASS, NA} and PASS in must
+    assert ("verdict: CERTIFIED" in line) == (kept_every_must and explained), (line, rules)
     if "verdict: CERTIFIED" in line:
-        assert code == 0 and must <= {PASS, NA} and PASS in must, (line, code, rules)
+        assert (code != 0) == failing, (line, code, rules)
+        assert any(text.startswith("failing, not part of") for text in lines) == failing
     elif "NO VERDICT" in line:
         assert must <= {NA} and (code == 0 or failing), (line, code, rules)
     else:
         assert "NOT CERTIFIED" in line, line
         assert code != 0 or (XFAIL in must and must <= {PASS, NA, XFAIL}), (line, code, rules)
+
+
+def test_a_failing_should_rule_fails_the_exit_status_but_not_the_certificate() -> None:
+    """Every MUST rule kept, one SHOULD rule failed: CERTIFIED, exit 1, the SHOULD rule named.
+    Before, `agree` read the exit status as pytest failing outside any case and refused the
+    certificate: a false NOT CERTIFIED for a service that keeps every MUST rule."""
+    doc = run_doc([("MUST", "PASS"), ("SHOULD", "FAIL")])
+    code, reasons = run_exit_code(doc, 1)
+    assert code == 1 and reasons == ["failing cases: 1 FAIL"]
+    assert agree(doc, code, reasons, 1) is False
+    lines = summary_lines(doc)
+    assert lines[-1].startswith("verdict: CERTIFIED at MUST level")
+    assert lines[-2] == "failing, not part of the MUST-level verdict (exit status 1): 1 SHOULD rule"
+
+
+def test_an_interrupt_is_not_explained_by_a_failing_should_rule() -> None:
+    doc = run_doc([("MUST", "PASS"), ("SHOULD", "FAIL")])
+    code, reasons = run_exit_code(doc, 2)
+    assert code == 2 and "interrupted" in reasons[1]
+    assert agree(doc, code, reasons, 2) is True
+    assert "NOT CERTIFIED" in verdict_line(doc)
 
 
 def test_a_selection_of_should_rules_that_pass_has_no_verdict_and_exits_zero() -> None:
