@@ -219,15 +219,21 @@ def agree(doc: dict[str, Any], code: int, reasons: list[str], pytest_rc: int) ->
     failing outside any case (its own error, an interrupt) or a run that checked nothing is NOT
     CERTIFIED, with the reason in results.json `run.problems`. Failing cases explain exit 1 on
     their own: a failing MUST rule already refused the verdict, and a failing SHOULD or MAY rule
-    is not part of it (the verdict line names them). True when the document changed."""
+    is not part of it (the verdict line names them). pytest failing is recorded even when the
+    verdict was refused already (e.g. an interrupt left a MUST rule UNTESTED): `merge` must
+    see it, as another shard may have run that rule. True when the document changed."""
     summary = doc.get("summary") or {}
-    if code == 0 or verdict(doc) == NOT_CERTIFIED_VERDICT:
-        return False
+    run_info = doc.setdefault("run", {})
+    if code == 0 or run_info.get("problems"):
+        return False  # a run problem refuses the verdict already, and `merge` carries it
     if failing_cases(doc) and pytest_rc in (0, PYTEST_TESTS_FAILED):
         return False
-    # a run that checked nothing is told apart: `merge` judges that from the merged counts
-    kind = "pytest" if pytest_rc != 0 else "nothing-checked"
-    run_info = doc.setdefault("run", {})
+    # a run that checked nothing (pytest's 5: no tests collected, too) is told apart: `merge`
+    # judges that from the merged counts
+    checked_nothing = pytest_rc in (0, PYTEST_NO_TESTS)
+    if checked_nothing and verdict(doc) == NOT_CERTIFIED_VERDICT:
+        return False  # a MUST rule that blocks explains the exit status
+    kind = "nothing-checked" if checked_nothing else "pytest"
     run_info.setdefault("problems", []).append(
         {"kind": kind, "where": "pytest", "message": "; ".join(reasons), "rules": []}
     )

@@ -20,6 +20,8 @@ from conformance import results
 from conformance.report.load import Results
 
 Key = tuple[str, str]  # (target, as_of)
+NOTHING_CHECKED = "nothing-checked"  # the run problem of a run that checked no rule
+NOTHING_CHECKED_MESSAGE = "nothing was checked: every rule of the merged files was N/A"
 
 
 class MergeError(ValueError):
@@ -153,17 +155,38 @@ def merge_run(docs: Sequence[Results], names: Sequence[str], run_id: str | None 
         "summary": summary,
     }  # fmt: skip
     problems: list[dict[str, Any]] = []
+    checked_nothing: list[dict[str, Any]] = []
     for run in runs:
         for problem in run.get("problems") or []:
             # a shard that checked nothing says nothing of the merged run, which is judged
             # by its own counts; every other problem refuses the merged verdict as it
             # refused the shard's
-            if problem.get("kind") != "nothing-checked" and problem not in problems:
+            if problem.get("kind") == NOTHING_CHECKED:
+                checked_nothing.append(problem)
+            elif problem not in problems:
                 problems.append(problem)
+    # judged by the merged counts: a run that checked nothing is refused as `conformance run`
+    # refuses it unsharded (unless a MUST rule that blocks refuses it already)
+    if (
+        not problems
+        and not _ran_any(records)
+        and results.verdict(document) != results.NOT_CERTIFIED_VERDICT
+    ):
+        problems.append(checked_nothing[0] if checked_nothing else _nothing_checked_problem())
     if problems:
         document["run"]["problems"] = problems
         summary["certified"] = False
     return document
+
+
+def _nothing_checked_problem() -> dict[str, Any]:
+    return {"kind": NOTHING_CHECKED, "where": "merge", "message": NOTHING_CHECKED_MESSAGE,
+            "rules": []}  # fmt: skip
+
+
+def _ran_any(records: Sequence[dict[str, Any]]) -> bool:
+    """A rule of the merged run was checked: a case of it ran to a verdict (RAN)."""
+    return any(record.get("status") in results.RAN for record in records)
 
 
 def duplicate_count(docs: Sequence[Results]) -> int:

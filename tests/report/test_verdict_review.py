@@ -1,0 +1,88 @@
+"""Holes a hostile review of c3c5eba found between the exit status, the verdict and `merge`.
+
+Each test builds shards as `conformance run` leaves them (roll-up, exit status, `agree`) and
+checks that merging them gives the verdict of the same run unsharded, or that the line before
+the verdict accounts for the exit status."""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+from report_helpers import RESULTS
+
+from conformance import results
+from conformance.cli_run import agree, run_exit_code
+from conformance.report.merge import merge_run
+
+
+def _whole() -> dict[str, Any]:
+    doc: dict[str, Any] = json.loads((RESULTS / "all-pass.json").read_text("utf-8"))
+    return doc
+
+
+def _as_run(doc: dict[str, Any], pytest_rc: int) -> dict[str, Any]:
+    """A run as `conformance run` leaves it: rolled up, then its exit status made to agree."""
+    ran = merge_run([doc], ["run"], doc["run"]["run_id"])
+    code, reasons = run_exit_code(ran, pytest_rc)
+    agree(ran, code, reasons, pytest_rc)
+    return ran
+
+
+def _shard(doc: dict[str, Any], rule_ids: set[str]) -> dict[str, Any]:
+    shard = copy.deepcopy(doc)
+    shard["rules"] = [r for r in doc["rules"] if r["id"] in rule_ids]
+    shard["cases"] = [c for c in doc["cases"] if c["rule_id"] in rule_ids]
+    return shard
+
+
+def test_shards_that_all_checked_nothing_merge_into_a_run_that_checked_nothing() -> None:
+    """Unsharded, a run of N/A rules only exits 1 and reads NOT CERTIFIED (nothing-checked);
+    `merge` dropped every shard's nothing-checked problem without judging the merged counts
+    again, so the same run in two shards read NO VERDICT."""
+    whole = _whole()
+    na = sorted(r["id"] for r in whole["rules"] if r["status"] == "N/A")
+    assert len(na) >= 2
+    unsharded = _as_run(_shard(whole, set(na)), 0)
+    assert results.verdict(unsharded) == results.NOT_CERTIFIED_VERDICT
+    shards = [_as_run(_shard(whole, {rule_id}), 0) for rule_id in na]
+    merged = merge_run(shards, [f"s{i}" for i in range(len(shards))])
+    results.validate(merged)
+    assert results.verdict(merged) == results.verdict(unsharded)
+    # merged again with a shard that did check something, the problem goes away
+    rest = _as_run(_shard(whole, {r["id"] for r in whole["rules"]} - set(na)), 0)
+    assert results.verdict(merge_run([merged, rest], ["m", "r"])) == results.CERTIFIED_VERDICT
+
+
+def test_an_interrupted_shard_that_was_refused_already_still_refuses_the_merge() -> None:
+    """A shard interrupted (pytest exit 2) before some MUST rule's test ran reads NOT CERTIFIED
+    for that UNTESTED rule, so `agree` kept no record of the interrupt; another shard ran that
+    rule's test, and the merged run read CERTIFIED although part of the run never ran.
+    Unsharded, the interrupt refuses the verdict."""
+    whole = _whole()
+    interrupted, other = copy.deepcopy(whole), copy.deepcopy(whole)
+    interrupted["cases"], other["cases"] = whole["cases"][0::2], whole["cases"][1::2]
+    unsharded = _as_run(copy.deepcopy(whole), 2)
+    assert results.verdict(unsharded) == results.NOT_CERTIFIED_VERDICT
+    first = _as_run(interrupted, 2)
+    assert results.verdict(first) == results.NOT_CERTIFIED_VERDICT
+    merged = merge_run([first, _as_run(other, 0)], ["a", "b"])
+    assert results.verdict(merged) == results.verdict(unsharded)
+    kinds = [p["kind"] for p in merged["run"].get("problems") or []]
+    assert kinds == ["pytest"]
+
+
+def test_a_shard_that_collected_no_test_does_not_refuse_the_merged_certificate() -> None:
+    """A shard whose selection holds only rules without a test (pytest exit 5, no tests
+    collected) checked nothing, like a shard of N/A rules: its problem must not refuse the
+    merged certificate of a run that, unsharded, is CERTIFIED."""
+    whole = _whole()
+    untested = {r["id"] for r in whole["rules"] if r["testability"] == "not-testable"}
+    assert untested and not any(c["rule_id"] in untested for c in whole["cases"])
+    rest = {r["id"] for r in whole["rules"]} - untested
+    shard = _as_run(_shard(whole, untested), 5)
+    assert results.verdict(shard) == results.NOT_CERTIFIED_VERDICT
+    merged = merge_run([shard, _as_run(_shard(whole, rest), 0)], ["a", "b"])
+    assert results.verdict(_as_run(whole, 0)) == results.CERTIFIED_VERDICT
+    assert results.verdict(merged) == results.CERTIFIED_VERDICT
