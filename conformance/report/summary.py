@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from conformance.report.load import Results
+from conformance.report.load import Results, failing_cases
 from conformance.report.scope import run_scope
 from conformance.report.view import area_sort_key, pct
 from conformance.results import (
     COUNT_ORDER,
-    EXIT_FAILING,
     LEVELS,
     NO_VERDICT_VERDICT,
     NOT_CERTIFIED_VERDICT,
@@ -78,14 +77,22 @@ def summary_lines(doc: Results) -> list[str]:
 
 
 def failing_beside_the_verdict(doc: Results) -> str:
-    """The SHOULD and MAY rules that FAIL, ERROR or XPASS, counted by level ('' for none):
-    they fail the run's exit status without deciding its MUST-level verdict."""
-    counts: dict[str, int] = {}
-    for rule in doc.get("rules") or []:
-        level = str(rule.get("level"))
-        if level != "MUST" and rule.get("status") in EXIT_FAILING:
-            counts[level] = counts.get(level, 0) + 1
-    return ", ".join(f"{n} {level} rule{'s' if n > 1 else ''}" for level, n in counts.items())
+    """The SHOULD and MAY rules with a FAIL, ERROR or XPASS case, by level and id ('' for
+    none): they fail the run's exit status without deciding its MUST-level verdict. Read
+    from the cases, as the exit status is: a rule with an ERROR case and a FLAKY one is FLAKY
+    (FLAKY is the worse), yet its ERROR case fails the exit status."""
+    levels = {str(rule.get("id")): str(rule.get("level")) for rule in doc.get("rules") or []}
+    named: dict[str, list[str]] = {}
+    for case in failing_cases(doc):
+        rule_id = str(case.get("rule_id"))
+        level = levels.get(rule_id)
+        if level is not None and level != "MUST" and rule_id not in named.get(level, []):
+            named.setdefault(level, []).append(rule_id)
+    parts = []
+    for level, ids in named.items():
+        shown = ", ".join(ids[:6]) + (", ..." if len(ids) > 6 else "")
+        parts.append(f"{len(ids)} {level} rule{'s' if len(ids) > 1 else ''} ({shown})")
+    return "; ".join(parts)
 
 
 def problem_line(problem: dict[str, Any]) -> str:

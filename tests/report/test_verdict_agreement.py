@@ -132,7 +132,10 @@ def test_a_failing_should_rule_fails_the_exit_status_but_not_the_certificate() -
     assert agree(doc, code, reasons, 1) is False
     lines = summary_lines(doc)
     assert lines[-1].startswith("verdict: CERTIFIED at MUST level")
-    assert lines[-2] == "failing, not part of the MUST-level verdict (exit status 1): 1 SHOULD rule"
+    assert (
+        lines[-2]
+        == "failing, not part of the MUST-level verdict (exit status 1): 1 SHOULD rule (storage.r1)"
+    )
 
 
 def test_an_interrupt_is_not_explained_by_a_failing_should_rule() -> None:

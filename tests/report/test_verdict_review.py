@@ -15,6 +15,7 @@ from report_helpers import RESULTS
 from conformance import results
 from conformance.cli_run import agree, run_exit_code
 from conformance.report.merge import merge_run
+from conformance.report.summary import summary_lines
 
 
 def _whole() -> dict[str, Any]:
@@ -86,3 +87,23 @@ def test_a_shard_that_collected_no_test_does_not_refuse_the_merged_certificate()
     merged = merge_run([shard, _as_run(_shard(whole, rest), 0)], ["a", "b"])
     assert results.verdict(_as_run(whole, 0)) == results.CERTIFIED_VERDICT
     assert results.verdict(merged) == results.CERTIFIED_VERDICT
+
+
+def test_the_line_before_the_verdict_names_every_should_rule_that_fails_the_exit() -> None:
+    """A SHOULD rule with an ERROR case and a FLAKY case is FLAKY (FLAKY is worse than ERROR),
+    yet its ERROR case makes the exit status 1: the line before a CERTIFIED verdict must still
+    name it, by its id, as the README says."""
+    whole = _whole()
+    should = next(
+        r["id"] for r in whole["rules"] if r["level"] == "SHOULD" and r["status"] == "PASS"
+    )
+    case = next(c for c in whole["cases"] if c["rule_id"] == should)
+    case["status"] = "FLAKY"
+    whole["cases"].append(dict(case, nodeid=case["nodeid"] + "-2", status="ERROR"))
+    doc = _as_run(whole, 1)
+    code, _ = run_exit_code(doc, 1)
+    assert code == 1
+    lines = summary_lines(doc)
+    assert lines[-1].startswith("verdict: CERTIFIED")
+    assert lines[-2].startswith("failing, not part of the MUST-level verdict"), lines[-2:]
+    assert should in lines[-2]
