@@ -9,7 +9,7 @@ from conformance.report.load import Results, status_slug
 from conformance.report.scope import Scope, run_scope
 from conformance.report.spec_links import spec_href, spec_text
 from conformance.report.view import AreaView, build_areas
-from conformance.results import UNTESTED, verdict
+from conformance.results import CERTIFIED_VERDICT, UNTESTED, verdict
 
 
 @dataclass
@@ -68,7 +68,7 @@ def build_matrix(
         Column(
             label,
             d.get("run") or {},
-            bool((d.get("summary") or {}).get("certified")),
+            verdict(d) == CERTIFIED_VERDICT,  # a run problem refuses what summary says
             build_areas(d.get("summary") or {}),
             run_scope(d),
             verdict(d),

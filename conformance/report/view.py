@@ -17,6 +17,7 @@ from conformance.report.spec_links import decision_href, spec_href, spec_text
 from conformance.report.timeline import Timeline, build_timeline
 from conformance.report.triage import Group, triage
 from conformance.results import (
+    CERTIFIED_VERDICT,
     CERTIFIES,
     COUNT_ORDER,
     DISPLAY_ORDER,
@@ -222,7 +223,8 @@ def build_view(
     blocking = [rv for rv in must if rv.status not in CERTIFIES and rv.status != UNTESTED]
     return ReportView(
         run=doc.get("run") or {},
-        certified=bool(summary.get("certified")),
+        # the verdict's word, not summary.certified: a run problem refuses whatever it says
+        certified=verdict(doc) == CERTIFIED_VERDICT,
         areas=build_areas(summary),
         rules=rules,
         verdict=verdict(doc),

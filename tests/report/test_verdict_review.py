@@ -15,6 +15,7 @@ from report_helpers import RESULTS
 from conformance import results
 from conformance.cli_run import agree, run_exit_code
 from conformance.report.merge import merge_run
+from conformance.report.render import render_matrix, render_report
 from conformance.report.summary import summary_lines
 
 
@@ -107,3 +108,21 @@ def test_the_line_before_the_verdict_names_every_should_rule_that_fails_the_exit
     assert lines[-1].startswith("verdict: CERTIFIED")
     assert lines[-2].startswith("failing, not part of the MUST-level verdict"), lines[-2:]
     assert should in lines[-2]
+
+
+def test_the_html_report_and_the_matrix_card_print_the_verdict_of_the_terminal_line() -> None:
+    """A run problem refuses the verdict whatever `summary.certified` says (a hand-edited file,
+    a merge from before shards' problems were carried): the terminal line and the page title
+    read NOT CERTIFIED, while the report's verdict box and the matrix card, which read
+    `summary.certified`, said Certified."""
+    doc = _whole()
+    doc["run"]["problems"] = [
+        {"kind": "pytest", "where": "pytest", "message": "interrupted", "rules": []}
+    ]
+    assert doc["summary"]["certified"] is True
+    assert "verdict: NOT CERTIFIED" in summary_lines(doc)[-1]
+    page = render_report(doc)
+    assert "Certified at MUST level" not in page and "Not certified at MUST level" in page
+    matrix = render_matrix([doc, _whole()])
+    assert matrix.count("✘ Not certified at MUST level") == 1
+    assert matrix.count("✔ Certified at MUST level") == 1
