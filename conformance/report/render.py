@@ -13,6 +13,7 @@ from markupsafe import Markup
 from conformance import __version__
 from conformance.report.load import Results, schema_problems
 from conformance.report.matrix import build_matrix
+from conformance.report.summary import failing_beside_the_verdict
 from conformance.report.view import build_view, pct
 from conformance.results import COUNT_ORDER
 
@@ -59,7 +60,9 @@ def render_report(
     ledgers = load_ledgers(ledgers_dir or default_ledgers_dir())
     view = build_view(doc, spec_base, warnings=schema_problems(doc), ledgers=ledgers)
     template = environment().get_template("report.html.j2")
-    return template.render(v=view, generated=_generated())
+    # the SHOULD/MAY rules that fail the exit status, named beside the verdict as on the terminal
+    beside = failing_beside_the_verdict(doc)
+    return template.render(v=view, beside=beside, generated=_generated())
 
 
 def render_matrix(

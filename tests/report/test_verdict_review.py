@@ -147,3 +147,21 @@ def test_a_failing_should_rule_is_named_beside_a_known_must_failure() -> None:
     assert lines[-1].startswith("verdict: NOT CERTIFIED")
     assert lines[-2].startswith("failing, not part of the MUST-level verdict"), lines[-2:]
     assert should in lines[-2]
+
+
+def test_the_html_report_names_the_should_rules_that_fail_beside_a_certificate() -> None:
+    """The terminal names the SHOULD/MAY rules that fail the exit status beside CERTIFIED; the
+    HTML report's verdict box said only Certified, for a run that exited 1."""
+    whole = _whole()
+    should = next(
+        r["id"] for r in whole["rules"] if r["level"] == "SHOULD" and r["status"] == "PASS"
+    )
+    for case in whole["cases"]:
+        if case["rule_id"] == should:
+            case["status"] = "FAIL"
+    doc = _as_run(whole, 1)
+    assert results.verdict(doc) == results.CERTIFIED_VERDICT
+    page = render_report(doc)
+    start = page.index('id="verdict"')
+    header = page[start : page.index('id="scope"', start)]
+    assert "not part of the MUST-level verdict" in header and should in header
