@@ -10,6 +10,8 @@ import copy
 import json
 from typing import Any
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from report_helpers import RESULTS
 
 from conformance import results
@@ -17,6 +19,7 @@ from conformance.cli_run import agree, run_exit_code
 from conformance.report.merge import merge_run
 from conformance.report.render import render_matrix, render_report
 from conformance.report.summary import summary_lines
+from conformance.results import CASE_STATUSES
 
 
 def _whole() -> dict[str, Any]:
@@ -165,3 +168,52 @@ def test_the_html_report_names_the_should_rules_that_fail_beside_a_certificate()
     start = page.index('id="verdict"')
     header = page[start : page.index('id="scope"', start)]
     assert "not part of the MUST-level verdict" in header and should in header
+
+
+def _record(rule_id: str, level: str) -> dict[str, Any]:
+    return {
+        "id": rule_id, "area": "storage", "surface": "s3", "operation": "Op", "title": "t",
+        "level": level, "since": None, "until": None, "testability": "black-box", "spec": {},
+        "decision": None, "status": "UNTESTED", "reason": None, "cases": 0, "source": None,
+    }  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["MUST", "SHOULD"]),
+            st.lists(st.sampled_from(list(CASE_STATUSES)), max_size=2),
+            st.lists(st.booleans(), min_size=2, max_size=2),
+        ),
+        max_size=5,
+    ),
+    st.booleans(),
+)
+def test_any_sharding_merges_into_the_verdict_of_the_run_unsharded(
+    rules: list[tuple[str, list[str], list[bool]]], by_rule: bool
+) -> None:
+    """Shards of one run (split by rule, as `--rule`/`--area` do, or by test, as the same
+    selection split over machines does), each left as `conformance run` leaves it, merge into
+    the verdict the same run gets unsharded: pytest exits 1 exactly when a case failed."""
+    whole = _whole()
+    whole["rules"], whole["cases"] = [], []
+    parts: list[dict[str, Any]] = [copy.deepcopy(whole), copy.deepcopy(whole)]
+    for index, (level, statuses, sides) in enumerate(rules):
+        record = _record(f"storage.r{index}", level)
+        whole["rules"].append(record)
+        for side in {sides[0]} if by_rule else {True, False}:
+            parts[side]["rules"].append(record)
+        for number, status in enumerate(statuses):
+            case = {"rule_id": record["id"], "nodeid": f"t{index}-{number}", "case": "",
+                    "status": status, "duration": 0.0, "evidence": [], "message": None}  # fmt: skip
+            whole["cases"].append(case)
+            parts[sides[0] if by_rule else sides[number]]["cases"].append(case)
+
+    def rc(doc: dict[str, Any]) -> int:
+        return int(any(c["status"] in results.EXIT_FAILING for c in doc["cases"]))
+
+    unsharded = _as_run(whole, rc(whole))
+    shards = [_as_run(part, rc(part)) for part in parts if part["rules"]] or [unsharded]
+    merged = merge_run(shards, [f"s{i}" for i in range(len(shards))])
+    assert results.verdict(merged) == results.verdict(unsharded), (rules, by_rule)
