@@ -140,6 +140,15 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
             )  # fmt: skip
             if session.exitstatus == 0:
                 session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        if session.shouldfail:
+            # -x / --maxfail stopped the run (exit 1): the tests after the failure did not
+            # run, so a rule they check may read PASS from an earlier test; a failing SHOULD
+            # case must not make that exit read as explained
+            state.problems.append(
+                {"kind": "pytest", "where": "pytest -x/--maxfail",
+                 "message": f"{session.shouldfail}: the tests after it did not run",
+                 "rules": []}
+            )  # fmt: skip
         if state.options.results is not None:
             _write_results(config)
     stopped = signals.held_back()
