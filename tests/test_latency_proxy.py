@@ -6,10 +6,9 @@ import asyncio
 import hashlib
 import os
 import socket
-import statistics
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 
@@ -65,9 +64,32 @@ def _ping_times(port: int, count: int = 7) -> list[float]:
         return times
 
 
+def _least(measure: Callable[[], float], upper: float, deadline_s: float = 30.0) -> float:
+    """The least of repeated measurements, taken until one is within `upper` or the deadline.
+
+    A busy machine only adds time (a late wake-up of the proxy's timer or of this thread), so
+    the least sample is the proxy's own delay; a proxy that adds too much stays above `upper`
+    in every sample, and one that adds too little is below the lower bound in the least one.
+    """
+    least = measure()
+    stop = time.monotonic() + deadline_s
+    while least > upper and time.monotonic() < stop:
+        least = min(least, measure())
+    return least
+
+
+def _new_connection_echo(port: int) -> float:
+    t0 = time.perf_counter()
+    with socket.create_connection(("127.0.0.1", port)) as conn:
+        conn.sendall(b"x")
+        assert conn.recv(1) == b"x"
+    return time.perf_counter() - t0
+
+
 def test_adds_the_round_trip_it_was_given(echo: int, proxies: ProxyThread) -> None:
-    direct = statistics.median(_ping_times(echo))
-    added = statistics.median(_ping_times(proxies.add("127.0.0.1", echo, RTT))) - direct
+    direct = min(_ping_times(echo))
+    port = proxies.add("127.0.0.1", echo, RTT)
+    added = _least(lambda: min(_ping_times(port)), direct + RTT * 1.2) - direct
     assert RTT * 0.8 <= added <= RTT * 1.2, f"added {added * 1000:.0f} ms for {RTT * 1000:.0f}"
 
 
@@ -75,12 +97,9 @@ def test_a_new_connection_costs_a_handshake_round_trip_more(
     echo: int, proxies: ProxyThread
 ) -> None:
     port = proxies.add("127.0.0.1", echo, RTT)
-    t0 = time.perf_counter()
-    with socket.create_connection(("127.0.0.1", port)) as conn:
-        conn.sendall(b"x")
-        assert conn.recv(1) == b"x"
-    elapsed = time.perf_counter() - t0
-    assert 2 * RTT * 0.8 <= elapsed <= 2 * RTT * 1.2 + 0.05
+    upper = 2 * RTT * 1.2 + 0.05
+    elapsed = _least(lambda: _new_connection_echo(port), upper)
+    assert 2 * RTT * 0.8 <= elapsed <= upper, f"{elapsed * 1000:.0f} ms for two round trips"
 
 
 def test_bytes_keep_their_order_and_throughput_is_not_capped(
