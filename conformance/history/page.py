@@ -13,6 +13,7 @@ from conformance import __version__
 from conformance.history.analysis import STATUS_ORDER, History, build_history
 from conformance.history.store import Store
 from conformance.report.render import _asset, page_environment, write_html
+from conformance.results import count_key
 
 # Line colours of the score chart, one per area (colour-blind friendly, Okabe-Ito).
 AREA_COLOURS = ("#0072b2", "#e69f00", "#009e73", "#cc79a7", "#56b4e9", "#d55e00", "#000000")
@@ -55,7 +56,7 @@ def chart_series(hist: History) -> list[Series]:
 
 
 def status_class(status: str | None) -> str:
-    return "s-absent" if status is None else "s-" + status.lower().replace("/", "")
+    return "s-absent" if status is None else "s-" + count_key(status)
 
 
 def environment() -> jinja2.Environment:

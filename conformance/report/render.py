@@ -15,7 +15,7 @@ from conformance.report.load import Results, schema_problems
 from conformance.report.matrix import build_matrix
 from conformance.report.summary import failing_beside_the_verdict
 from conformance.report.view import build_view, pct
-from conformance.results import COUNT_ORDER
+from conformance.results import COUNT_ORDER, Status
 
 
 def _asset(name: str) -> Markup:
@@ -26,14 +26,17 @@ def _asset(name: str) -> Markup:
 
 def page_environment(package: str) -> jinja2.Environment:
     """The templates of `package`, autoescaped everywhere: messages, evidence and bodies come
-    from the target (the report's and the history page's templates alike)."""
-    return jinja2.Environment(
+    from the target (the report's and the history page's templates alike). Templates name
+    statuses as `Status.NA` etc., never as string literals (tests/plugin/test_status_vocabulary)."""
+    env = jinja2.Environment(
         loader=jinja2.PackageLoader(package, "templates"),
         autoescape=True,
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
     )
+    env.globals["Status"] = Status
+    return env
 
 
 def environment() -> jinja2.Environment:

@@ -13,14 +13,12 @@ from conformance import results
 from conformance.report import load
 
 PACKAGE = Path(results.__file__).parent
-# modules that used to spell statuses themselves (issue 24 item 1)
-READERS = [
-    "report/load.py", "report/scope.py", "report/view.py", "report/diff.py",
-    "report/summary.py", "report/matrix.py", "report/timeline.py", "report/triage.py",
-    "history/analysis.py", "history/store.py", "expectations.py", "replay.py",
-    "failed_from.py", "cli_run.py",
-]  # fmt: skip
-SPELLED = re.compile(r"""["'](PASS|FAIL|ERROR|FLAKY|XPASS|XFAIL|N/A|UNTESTED)["']""")
+VOCABULARY = PACKAGE / "results.py"
+# Code and templates of the package; the schemas are data the enum is pinned to below.
+SOURCES = ("*.py", "*.j2", "*.js")
+STATUS_NAMES = "|".join(re.escape(status.value) for status in results.Status)
+# a status as a whole string literal; "N/A: reason" and prose in templates are not one
+SPELLED = re.compile(rf"""["']({STATUS_NAMES})["']""")
 
 
 def test_schema_enums_are_the_vocabulary() -> None:
@@ -37,11 +35,37 @@ def test_every_status_has_a_summary_count() -> None:
     assert order == list(results._empty_counts())[: len(order)]
 
 
-def test_no_reader_spells_a_status_string() -> None:
+def test_no_module_spells_a_status_string() -> None:
+    """Only results.py spells a status: everything else in conformance/ (suite, plugin, report,
+    history, templates) names Status members or the named sets, so copies cannot drift apart."""
+    sources = {path for pattern in SOURCES for path in PACKAGE.rglob(pattern)} - {VOCABULARY}
+    assert len(sources) > 50  # the scan sees the package, not an empty glob
     found = {
-        name: SPELLED.findall((PACKAGE / name).read_text(encoding="utf-8")) for name in READERS
+        str(path.relative_to(PACKAGE)): SPELLED.findall(path.read_text(encoding="utf-8"))
+        for path in sorted(sources)
     }
     assert {name: hits for name, hits in found.items() if hits} == {}
+
+
+def test_the_scan_sees_a_spelled_status() -> None:
+    assert SPELLED.findall("""x in ('N/A', "UNTESTED") or s == "NOT-CHECKED" """) == [
+        "N/A", "UNTESTED", "NOT-CHECKED",
+    ]  # fmt: skip
+    assert not SPELLED.findall("""pytest.skip("N/A: not offered") or "PASSED" """)
+
+
+def test_the_named_sets_mean_what_their_users_need() -> None:
+    """The sets the old copies disagreed on (issue 24): FLAKY needs action and is scored, but
+    does not fail the run's exit code (it passed on a rerun); the verdict's scope (RAN) is a
+    test having run to a verdict, and what certifies a MUST rule is PASS or N/A only."""
+    s = results.Status
+    assert {s.FAIL, s.ERROR, s.XPASS} == results.EXIT_FAILING
+    assert results.EXIT_FAILING | {s.FLAKY} == results.NEEDS_ACTION
+    assert {s.PASS, s.FAIL, s.ERROR, s.FLAKY} == results.SCORED
+    assert results.SCORED | {s.XFAIL, s.XPASS} == results.RAN
+    assert {s.NA, s.UNTESTED, s.NOT_CHECKED} == results.NO_VERDICT
+    assert {s.PASS, s.NA} == results.CERTIFIES
+    assert not results.CERTIFIES & (results.NEEDS_ACTION | {s.UNTESTED, s.NOT_CHECKED})
 
 
 def test_one_schema_check_for_writer_and_report() -> None:
