@@ -331,6 +331,7 @@ def _record_history(store_url: str, doc: dict[str, Any], code: int) -> int:
 def run(opts: RunOptions) -> int:
     """Run the suite, render the report, print the summary; return the exit status."""
     from conformance.report.diff import diff_results, format_text
+    from conformance.report.failing_rules import failing_rule_lines
     from conformance.report.render import render_report, write_html
     from conformance.report.summary import summary_lines
 
@@ -355,6 +356,8 @@ def run(opts: RunOptions) -> int:
         index = write_html(render_report(doc, opts.spec_base), run_dir / "index.html")
         print(f"\nreport: {index}")
         for line in summary_lines(doc):
+            print(line)
+        for line in failing_rule_lines(doc, run_dir / "results.json"):
             print(line)
         if opts.rerun_of is not None:
             print(f"\nre-run of {opts.rerun_of['run_id']} (old → new):")

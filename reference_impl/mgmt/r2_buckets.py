@@ -9,7 +9,6 @@ bucket list honours `name_contains` on the bucket name only, never the jurisdict
 from __future__ import annotations
 
 import base64
-import binascii
 import datetime as dt
 import json
 from typing import Any
@@ -182,5 +181,5 @@ def _decode_cursor(cursor: str | None) -> str | None:
     try:
         padded = cursor + "=" * (-len(cursor) % 4)
         return base64.b64decode(padded, altchars=b"-_", validate=True).decode()
-    except (binascii.Error, UnicodeDecodeError):
+    except ValueError:  # binascii.Error, UnicodeDecodeError, and a non-ASCII cursor's own
         raise ApiError("bucket_list_invalid", "invalid cursor", "/cursor") from None

@@ -53,7 +53,17 @@ def test_buckets_shared_with_s3(mgmt: MgmtClient, s3: Any) -> None:
 
 
 @pytest.mark.parametrize(
-    "params", [{"per_page": -1}, {"per_page": 1001}, {"per_page": "x"}, {"cursor": "%%%"}]
+    "params",
+    [
+        {"per_page": -1},
+        {"per_page": 1001},
+        {"per_page": "x"},
+        {"cursor": "%%%"},
+        # a non-ASCII cursor: base64 refuses it with a plain ValueError (was a 500; found by
+        # tests/reliability/test_battery_surfaces.py with cursor U+202E)
+        {"cursor": "\u202e"},
+        {"cursor": "é" * 4},
+    ],
 )
 def test_list_parameter_refusals(mgmt: MgmtClient, params: dict[str, Any]) -> None:
     mgmt.list_buckets(**params).assert_envelope_error(400, code=10009)

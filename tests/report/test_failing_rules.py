@@ -1,0 +1,57 @@
+"""The failing rules `conformance run` prints under its verdict (report/failing_rules.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from conformance.report.failing_rules import SHOWN, failing_rule_lines, first_reason_line
+
+
+def _rule(rule_id: str, level: str, status: str, reason: str = "") -> dict[str, object]:
+    return {"id": rule_id, "level": level, "status": status, "reason": reason}
+
+
+def test_must_rules_come_first_with_their_reason_and_the_rerun_command() -> None:
+    doc = {
+        "rules": [
+            _rule("storage.a", "SHOULD", "FAIL", "AssertionError: expected 200; answered 500"),
+            _rule("storage.b", "MUST", "PASS"),
+            _rule(
+                "storage.c",
+                "MUST",
+                "ERROR",
+                "conformance.plugin.attribution.RuleFailure: [storage.c] diverged\nmore",
+            ),
+            _rule("logs.d", "MUST", "FLAKY"),
+            _rule("logs.e", "MAY", "N/A"),
+        ]
+    }
+    lines = failing_rule_lines(doc, Path("reports/run 1/results.json"))
+    assert lines == [
+        "failing rules (3):",
+        "  MUST FLAKY logs.d",
+        "  MUST ERROR storage.c: diverged",
+        "  SHOULD FAIL storage.a: expected 200; answered 500",
+        "re-run exactly these: conformance run --failed-from 'reports/run 1/results.json'",
+    ]
+
+
+def test_a_run_without_failing_rules_prints_nothing() -> None:
+    doc = {"rules": [_rule("storage.b", "MUST", "PASS"), _rule("x", "MUST", "XFAIL")]}
+    assert failing_rule_lines(doc, Path("r.json")) == []
+
+
+def test_xpass_alone_is_listed_without_a_rerun_command() -> None:
+    """--failed-from re-runs FAIL, ERROR and FLAKY rules: XPASS needs the expectations file
+    updated, not a re-run, so no command is offered for it."""
+    lines = failing_rule_lines({"rules": [_rule("a.b", "MUST", "XPASS")]}, Path("r.json"))
+    assert lines == ["failing rules (1):", "  MUST XPASS a.b"]
+
+
+def test_long_lists_and_long_reasons_are_cut() -> None:
+    rules = [_rule(f"r.{n:02d}", "MUST", "FAIL", "x" * 400) for n in range(SHOWN + 3)]
+    lines = failing_rule_lines({"rules": rules}, None)
+    assert len(lines) == 1 + SHOWN + 1
+    assert lines[-1] == "  ... and 3 more (the report lists every one)"
+    assert all(len(line) < 200 for line in lines)
+    assert first_reason_line("\n\n  plain words  \nsecond") == "plain words"
