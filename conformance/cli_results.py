@@ -61,7 +61,7 @@ def merge(paths: list[Path], out: Path, matrix: bool, run_id: str | None) -> int
 
 def expectations_update(results_path: Path, out: Path | None) -> int:
     """Write expectations/<target>.yaml from a run: failing rules in, fixed rules out."""
-    from conformance import expectations as core
+    from conformance.model import expectations as core
 
     docs = load_all([results_path])
     if docs is None:

@@ -94,7 +94,7 @@ def count_key(status: str) -> str:
 
 
 class RuleLike(Protocol):
-    """What roll-up needs of a catalog rule (conformance.plugin.catalog.Rule has it)."""
+    """What roll-up needs of a catalog rule (conformance.model.catalog.Rule has it)."""
 
     @property
     def id(self) -> str: ...

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from conformance.model.targets import DEFAULT_TARGETS_FILE, REFERENCE
 from conformance.plugin import rerun
 
-DEFAULT_TARGET = "reference"
-DEFAULT_TARGETS_FILE = "conformance.toml"
+DEFAULT_TARGET = REFERENCE
 
 
 def add_options(parser: pytest.Parser) -> None:

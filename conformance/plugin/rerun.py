@@ -3,7 +3,7 @@
 pytest-rerunfailures runs each attempt with pytest's own runtestprotocol and logs the failing
 phase of every attempt but the last with `outcome == "rerun"`, then the attempt's teardown,
 then the next attempt's reports. The recorder's makereport wrapper runs for every attempt, so
-each attempt's report carries its own evidence; records.py folds the attempts of one test into
+each attempt's report carries its own evidence; case_records.py folds the attempts of one test into
 one case record: FLAKY when a later attempt passed, the last attempt's verdict otherwise, and
 every attempt in `attempts`.
 """

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from conformance.clients.rules_api import RulesApiClient
-from conformance.safety import journal, lease, registry, signals, statedir, zonelock
+from conformance.safety import journal, lease, registry, signals, statedir, zone_run_lock
 
 WAIT_ENV = "CONFORMANCE_ZONE_WAIT"  # seconds a run waits for another run's zone (default 0)
 LEASE_TTL_ENV = "CONFORMANCE_LEASE_TTL"  # seconds a lease lasts (default 4 h)
@@ -78,7 +78,7 @@ def engage(client: RulesApiClient, ctx: Context) -> list[str]:
     """Take the zone and journal its entry point; returns warning lines, raises Refused."""
     key, me = ctx.key(client), ctx.record()
     notes: list[str] = []
-    other = zonelock.acquire(key, me, ctx.wait)
+    other = zone_run_lock.acquire(key, me, ctx.wait)
     if other is not None:
         if other.alive:
             raise Refused(
@@ -88,7 +88,7 @@ def engage(client: RulesApiClient, ctx: Context) -> list[str]:
         pending = journal.read(key)
         if pending is not None:
             raise Refused(_pending_message(ctx, key, pending))
-        if not zonelock.take_over(key, other, me):
+        if not zone_run_lock.take_over(key, other, me):
             raise Refused(
                 f"zone {client.zone_id}: could not take over the lock of {other.describe()}"
             )
@@ -104,7 +104,7 @@ def engage(client: RulesApiClient, ctx: Context) -> list[str]:
         # a target that misbehaves may keep it; recover removes a dead run's lease
         with contextlib.suppress(Exception):
             lease.remove_own(client, ctx.run_prefix)
-        zonelock.release(key, ctx.run_prefix)
+        zone_run_lock.release(key, ctx.run_prefix)
         raise
     return notes
 
@@ -166,7 +166,7 @@ def _take_lease(client: RulesApiClient, ctx: Context) -> None:
                 f"zone {client.zone_id} of target {ctx.target!r} is leased by {other.describe()} "
                 f"(seen on the target); this run waited {ctx.wait:.0f}s ({WAIT_ENV}) and stops"
             )
-        time.sleep(zonelock.POLL)
+        time.sleep(zone_run_lock.POLL)
 
 
 def _pending_message(ctx: Context, key: str, pending: dict[str, object]) -> str:
@@ -226,7 +226,7 @@ def release(client: RulesApiClient, ctx: Context) -> Released:
             result.cleanup_problems += lease.remove_own(client, ctx.run_prefix)
         except Exception as exc:
             result.cleanup_problems.append(f"lease not removed: {exc!r}")
-        zonelock.release(key, ctx.run_prefix)
+        zone_run_lock.release(key, ctx.run_prefix)
     return result
 
 

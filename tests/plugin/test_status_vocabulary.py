@@ -17,7 +17,7 @@ PACKAGE = Path(results.__file__).parent
 READERS = [
     "report/load.py", "report/scope.py", "report/view.py", "report/diff.py",
     "report/summary.py", "report/matrix.py", "report/timeline.py", "report/triage.py",
-    "history/analysis.py", "history/store.py", "expectations.py", "replay.py",
+    "history/analysis.py", "history/store.py", "model/expectations.py", "replay.py",
     "failed_from.py", "cli_run.py",
 ]  # fmt: skip
 SPELLED = re.compile(r"""["'](PASS|FAIL|ERROR|FLAKY|XPASS|XFAIL|N/A|UNTESTED)["']""")

@@ -13,9 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from conformance.plugin.options import DEFAULT_TARGETS_FILE
-
-REFERENCE = "reference"
+REFERENCE = "reference"  # the built-in target, launched by the suite
+DEFAULT_TARGETS_FILE = "conformance.toml"  # read from the invocation directory when present
 SURFACES = (
     "s3", "rules_api", "mgmt", "gateway", "public", "bindings", "edge",
     "public_tls",  # the public entrypoint again over TLS (HTTP/2); `verify`: CA bundle path
