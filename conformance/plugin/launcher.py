@@ -19,7 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-READY_TIMEOUT = float(os.environ.get("CONFORMANCE_READY_TIMEOUT", "30"))
+from conformance import settings
+
+READY_TIMEOUT = settings.seconds(settings.READY_TIMEOUT, 30.0, strict=True)
 STOP_TIMEOUT = 10.0
 LOCK_TIMEOUT = READY_TIMEOUT + 30
 

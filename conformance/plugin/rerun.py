@@ -15,17 +15,6 @@ import pytest
 RERUN_OUTCOME = "rerun"
 
 
-def add_option(group: pytest.OptionGroup) -> None:
-    group.addoption(
-        "--rerun",
-        type=int,
-        default=0,
-        metavar="N",
-        help="rerun a failed or errored case up to N times; a case that then passes is "
-        "recorded FLAKY (never a pass), with every attempt's evidence",
-    )
-
-
 def configure(config: pytest.Config) -> None:
     """Hand `--rerun N` to pytest-rerunfailures (its own --reruns wins when also given)."""
     count = int(config.getoption("rerun", 0) or 0)

@@ -11,29 +11,21 @@ the lock. A failed restore keeps the journal for `conformance recover`.
 from __future__ import annotations
 
 import contextlib
-import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from conformance import settings
 from conformance.clients.rules_api import RulesApiClient
 from conformance.safety import journal, lease, registry, signals, statedir, zone_run_lock
 
-WAIT_ENV = "CONFORMANCE_ZONE_WAIT"  # seconds a run waits for another run's zone (default 0)
-LEASE_TTL_ENV = "CONFORMANCE_LEASE_TTL"  # seconds a lease lasts (default 4 h)
+WAIT_ENV = settings.ZONE_WAIT.name  # seconds a run waits for another run's zone (default 0)
 DEFAULT_LEASE_TTL = 4 * 3600.0
 SUITE_PREFIX = "ec-"
 
 
 class Refused(Exception):
     """The run may not touch the zone; the message says why and what to do."""
-
-
-def env_seconds(name: str, default: float) -> float:
-    try:
-        return float(os.environ.get(name, default))
-    except ValueError:
-        return default
 
 
 @dataclass
@@ -43,8 +35,10 @@ class Context:
     run_prefix: str
     owner_pid: int
     allow_shared_zone: bool = False
-    wait: float = field(default_factory=lambda: env_seconds(WAIT_ENV, 0.0))
-    lease_ttl: float = field(default_factory=lambda: env_seconds(LEASE_TTL_ENV, DEFAULT_LEASE_TTL))
+    wait: float = field(default_factory=lambda: settings.seconds(settings.ZONE_WAIT, 0.0))
+    lease_ttl: float = field(
+        default_factory=lambda: settings.seconds(settings.LEASE_TTL, DEFAULT_LEASE_TTL)
+    )
 
     def key(self, client: RulesApiClient) -> str:
         return statedir.zone_key(self.target, client.base_url, client.zone_id)

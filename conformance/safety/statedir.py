@@ -17,14 +17,16 @@ from typing import Any
 
 import platformdirs
 
-STATE_DIR_ENV = "CONFORMANCE_STATE_DIR"
+from conformance import settings
+
+STATE_DIR_ENV = settings.STATE_DIR.name
 APP_NAME = "edge-conformance"
 
 
 def state_root() -> Path:
     """Where the state directory is (not created)."""
-    explicit = os.environ.get(STATE_DIR_ENV)
-    return Path(explicit) if explicit else Path(platformdirs.user_state_dir(APP_NAME))
+    explicit = settings.path(settings.STATE_DIR)
+    return explicit if explicit else Path(platformdirs.user_state_dir(APP_NAME))
 
 
 def state_dir() -> Path:
