@@ -81,10 +81,6 @@ def read_targets_file(path: Path) -> dict[str, dict[str, Any]]:
     return targets
 
 
-def known_targets(path: Path | None) -> list[str]:
-    return [REFERENCE, *sorted(read_targets_file(path))] if path else [REFERENCE]
-
-
 def _resolve_table(where: str, table: dict[str, Any], env: dict[str, str]) -> dict[str, Any]:
     resolved: dict[str, Any] = {}
     for key, value in table.items():

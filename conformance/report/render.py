@@ -5,7 +5,6 @@ from __future__ import annotations
 import datetime as dt
 from importlib import resources
 from pathlib import Path
-from typing import Any
 
 import jinja2
 from markupsafe import Markup
@@ -82,9 +81,3 @@ def write_html(html: str, out: str | Path) -> Path:
     tmp.write_text(html, encoding="utf-8")
     tmp.replace(out)
     return out
-
-
-def render_to(docs: list[Results], out: str | Path, **options: Any) -> Path:
-    """One document -> report; several -> matrix."""
-    html = render_report(docs[0], **options) if len(docs) == 1 else render_matrix(docs, **options)
-    return write_html(html, out)
