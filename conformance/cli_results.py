@@ -3,20 +3,17 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Any
 
+from conformance import atomic_file
 from conformance.cli_commands import load_all
 from conformance.results import verdict
 
 
 def _write_json(path: Path, document: dict[str, Any]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    atomic_file.write_text(path, json.dumps(document, indent=2) + "\n")
 
 
 def merge(paths: list[Path], out: Path, matrix: bool, run_id: str | None) -> int:

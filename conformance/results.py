@@ -300,15 +300,7 @@ def schema_problems(document: Mapping[str, Any], limit: int = 5) -> list[str]:
 
 def write_results(path: Any, document: Mapping[str, Any]) -> None:
     """Validate, then write atomically and durably (a reader never sees half a file)."""
-    import os
-    from pathlib import Path
+    from conformance import atomic_file
 
     validate(document)
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(target.name + ".tmp")
-    with tmp.open("w", encoding="utf-8") as handle:
-        handle.write(json.dumps(document, indent=2) + "\n")
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(tmp, target)
+    atomic_file.write_text(path, json.dumps(document, indent=2) + "\n")

@@ -9,7 +9,7 @@ from pathlib import Path
 import jinja2
 from markupsafe import Markup
 
-from conformance import __version__
+from conformance import __version__, atomic_file
 from conformance.report.load import Results, schema_problems
 from conformance.report.matrix import build_matrix
 from conformance.report.summary import failing_beside_the_verdict
@@ -75,9 +75,4 @@ def render_matrix(
 
 def write_html(html: str, out: str | Path) -> Path:
     """Write atomically, so a browser refreshing mid-run never sees half a page."""
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(out.name + ".tmp")
-    tmp.write_text(html, encoding="utf-8")
-    tmp.replace(out)
-    return out
+    return atomic_file.write_text(out, html)
