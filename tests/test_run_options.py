@@ -78,6 +78,17 @@ def test_the_plugin_reads_every_option_of_its_group(pytestconfig: pytest.Config)
         pytestconfig.getoption(option.dest)  # ValueError when the group lacks it
 
 
+def test_every_option_of_the_plugin_group_is_read_somewhere() -> None:
+    """An option of the table that no code of the package reads would be declared for nothing."""
+    code = "\n".join(p.read_text(encoding="utf-8") for p in (ROOT / "conformance").rglob("*.py"))
+    unread = [
+        o.name
+        for o in for_plugin()
+        if f'getoption("{o.dest}"' not in code and f"getoption('{o.dest}'" not in code
+    ]
+    assert unread == []
+
+
 def test_store_and_its_older_name() -> None:
     for flag in ("--store", "--history"):
         ns = build_parser().parse_args(["run", flag, "sqlite:///h.db"])
