@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.latency_proxy import ProxyThread
 from bench.targets import ROOT, clean_env, start_reference
-from conformance.plugin.targets import SECRET_KEYS, SURFACES
+from conformance.model.targets import SECRET_KEYS, SURFACES
 
 URL_KEYS = ("url", "endpoint", "base_url")
 TARGET = "far"

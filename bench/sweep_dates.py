@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from conformance.plugin.catalog import load_catalog
+from conformance.model.catalog import load_catalog
 
 BAD = ("FAIL", "ERROR", "XPASS")
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from conformance import __version__
 from conformance.cli_run import RunOptions
+from conformance.model import run_options as run_options_table
 
 EPILOG = "Run `conformance COMMAND -h` for a command's options."
 
@@ -22,82 +23,7 @@ def _add_run(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         description="Run the suite (pytest + xdist) and write <report-dir>/<run-id>/ with "
         "results.json, junit.xml and index.html. Arguments after `--` go to pytest.",
     )
-    p.add_argument("--target", help="target name (default: reference)")
-    p.add_argument("--targets-file", metavar="PATH", help="TOML targets file")
-    p.add_argument(
-        "--failed-from", type=Path, metavar="RESULTS",
-        help="run exactly the rules that failed, errored or were flaky in RESULTS, with its "
-        "target, date, areas and options (each overridable here); docs/triage.md",
-    )  # fmt: skip
-    p.add_argument("--as-of", metavar="DATE", help="date whose rules apply (default: today)")
-    p.add_argument(
-        "--rule",
-        action="append",
-        default=[],
-        metavar="PREFIX",
-        help="only rules whose id starts with PREFIX (repeatable; ID$: exactly ID)",
-    )
-    p.add_argument("--area", action="append", default=[], help="only this area (repeatable)")
-    p.add_argument(
-        "--report-dir",
-        type=Path,
-        default=Path("reports"),
-        help="where run folders go (default: ./reports)",
-    )
-    p.add_argument("--run-id", help="name of the run folder (default: UTC time + target)")
-    p.add_argument(
-        "--reference-profile",
-        action="append",
-        default=[],
-        metavar="K=V",
-        help="override a behaviour profile field of the launched reference",
-    )
-    p.add_argument(
-        "-n",
-        dest="workers",
-        default="auto",
-        help="pytest-xdist workers (default: auto; 0: no xdist)",
-    )
-    p.add_argument(
-        "--allow-shared-zone",
-        action="store_true",
-        help="run on a zone with log push jobs or custom field rules of its own "
-        "(they are affected during the run, and restored; docs/safety.md)",
-    )
-    p.add_argument(
-        "--baseline",
-        type=Path,
-        metavar="RESULTS",
-        help="also diff against an earlier results.json; a regression fails the run",
-    )
-    p.add_argument("--spec-base", metavar="URL", help="base URL of the spec files (links)")
-    p.add_argument("--compat-date", metavar="DATE", help="bindings compatibility date")
-    p.add_argument(
-        "--compat-flag",
-        action="append",
-        default=[],
-        metavar="NAME",
-        help="bindings compatibility flag (repeatable)",
-    )
-    p.add_argument(
-        "--case-timeout",
-        type=int,
-        default=300,
-        metavar="SECONDS",
-        help="per-test time limit; a test over it is an ERROR (default: 300)",
-    )
-    p.add_argument(
-        "--rerun", type=int, default=0, metavar="N",
-        help="rerun a failed or errored case up to N times; passing on a rerun is FLAKY",
-    )  # fmt: skip
-    p.add_argument(
-        "--expectations", metavar="PATH",
-        help="known failures as strict xfails (default: ./expectations/<target>.yaml if present)",
-    )  # fmt: skip
-    p.add_argument(
-        "--history", metavar="URL",
-        help="record the run in this results store (SQLite path or database URL)",
-    )  # fmt: skip
+    run_options_table.add_to_argparse(p)
 
 
 def _add_others(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -236,18 +162,9 @@ def split_passthrough(argv: Sequence[str]) -> tuple[list[str], list[str]]:
 def run_options(ns: argparse.Namespace, pytest_args: list[str]) -> RunOptions:
     from conformance.report.spec_links import default_spec_base
 
-    opts = RunOptions(
-        target=ns.target or "reference", targets_file=ns.targets_file, as_of=ns.as_of,
-        rules=ns.rule,
-        areas=ns.area, report_dir=ns.report_dir, run_id=ns.run_id,
-        reference_profile=ns.reference_profile, workers=str(ns.workers),
-        pytest_args=pytest_args, baseline=ns.baseline,
-        spec_base=ns.spec_base or default_spec_base(), expectations=ns.expectations,
-        case_timeout=ns.case_timeout, compat_date=ns.compat_date, compat_flags=ns.compat_flag,
-        history=ns.history,
-        allow_shared_zone=ns.allow_shared_zone,
-        rerun=ns.rerun,
-    )  # fmt: skip
+    values = run_options_table.parsed_values(ns)
+    values["spec_base"] = values["spec_base"] or default_spec_base()
+    opts = RunOptions(**values, pytest_args=pytest_args)
     if ns.failed_from is None:
         return opts
     from conformance import failed_from

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import sys
-import tomllib
 from pathlib import Path
 from typing import Any
 
+from conformance.model import targets
 from conformance.report.load import ResultsError, load_results
 
 REFERENCE_SURFACES = ("s3", "rules_api", "mgmt", "gateway", "public")
-DEFAULT_TARGETS_FILE = Path("conformance.toml")
 
 
 def serve(
@@ -36,19 +35,13 @@ def serve(
 
 
 def _file_targets(path: Path) -> dict[str, tuple[list[str], str]]:
-    """name -> (surfaces, status) of a targets file; the plugin's reader when installed."""
-    try:
-        from conformance.plugin import targets as plugin_targets
-    except ImportError:  # the plugin is optional for listing: read the TOML minimally
-        with path.open("rb") as fh:
-            raw = (tomllib.load(fh).get("targets") or {}).items()
-        return {str(n): (sorted(b), str(path)) for n, b in raw if isinstance(b, dict)}
+    """name -> (surfaces, status) of a targets file."""
     listed: dict[str, tuple[list[str], str]] = {}
-    for name, body in plugin_targets.read_targets_file(path).items():
+    for name, body in targets.read_targets_file(path).items():
         try:
-            plugin_targets.resolve(name, body)
+            targets.resolve(name, body)
             status = str(path)
-        except plugin_targets.TargetError as exc:
+        except targets.TargetError as exc:
             status = f"{path}; not usable: {exc}"
         listed[name] = (sorted(body), status)
     return listed
@@ -56,7 +49,7 @@ def _file_targets(path: Path) -> dict[str, tuple[list[str], str]]:
 
 def list_targets(targets_file: str | None) -> int:
     """Print the built-in reference and every target of the targets file with its surfaces."""
-    path = Path(targets_file) if targets_file else DEFAULT_TARGETS_FILE
+    path = Path(targets_file or targets.DEFAULT_TARGETS_FILE)
     rows: dict[str, tuple[list[str], str]] = {
         "reference": (list(REFERENCE_SURFACES), "built in (launched by the suite)"),
     }

@@ -3,20 +3,17 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Any
 
+from conformance import atomic_file
 from conformance.cli_commands import load_all
 from conformance.results import verdict
 
 
 def _write_json(path: Path, document: dict[str, Any]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    atomic_file.write_text(path, json.dumps(document, indent=2) + "\n")
 
 
 def merge(paths: list[Path], out: Path, matrix: bool, run_id: str | None) -> int:
@@ -61,7 +58,7 @@ def merge(paths: list[Path], out: Path, matrix: bool, run_id: str | None) -> int
 
 def expectations_update(results_path: Path, out: Path | None) -> int:
     """Write expectations/<target>.yaml from a run: failing rules in, fixed rules out."""
-    from conformance import expectations as core
+    from conformance.model import expectations as core
 
     docs = load_all([results_path])
     if docs is None:

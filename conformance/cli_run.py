@@ -6,6 +6,7 @@ with it, and so that this process only ever reads results.json: the file is the 
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import re
 import signal
@@ -16,6 +17,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
+from conformance.model import run_options
 from conformance.report.load import ResultsError, failing_cases, load_results
 from conformance.results import (
     EXIT_FAILING,
@@ -32,6 +34,8 @@ from conformance.results import (
     write_results,
 )
 
+# run options this module's fixed part of the pytest command line passes itself
+FIXED = frozenset({"workers", "target", "run_id", "case_timeout"})
 PYTEST_TESTS_FAILED = 1
 PYTEST_NO_TESTS = 5
 PYTEST_MEANINGS = {
@@ -45,7 +49,8 @@ PYTEST_MEANINGS = {
 
 @dataclass
 class RunOptions:
-    """What `conformance run` was asked for, already parsed."""
+    """What `conformance run` was asked for, already parsed; its fields are those of
+    `model.run_options.RUN_OPTIONS` (tests/test_run_options.py keeps the two alike)."""
 
     target: str = "reference"
     targets_file: str | None = None
@@ -63,7 +68,7 @@ class RunOptions:
     case_timeout: int = 300
     compat_date: str | None = None
     compat_flags: list[str] = field(default_factory=list)
-    history: str | None = None  # results store URL: record the run there at its end
+    history: str | None = None  # --store URL: record the run in that results store at its end
     allow_shared_zone: bool = False
     rerun: int = 0  # --rerun N (FLAKY versus broken)
     # --failed-from: the earlier run and its re-run rules' statuses (results `run.rerun_of`)
@@ -85,7 +90,8 @@ def default_run_id(target: str, now: dt.datetime | None = None) -> str:
 def build_pytest_argv(
     opts: RunOptions, run_dir: Path, run_id: str, python: str = sys.executable
 ) -> list[str]:
-    """The child pytest command line (pure: tested without running pytest)."""
+    """The child pytest command line (pure: tested without running pytest); the options of
+    the table that this fixed part does not pass are forwarded from it (model/run_options)."""
     argv = [
         python, "-m", "pytest", "--pyargs", "conformance.suite",
         "-p", "no:cacheprovider",
@@ -100,26 +106,7 @@ def build_pytest_argv(
         # pytest-timeout: a target that hangs costs one test an ERROR, never the whole run
         "--timeout", str(opts.case_timeout),
     ]  # fmt: skip
-    if opts.targets_file:
-        argv += ["--targets-file", opts.targets_file]
-    if opts.as_of:
-        argv += ["--as-of", opts.as_of]
-    for prefix in opts.rules:
-        argv += ["--rule", prefix]
-    for area in opts.areas:
-        argv += ["--area", area]
-    for pair in opts.reference_profile:
-        argv += ["--reference-profile", pair]
-    if opts.expectations:
-        argv += ["--expectations", opts.expectations]
-    if opts.compat_date:
-        argv += ["--compat-date", opts.compat_date]
-    for flag in opts.compat_flags:
-        argv += ["--compat-flag", flag]
-    if opts.allow_shared_zone:
-        argv += ["--allow-shared-zone"]
-    if opts.rerun:
-        argv += ["--rerun", str(opts.rerun)]
+    argv += run_options.pytest_args(dataclasses.asdict(opts), skip=FIXED)
     return argv + list(opts.pytest_args)
 
 

@@ -347,7 +347,7 @@ def main(results: Path, rule_id: str, target: str | None, targets_file: str | No
     """`conformance replay`: the target and targets file default to those the run recorded."""
     import sys
 
-    from conformance.plugin.targets import TargetError, load_target, targets_path
+    from conformance.model.targets import TargetError, load_target, targets_path
     from conformance.report.load import ResultsError, load_results
 
     try:

@@ -94,7 +94,7 @@ def count_key(status: str) -> str:
 
 
 class RuleLike(Protocol):
-    """What roll-up needs of a catalog rule (conformance.plugin.catalog.Rule has it)."""
+    """What roll-up needs of a catalog rule (conformance.model.catalog.Rule has it)."""
 
     @property
     def id(self) -> str: ...
@@ -300,15 +300,7 @@ def schema_problems(document: Mapping[str, Any], limit: int = 5) -> list[str]:
 
 def write_results(path: Any, document: Mapping[str, Any]) -> None:
     """Validate, then write atomically and durably (a reader never sees half a file)."""
-    import os
-    from pathlib import Path
+    from conformance import atomic_file
 
     validate(document)
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(target.name + ".tmp")
-    with tmp.open("w", encoding="utf-8") as handle:
-        handle.write(json.dumps(document, indent=2) + "\n")
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(tmp, target)
+    atomic_file.write_text(path, json.dumps(document, indent=2) + "\n")

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from conformance.coverage import covered_rule_ids
-from conformance.plugin.catalog import Rule, load_catalog
+from conformance.model.catalog import Rule, load_catalog
 
 AREAS = ("logs", "gateway", "storage")
 SURFACES = ("s3", "public", "bindings", "mgmt", "rules-api", "logpush", "edge", "jsonrpc")

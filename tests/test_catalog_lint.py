@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.plugin.catalog import (
+from conformance.model.catalog import (
     PACKAGE,
     Catalog,
     CatalogError,

@@ -100,7 +100,7 @@ def test_run_as_of_2023_01_29_serves_rinkeby(tmp_path: Path) -> None:
 
 def test_today_retires_rinkeby_in_the_same_catalog() -> None:
     """The two rinkeby rules meet at 2023-01-30, so exactly one is in force on any date."""
-    from conformance.plugin.catalog import load_catalog
+    from conformance.model.catalog import load_catalog
 
     catalog = load_catalog()
     served = catalog.get("gateway.network.rinkeby-served")

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.plugin.catalog import load_catalog
+from conformance.model.catalog import load_catalog
 
 # EDGE_CONFORMANCE_SPEC_DIR points at the spec files from a checkout elsewhere (a worktree)
 SPEC_DIR = Path(

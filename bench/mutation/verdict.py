@@ -33,7 +33,7 @@ FAILING_KINDS = frozenset({FAILS, ERRORS})
 def case_kind(case: Mapping[str, Any]) -> str | None:
     """What a case's outcome is, None when it did not go wrong (PASS, N/A, XFAIL, ...).
 
-    The recorder words a fixture's failure "setup: ..." / "teardown: ..." (records.py), a test
+    The recorder words a fixture's failure "setup: ..." / "teardown: ..." (case_records.py), a test
     whose precondition did not hold raises SetupFailed ("setup did not hold, the rule was not
     checked"), a reference that did not start or answer fails the first test's setup with
     "target '...': ...", and a module that did not import becomes a "collection" case.

@@ -9,20 +9,20 @@ tests check status, error code and pointer in one line.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import requests
 
+from conformance import settings
 from conformance.clients import retry
 from conformance.clients.evidence import Exchange, collector
 
 LOG_PHASE = "http_log_custom_fields"
 # seconds per read of a management API call; CONFORMANCE_API_TIMEOUT raises it for a run that
 # may be paused mid-call (the safety tests SIGSTOP a run while its collector owes an answer)
-DEFAULT_TIMEOUT = float(os.environ.get("CONFORMANCE_API_TIMEOUT", "15"))
+DEFAULT_TIMEOUT = settings.seconds(settings.API_TIMEOUT, 15.0, strict=True)
 _NO_JSON = object()
 
 

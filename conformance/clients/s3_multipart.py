@@ -6,13 +6,9 @@ exactly one request and returns the `WireReply` unchanged (nothing retried or in
 
 from __future__ import annotations
 
-import http.client
-import ssl
 from collections.abc import Iterable, Mapping
-from urllib.parse import urlsplit
 
-from conformance.clients.evidence import Exchange, collector
-from conformance.clients.s3_wire import Body, Query, WireClient, WireReply, _escape
+from conformance.clients.s3_wire import Body, WireClient, WireReply, _escape
 
 XMLNS = "http://s3.amazonaws.com/doc/2006-03-01/"
 
@@ -130,50 +126,3 @@ def etag(reply: WireReply) -> str:
     value = reply.header("etag")
     assert value, f"{reply.method} {reply.url}: no ETag header"
     return value
-
-
-def send_declared(
-    wire: WireClient, method: str, bucket: str, key: str, query: Query, length: int
-) -> WireReply:
-    """Send only the head of a request declaring `length` body bytes, then read the answer.
-
-    How a size limit is checked from the cheap side: a conforming target refuses from the
-    declared Content-Length alone, so no body is ever sent (`requests` would insist on one).
-    """
-    prepared = wire.prepare(
-        method,
-        bucket,
-        key,
-        query=query,
-        headers={"Content-Length": str(length)},
-        payload_hash="UNSIGNED-PAYLOAD",
-    )
-    parts = urlsplit(prepared.url)
-    host = parts.hostname or "localhost"
-    conn: http.client.HTTPConnection
-    if parts.scheme == "https":
-        verify = wire.verify
-        context = ssl.create_default_context(cafile=verify if isinstance(verify, str) else None)
-        if verify is False:
-            context.check_hostname, context.verify_mode = False, ssl.CERT_NONE
-        conn = http.client.HTTPSConnection(
-            host, parts.port, timeout=wire.timeout[1], context=context
-        )
-    else:
-        conn = http.client.HTTPConnection(host, parts.port, timeout=wire.timeout[1])
-    try:
-        path = parts.path + (f"?{parts.query}" if parts.query else "")
-        conn.putrequest(method, path, skip_host=True, skip_accept_encoding=True)
-        for name, value in prepared.headers.items():
-            conn.putheader(name, value)
-        if "host" not in {name.lower() for name in prepared.headers}:
-            conn.putheader("Host", parts.netloc)
-        conn.endheaders()
-        response = conn.getresponse()
-        body = response.read()
-        headers = dict(response.getheaders())
-        status = response.status
-    finally:
-        conn.close()
-    collector.add(Exchange.build(method, prepared.url, status, prepared.headers, headers, body))
-    return WireReply(method, prepared.url, status, headers, body)

@@ -1,4 +1,4 @@
-"""`conformance history add|show` and the `--history` step of `conformance run`."""
+"""`conformance history add|show` and the `--store` step of `conformance run`."""
 
 from __future__ import annotations
 

@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING
 import pytest
 from filelock import FileLock
 
+from conformance.model.targets import REFERENCE, Target
 from conformance.plugin.preflight import stop_session
 from conformance.plugin.state import State
-from conformance.plugin.targets import REFERENCE, Target
-from conformance.safety import guard, registry, zonelock
+from conformance.safety import guard, registry, zone_run_lock
 
 if TYPE_CHECKING:
     from conformance.clients.rules_api import RulesApiClient
@@ -90,7 +90,7 @@ def release_zone(state: State, target: Target | None) -> list[str]:
 
     ctx = context(state)
     client = RulesApiClient.from_surface(target.surface("rules_api"))
-    holder = zonelock.holder(ctx.key(client))
+    holder = zone_run_lock.holder(ctx.key(client))
     if not marker.exists() and (holder is None or holder.run_prefix != state.run_prefix):
         return []
     released = guard.release(client, ctx)

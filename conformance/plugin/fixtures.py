@@ -14,11 +14,11 @@ from typing import Any
 
 import pytest
 
+from conformance.model.targets import REFERENCE, Target
 from conformance.plugin import account, cleanup, preflight, provision
 from conformance.plugin.applicability import NA_PREFIX
 from conformance.plugin.naming import Names
 from conformance.plugin.state import get_state
-from conformance.plugin.targets import REFERENCE, Target
 
 
 class Expected:

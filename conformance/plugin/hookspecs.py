@@ -12,5 +12,5 @@ def pytest_conformance_catalog(config: pytest.Config) -> Any:
     """Return the rule catalog to use instead of the packaged one (None: the packaged one).
 
     The project's own plugin tests use it to run test-local suites against tiny catalogs; the
-    object needs the API of `conformance.plugin.catalog.Catalog`.
+    object needs the API of `conformance.model.catalog.Catalog`.
     """

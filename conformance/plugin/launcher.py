@@ -19,7 +19,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-READY_TIMEOUT = float(os.environ.get("CONFORMANCE_READY_TIMEOUT", "30"))
+from conformance import settings
+from conformance.safety import statedir
+
+READY_TIMEOUT = settings.seconds(settings.READY_TIMEOUT, 30.0, strict=True)
 STOP_TIMEOUT = 10.0
 LOCK_TIMEOUT = READY_TIMEOUT + 30
 
@@ -61,18 +64,9 @@ def _stderr_tail(path: Path, lines: int = 20) -> str:
 
 
 def alive(pid: int) -> bool:
-    """True while `pid` runs (a zombie, reaped by nobody in a container, counts as dead)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return True
-    return stat.rpartition(")")[2].split()[0] != "Z"
+    """True while `pid` runs on this machine (a zombie, reaped by nobody in a container, counts
+    as dead): the one liveness check, the safety layer's."""
+    return statedir.process_alive(pid, statedir.host_name())
 
 
 def command(data_dir: Path, ready: Path, as_of: dt.date, profile: dict[str, str]) -> list[str]:

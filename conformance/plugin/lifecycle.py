@@ -10,9 +10,9 @@ import json
 import shutil
 import warnings
 
+from conformance.model.targets import REFERENCE, Target
 from conformance.plugin import account, cleanup, launcher, target_version
 from conformance.plugin.state import State
-from conformance.plugin.targets import REFERENCE, Target
 
 
 def _target_for_cleanup(state: State) -> Target | None:

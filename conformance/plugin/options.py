@@ -8,105 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from conformance.plugin import rerun
-
-DEFAULT_TARGET = "reference"
-DEFAULT_TARGETS_FILE = "conformance.toml"
+from conformance.model import run_options
 
 
 def add_options(parser: pytest.Parser) -> None:
+    """The `conformance` option group, from the table `conformance run` forwards to."""
     group = parser.getgroup("conformance", "edge-conformance suite")
-    group.addoption(
-        "--target",
-        default=DEFAULT_TARGET,
-        metavar="NAME",
-        help="target to check (default: the bundled reference)",
-    )
-    group.addoption(
-        "--targets-file",
-        default=None,
-        metavar="PATH",
-        help=f"TOML file of targets (default: ./{DEFAULT_TARGETS_FILE} if present)",
-    )
-    group.addoption(
-        "--as-of",
-        default=None,
-        metavar="DATE",
-        help="date (YYYY-MM-DD) whose rules apply (default: today)",
-    )
-    group.addoption(
-        "--rule",
-        action="append",
-        default=[],
-        metavar="PREFIX",
-        help="only tests of rules whose id starts with PREFIX (repeatable; ID$: exactly ID)",
-    )
-    group.addoption(
-        "--area",
-        action="append",
-        default=[],
-        metavar="AREA",
-        help="only tests of rules of AREA (repeatable)",
-    )
-    group.addoption("--results", default=None, metavar="PATH", help="write results.json here")
-    group.addoption(
-        "--reference-profile",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="override a behaviour profile field of the launched reference",
-    )
-    group.addoption("--run-id", default=None, metavar="ID", help="id of this run (results)")
-    group.addoption(
-        "--report-dir",
-        default=None,
-        metavar="DIR",
-        help="write DIR/<run-id>/results.json (and junit.xml unless --junitxml) when "
-        "--results is not given",
-    )
-    group.addoption(
-        "--expectations",
-        default=None,
-        metavar="PATH",
-        help="known failures of the target, as strict xfails "
-        "(default: ./expectations/<target>.yaml if present)",
-    )
-    group.addoption(
-        "--compat-date",
-        default=None,
-        metavar="DATE",
-        help="compatibility date of the bindings' calling worker (default: the as-of date)",
-    )
-    group.addoption(
-        "--compat-flag",
-        action="append",
-        default=[],
-        metavar="NAME",
-        help="compatibility flag of the bindings' calling worker (repeatable)",
-    )
-    group.addoption(
-        "--model-steps",
-        type=int,
-        default=None,
-        metavar="N",
-        help="steps of the stateful model test of the store (default: its small fixed budget)",
-    )
-    group.addoption(
-        "--model-shrink-seconds",
-        type=int,
-        default=None,
-        metavar="S",
-        help="time the stateful model may spend shrinking a divergence to its shortest "
-        "sequence (default 60; 0 reports the sequence as found, the same verdict sooner)",
-    )
-    group.addoption(
-        "--allow-shared-zone",
-        action="store_true",
-        default=False,
-        help="run on a zone that has log push jobs or custom field rules of its own "
-        "(they are affected during the run; docs/safety.md)",
-    )
-    rerun.add_option(group)
+    run_options.add_to_pytest(group.addoption)
 
 
 @dataclass(frozen=True)

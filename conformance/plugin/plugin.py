@@ -12,28 +12,36 @@ from typing import Any
 
 import pytest
 
+from conformance.model.targets import REFERENCE
 from conformance.plugin import (
     account,
     allure_labels,
     applicability,
     collection,
-    expectations,
     fixtures,
     hookspecs,
     lifecycle,
-    recorder,
+    report_details,
     rerun,
     results_file,
-    zone_lock,
+    xfail_marks,
+    zone_test_lock,
 )
+from conformance.plugin.case_records import CaseRecorder
 from conformance.plugin.options import Options, add_options, read_options
-from conformance.plugin.records import CaseRecorder
 from conformance.plugin.run_problems import ProblemRecorder
 from conformance.plugin.state import STATE_KEY, WORKERINPUT_KEY, State, build_state, get_state
-from conformance.plugin.targets import REFERENCE
 from conformance.safety import signals
 
-SUBPLUGINS = (collection, applicability, recorder, fixtures, zone_lock, expectations, allure_labels)
+SUBPLUGINS = (
+    collection,
+    applicability,
+    report_details,
+    fixtures,
+    zone_test_lock,
+    xfail_marks,
+    allure_labels,
+)
 RECORDER_KEY = pytest.StashKey[CaseRecorder]()
 PROBLEMS_KEY = pytest.StashKey[ProblemRecorder]()
 STARTED_KEY = pytest.StashKey[str]()
@@ -72,7 +80,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[STATE_KEY] = state
     # SIGTERM/SIGHUP end the session like Ctrl-C, so teardown and the zone's restore run
     config.stash[SIGNALS_KEY] = signals.install()
-    expectations.configure(config, options.expectations, options.target)
+    xfail_marks.configure(config, options.expectations, options.target)
     rerun.configure(config)
     collection.register_marker(config)
     for module in SUBPLUGINS:
@@ -84,7 +92,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
         state.target_cache = resolve_named(config)  # usage error now, not mid-run
     if not state.is_worker and options.results is not None:
-        links = {k: e.link for k, e in expectations.loaded(config).items() if e.link}
+        links = {k: e.link for k, e in xfail_marks.loaded(config).items() if e.link}
         config.stash[RECORDER_KEY] = CaseRecorder(config.rootpath, links=links)
         config.stash[STARTED_KEY] = started
         config.pluginmanager.register(config.stash[RECORDER_KEY], "edge_conformance.records")
@@ -118,8 +126,8 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     if state.options.selective and not state.is_worker:
         catalog = state.catalog(session.config)
         collection.check_selection(catalog, state.options.rules, state.options.areas)
-    if expectations.loaded(session.config) and not state.is_worker:
-        expectations.check_known(session.config, state.catalog(session.config))
+    if xfail_marks.loaded(session.config) and not state.is_worker:
+        xfail_marks.check_known(session.config, state.catalog(session.config))
 
 
 @pytest.hookimpl(trylast=True)

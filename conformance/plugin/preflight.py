@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
+from conformance.model.targets import Target
 from conformance.plugin.state import State
-from conformance.plugin.targets import Target
 
 # surface -> client module offering `preflight(surface) -> str | None`
 CLIENT_MODULES = {

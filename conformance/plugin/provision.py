@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from conformance.model.targets import REFERENCE, Target, TargetError, load_target, targets_path
 from conformance.plugin import launcher
 from conformance.plugin.preflight import stop_session
 from conformance.plugin.state import get_state
-from conformance.plugin.targets import REFERENCE, Target, TargetError, load_target, targets_path
 
 
 def resolve_named(config: pytest.Config) -> Target:

@@ -3,7 +3,7 @@
 pytest-rerunfailures runs each attempt with pytest's own runtestprotocol and logs the failing
 phase of every attempt but the last with `outcome == "rerun"`, then the attempt's teardown,
 then the next attempt's reports. The recorder's makereport wrapper runs for every attempt, so
-each attempt's report carries its own evidence; records.py folds the attempts of one test into
+each attempt's report carries its own evidence; case_records.py folds the attempts of one test into
 one case record: FLAKY when a later attempt passed, the last attempt's verdict otherwise, and
 every attempt in `attempts`.
 """
@@ -13,17 +13,6 @@ from __future__ import annotations
 import pytest
 
 RERUN_OUTCOME = "rerun"
-
-
-def add_option(group: pytest.OptionGroup) -> None:
-    group.addoption(
-        "--rerun",
-        type=int,
-        default=0,
-        metavar="N",
-        help="rerun a failed or errored case up to N times; a case that then passes is "
-        "recorded FLAKY (never a pass), with every attempt's evidence",
-    )
 
 
 def configure(config: pytest.Config) -> None:

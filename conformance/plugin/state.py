@@ -18,8 +18,8 @@ import pytest
 from conformance.plugin.options import Options
 
 if TYPE_CHECKING:
+    from conformance.model.targets import Target
     from conformance.plugin.launcher import ReferenceProcess
-    from conformance.plugin.targets import Target
 
 WORKERINPUT_KEY = "edge_conformance"
 
@@ -48,7 +48,7 @@ class State:
         if self.catalog_cache is None:
             supplied = config.hook.pytest_conformance_catalog(config=config)
             if supplied is None:
-                from conformance.plugin.catalog import load_catalog
+                from conformance.model.catalog import load_catalog
 
                 supplied = load_catalog()
             self.catalog_cache = supplied

@@ -11,7 +11,7 @@ from typing import Any
 
 import requests
 
-from conformance.plugin.targets import Target
+from conformance.model.targets import Target
 
 TIMEOUT = 3.0
 

@@ -14,9 +14,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
+from conformance import settings
 from conformance.report.spec_links import SPEC_BASE_ENV, SPEC_FILE
 
-LEDGERS_ENV = "CONFORMANCE_LEDGERS"
+LEDGERS_ENV = settings.LEDGERS.name
 # the checkout's ledgers, when the package runs from one (they are not package data)
 CHECKOUT_LEDGERS = Path(__file__).resolve().parents[2] / "fixtures" / "peers" / "verdicts"
 CHECKOUT_SPEC = Path(__file__).resolve().parents[3] / "shared" / "spec"
@@ -34,8 +35,9 @@ class Explanation:
 
 def default_ledgers_dir() -> Path | None:
     """$CONFORMANCE_LEDGERS, else the checkout's fixtures/peers/verdicts; None when neither."""
-    if os.environ.get(LEDGERS_ENV):
-        return Path(os.environ[LEDGERS_ENV])
+    explicit = settings.path(settings.LEDGERS)
+    if explicit is not None:
+        return explicit
     return CHECKOUT_LEDGERS if CHECKOUT_LEDGERS.is_dir() else None
 
 

@@ -5,12 +5,11 @@ from __future__ import annotations
 import datetime as dt
 from importlib import resources
 from pathlib import Path
-from typing import Any
 
 import jinja2
 from markupsafe import Markup
 
-from conformance import __version__
+from conformance import __version__, atomic_file
 from conformance.report.load import Results, schema_problems
 from conformance.report.matrix import build_matrix
 from conformance.report.summary import failing_beside_the_verdict
@@ -79,15 +78,4 @@ def render_matrix(
 
 def write_html(html: str, out: str | Path) -> Path:
     """Write atomically, so a browser refreshing mid-run never sees half a page."""
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(out.name + ".tmp")
-    tmp.write_text(html, encoding="utf-8")
-    tmp.replace(out)
-    return out
-
-
-def render_to(docs: list[Results], out: str | Path, **options: Any) -> Path:
-    """One document -> report; several -> matrix."""
-    html = render_report(docs[0], **options) if len(docs) == 1 else render_matrix(docs, **options)
-    return write_html(html, out)
+    return atomic_file.write_text(out, html)

@@ -49,7 +49,7 @@ def catalog_surfaces() -> tuple[str, ...]:
     alone cannot tell what was left out. Empty when the catalog cannot be loaded (a report
     rendered without the suite's data): the scope then rests on the results file alone.
     """
-    from conformance.plugin.catalog import CatalogError, load_catalog
+    from conformance.model.catalog import CatalogError, load_catalog
 
     with contextlib.suppress(CatalogError, OSError):
         return tuple(sorted({f"{r.area}/{r.surface}" for r in load_catalog().rules.values()}))

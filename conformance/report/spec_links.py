@@ -6,14 +6,15 @@ anchors the way GitHub and most Markdown renderers slug them, so one base URL se
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 from typing import Any
 
+from conformance import settings
+
 SPEC_FILE = "interface-spec.md"
 DECISIONS_FILE = "decisions.md"
-SPEC_BASE_ENV = "CONFORMANCE_SPEC_BASE"
+SPEC_BASE_ENV = settings.SPEC_BASE.name
 
 
 def default_spec_base() -> str | None:
@@ -21,8 +22,9 @@ def default_spec_base() -> str | None:
 
     Shared by the report and the plugin's allure links, so both point at the same place.
     """
-    if os.environ.get(SPEC_BASE_ENV):
-        return os.environ[SPEC_BASE_ENV]
+    explicit = settings.text(settings.SPEC_BASE)
+    if explicit:
+        return explicit
     local = Path.cwd().parent / "shared" / "spec"
     return local.resolve().as_uri() if (local / SPEC_FILE).exists() else None
 

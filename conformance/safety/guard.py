@@ -11,29 +11,21 @@ the lock. A failed restore keeps the journal for `conformance recover`.
 from __future__ import annotations
 
 import contextlib
-import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from conformance import settings
 from conformance.clients.rules_api import RulesApiClient
-from conformance.safety import journal, lease, registry, signals, statedir, zonelock
+from conformance.safety import journal, lease, registry, signals, statedir, zone_run_lock
 
-WAIT_ENV = "CONFORMANCE_ZONE_WAIT"  # seconds a run waits for another run's zone (default 0)
-LEASE_TTL_ENV = "CONFORMANCE_LEASE_TTL"  # seconds a lease lasts (default 4 h)
+WAIT_ENV = settings.ZONE_WAIT.name  # seconds a run waits for another run's zone (default 0)
 DEFAULT_LEASE_TTL = 4 * 3600.0
 SUITE_PREFIX = "ec-"
 
 
 class Refused(Exception):
     """The run may not touch the zone; the message says why and what to do."""
-
-
-def env_seconds(name: str, default: float) -> float:
-    try:
-        return float(os.environ.get(name, default))
-    except ValueError:
-        return default
 
 
 @dataclass
@@ -43,8 +35,10 @@ class Context:
     run_prefix: str
     owner_pid: int
     allow_shared_zone: bool = False
-    wait: float = field(default_factory=lambda: env_seconds(WAIT_ENV, 0.0))
-    lease_ttl: float = field(default_factory=lambda: env_seconds(LEASE_TTL_ENV, DEFAULT_LEASE_TTL))
+    wait: float = field(default_factory=lambda: settings.seconds(settings.ZONE_WAIT, 0.0))
+    lease_ttl: float = field(
+        default_factory=lambda: settings.seconds(settings.LEASE_TTL, DEFAULT_LEASE_TTL)
+    )
 
     def key(self, client: RulesApiClient) -> str:
         return statedir.zone_key(self.target, client.base_url, client.zone_id)
@@ -78,7 +72,7 @@ def engage(client: RulesApiClient, ctx: Context) -> list[str]:
     """Take the zone and journal its entry point; returns warning lines, raises Refused."""
     key, me = ctx.key(client), ctx.record()
     notes: list[str] = []
-    other = zonelock.acquire(key, me, ctx.wait)
+    other = zone_run_lock.acquire(key, me, ctx.wait)
     if other is not None:
         if other.alive:
             raise Refused(
@@ -88,7 +82,7 @@ def engage(client: RulesApiClient, ctx: Context) -> list[str]:
         pending = journal.read(key)
         if pending is not None:
             raise Refused(_pending_message(ctx, key, pending))
-        if not zonelock.take_over(key, other, me):
+        if not zone_run_lock.take_over(key, other, me):
             raise Refused(
                 f"zone {client.zone_id}: could not take over the lock of {other.describe()}"
             )
@@ -104,7 +98,7 @@ def engage(client: RulesApiClient, ctx: Context) -> list[str]:
         # a target that misbehaves may keep it; recover removes a dead run's lease
         with contextlib.suppress(Exception):
             lease.remove_own(client, ctx.run_prefix)
-        zonelock.release(key, ctx.run_prefix)
+        zone_run_lock.release(key, ctx.run_prefix)
         raise
     return notes
 
@@ -166,7 +160,7 @@ def _take_lease(client: RulesApiClient, ctx: Context) -> None:
                 f"zone {client.zone_id} of target {ctx.target!r} is leased by {other.describe()} "
                 f"(seen on the target); this run waited {ctx.wait:.0f}s ({WAIT_ENV}) and stops"
             )
-        time.sleep(zonelock.POLL)
+        time.sleep(zone_run_lock.POLL)
 
 
 def _pending_message(ctx: Context, key: str, pending: dict[str, object]) -> str:
@@ -226,7 +220,7 @@ def release(client: RulesApiClient, ctx: Context) -> Released:
             result.cleanup_problems += lease.remove_own(client, ctx.run_prefix)
         except Exception as exc:
             result.cleanup_problems.append(f"lease not removed: {exc!r}")
-        zonelock.release(key, ctx.run_prefix)
+        zone_run_lock.release(key, ctx.run_prefix)
     return result
 
 

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from conformance.plugin.targets import REFERENCE, Target, TargetError, load_target, targets_path
-from conformance.safety import guard, journal, lease, registry, statedir, zonelock
+from conformance.model.targets import REFERENCE, Target, TargetError, load_target, targets_path
+from conformance.safety import guard, journal, lease, registry, statedir, zone_run_lock
 
 
 @dataclass
@@ -90,9 +90,9 @@ def _recover_zone(
                 for problem in outcome.problems:
                     report.fail(problem)
                 report.fail(f"the journal stays in {journal.journal_path(key)}")
-    holder = zonelock.holder(key)
+    holder = zone_run_lock.holder(key)
     if holder is not None and not holder.alive and journal.read(key) is None:
-        zonelock.release(key, holder.run_prefix)
+        zone_run_lock.release(key, holder.run_prefix)
         report.say(f"released the zone lock of dead {holder.describe()}")
     dead_prefixes = {run.run_prefix for run in dead}
     for found in lease.leases(client):

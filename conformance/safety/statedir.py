@@ -11,20 +11,21 @@ import json
 import os
 import re
 import socket
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import platformdirs
 
-STATE_DIR_ENV = "CONFORMANCE_STATE_DIR"
+from conformance import atomic_file, settings
+
+STATE_DIR_ENV = settings.STATE_DIR.name
 APP_NAME = "edge-conformance"
 
 
 def state_root() -> Path:
     """Where the state directory is (not created)."""
-    explicit = os.environ.get(STATE_DIR_ENV)
-    return Path(explicit) if explicit else Path(platformdirs.user_state_dir(APP_NAME))
+    explicit = settings.path(settings.STATE_DIR)
+    return explicit if explicit else Path(platformdirs.user_state_dir(APP_NAME))
 
 
 def state_dir() -> Path:
@@ -49,18 +50,7 @@ def zone_key(target: str, base_url: str, zone_id: str) -> str:
 
 def write_json(path: Path, document: dict[str, Any]) -> None:
     """Durable write: a temporary file in the same folder, fsync, rename, fsync the folder."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(document, handle, indent=2, sort_keys=True)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    _fsync_dir(path.parent)
+    atomic_file.write_text(path, json.dumps(document, indent=2, sort_keys=True), private=True)
 
 
 def create_json(path: Path, document: dict[str, Any]) -> bool:
@@ -74,7 +64,7 @@ def create_json(path: Path, document: dict[str, Any]) -> bool:
         json.dump(document, handle, indent=2, sort_keys=True)
         handle.flush()
         os.fsync(handle.fileno())
-    _fsync_dir(path.parent)
+    atomic_file.fsync_dir(path.parent)
     return True
 
 
@@ -85,19 +75,6 @@ def read_json(path: Path) -> dict[str, Any] | None:
     except (OSError, ValueError):
         return None
     return loaded if isinstance(loaded, dict) else None
-
-
-def _fsync_dir(folder: Path) -> None:
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 def host_name() -> str:

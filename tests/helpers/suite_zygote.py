@@ -52,7 +52,7 @@ def preload() -> None:
     # marks nor warns about its module) and the packaged catalog, parsed and validated once
     # (~0.4 s a run): load_catalog() caches it for every fork.
     with contextlib.suppress(Exception):
-        from conformance.plugin.catalog import load_catalog
+        from conformance.model.catalog import load_catalog
 
         __import__("conformance.plugin.plugin")
         load_catalog()

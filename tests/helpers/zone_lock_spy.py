@@ -2,7 +2,7 @@
 zone lock is free.
 
 Zone-wide state (the log custom fields entry point, the zone's jobs) must only change under
-`zone_lock` (conformance/plugin/zone_lock.py); a call made without it races another xdist
+`zone_lock` (conformance/plugin/zone_test_lock.py); a call made without it races another xdist
 worker's test whatever the scheduling. Loaded with `-p zone_lock_spy` in a run without xdist,
 so "free" means "not held by this process": the race is seen deterministically.
 """

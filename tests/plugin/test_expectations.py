@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from conformance import expectations as core
+from conformance.model import expectations as core
 
 TESTS = """
 import pytest

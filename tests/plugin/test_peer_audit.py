@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from conformance.clients.gateway import GatewayClient
-from conformance.plugin.recorder import _is_assertion
-from conformance.plugin.records import last_exchange, with_exchange
+from conformance.plugin.case_records import last_exchange, with_exchange
+from conformance.plugin.report_details import _is_assertion
 from conformance.suite.gateway.helpers import need_behaviour
 from conformance.suite.setup_check import SetupFailed, require, require_ok
 

@@ -18,7 +18,7 @@ from helpers import suite_runner
 from helpers.suite_runner import direct_test_modules, rule_status
 
 from conformance import results
-from conformance.plugin.catalog import load_catalog
+from conformance.model.catalog import load_catalog
 
 MODELLED = "storage.put-object.etag-md5"  # checked by its own tests and by the storage model
 

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from helpers.suite_runner import run_suite
 
+from conformance.model.targets import Target
 from conformance.plugin import target_version
-from conformance.plugin.targets import Target
 
 
 @pytest.mark.slow

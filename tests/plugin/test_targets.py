@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.plugin.targets import TargetError, load_target, read_targets_file
+from conformance.model.targets import TargetError, load_target, read_targets_file
 
 STAGING = """
 [targets.staging.s3]

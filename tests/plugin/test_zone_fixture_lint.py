@@ -1,6 +1,6 @@
 """A suite fixture that outlives one test and uses the zone takes `zone_lock` (issue 22).
 
-The per-test lock (`_zone_serialised`, conformance/plugin/zone_lock.py) is a function-scoped
+The per-test lock (`_zone_serialised`, conformance/plugin/zone_test_lock.py) is a function-scoped
 fixture: pytest sets module- and class-scoped fixtures up before it, so such a fixture that
 changes the zone without taking the lock itself races the other workers' tests.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from conformance.plugin.zone_lock import ZONE_WIDE_FIXTURES
+from conformance.plugin.zone_test_lock import ZONE_WIDE_FIXTURES
 
 SUITE = Path(__file__).resolve().parents[2] / "conformance" / "suite"
 

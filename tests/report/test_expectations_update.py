@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 from report_helpers import RESULTS
 
-from conformance import expectations as core
 from conformance.cli import main
+from conformance.model import expectations as core
 
 
 def test_update_writes_failing_rules_and_keeps_links(

@@ -10,7 +10,7 @@ from typing import NoReturn
 import pytest
 from safety.zone import LiveZone
 
-from conformance.safety import guard, journal, lease, statedir, zonelock
+from conformance.safety import guard, journal, lease, statedir, zone_run_lock
 
 
 def test_interrupt_after_the_journal_is_written_is_released_by_the_run(
@@ -31,7 +31,7 @@ def test_interrupt_after_the_journal_is_written_is_released_by_the_run(
     monkeypatch.setattr(journal, "write", write_then_interrupt)
     with pytest.raises(KeyboardInterrupt):
         guard.engage(client, ctx)
-    holder = zonelock.holder(key)
+    holder = zone_run_lock.holder(key)
     assert holder is not None and holder.run_prefix == ctx.run_prefix, "the lock was dropped"
     assert lease.holder(client, ctx.run_prefix) is None, "another lease appeared"
     assert any(x.run_prefix == ctx.run_prefix for x in lease.leases(client)), "lease dropped"
@@ -39,4 +39,4 @@ def test_interrupt_after_the_journal_is_written_is_released_by_the_run(
     assert released.outcome.ok, released.outcome.problems
     assert zone.user_state() == before
     assert zone.suite_leftovers() == []
-    assert journal.read(key) is None and zonelock.holder(key) is None
+    assert journal.read(key) is None and zone_run_lock.holder(key) is None

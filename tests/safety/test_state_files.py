@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.safety import journal, lease, registry, statedir, zonelock
+from conformance.safety import journal, lease, registry, statedir, zone_run_lock
 
 
 @pytest.fixture(autouse=True)
@@ -33,18 +33,18 @@ def test_zone_lock_excludes_a_live_run_and_yields_a_dead_one() -> None:
     import os
 
     live, other = _run("ec-aaaaaaaa", os.getpid()), _run("ec-bbbbbbbb", os.getpid())
-    assert zonelock.acquire("k", live, wait=0) is None
-    held = zonelock.acquire("k", other, wait=0)
+    assert zone_run_lock.acquire("k", live, wait=0) is None
+    held = zone_run_lock.acquire("k", other, wait=0)
     assert held is not None and held.run_prefix == live.run_prefix and held.alive
-    zonelock.release("k", other.run_prefix)  # not its lock: stays
-    assert zonelock.holder("k") == live
-    zonelock.release("k", live.run_prefix)
+    zone_run_lock.release("k", other.run_prefix)  # not its lock: stays
+    assert zone_run_lock.holder("k") == live
+    zone_run_lock.release("k", live.run_prefix)
     dead = _run("ec-cccccccc", _dead_pid())
-    assert zonelock.acquire("k", dead, wait=0) is None
-    found = zonelock.acquire("k", other, wait=0)
+    assert zone_run_lock.acquire("k", dead, wait=0) is None
+    found = zone_run_lock.acquire("k", other, wait=0)
     assert found is not None and not found.alive
-    assert zonelock.take_over("k", found, other)
-    assert zonelock.holder("k") == other
+    assert zone_run_lock.take_over("k", found, other)
+    assert zone_run_lock.holder("k") == other
 
 
 def test_registry_tells_dead_runs_from_live_ones() -> None:

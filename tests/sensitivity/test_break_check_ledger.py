@@ -14,7 +14,7 @@ from pathlib import Path
 import yaml
 from helpers.break_checks import break_checked_rules
 
-from conformance.plugin.catalog import load_catalog
+from conformance.model.catalog import load_catalog
 
 LEDGER = Path(__file__).with_name("not_break_checked.yaml")
 

@@ -72,7 +72,7 @@ def test_public_rules_fail_against_deviating_reference(tmp_path: Path, group: st
 
 def test_every_public_rule_has_a_break_check() -> None:
     """No public rule of the catalog escapes the groups above."""
-    from conformance.plugin.catalog import load_catalog
+    from conformance.model.catalog import load_catalog
 
     public = {r.id for r in load_catalog().rules.values() if r.surface == "public"}
     covered = {rule for _, _, rules in GROUPS.values() for rule in rules}

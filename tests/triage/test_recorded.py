@@ -78,7 +78,7 @@ def test_a_failure_message_quoting_a_presigned_url_keeps_no_signature() -> None:
     expires, so the message is redacted like the evidence."""
     from types import SimpleNamespace
 
-    from conformance.plugin.records import _message
+    from conformance.plugin.case_records import _message
 
     text = ("AssertionError: GET http://h/b/k?X-Amz-Algorithm=AWS4-HMAC-SHA256&"
             "X-Amz-Credential=AKIDEXAMPLE%2F20261125%2Fauto%2Fs3%2Faws4_request&"

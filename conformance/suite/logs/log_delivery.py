@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import gzip
 import json
-import os
 import secrets
 import time
 from collections.abc import Iterator, Mapping
@@ -27,11 +26,12 @@ from typing import Any
 
 import requests
 
+from conformance import settings
 from conformance.clients.evidence import Exchange, collector
 from conformance.clients.rules_api import RulesApiClient
 from conformance.suite.logs.helpers import ensure_entrypoint, entrypoint_guard
 
-WAIT_ENV = "CONFORMANCE_LOG_WAIT"
+WAIT_ENV = settings.LOG_WAIT.name
 DEFAULT_WAIT = 60.0
 POLL_INTERVAL = 0.5
 ATTEMPTS = 3
@@ -45,10 +45,7 @@ ALL_FIELDS = (
 
 def log_wait() -> float:
     """Seconds to wait for delivery (`CONFORMANCE_LOG_WAIT`, default 60)."""
-    try:
-        return float(os.environ.get(WAIT_ENV, DEFAULT_WAIT))
-    except ValueError:
-        return DEFAULT_WAIT
+    return settings.seconds(settings.LOG_WAIT, DEFAULT_WAIT)
 
 
 @dataclass

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from conformance import expectations as core
+from conformance.model import expectations as core
 from conformance.plugin.collection import RULES_KEY
 from conformance.plugin.state import get_state
 from conformance.results import static_na_reason

@@ -3,7 +3,7 @@
 Rule ids and the case id travel as `report.user_properties` (plain strings, so that JUnit XML
 shows them as proper properties); evidence, N/A reasons and the kind of failure travel in a
 report attribute of their own (`edge_conformance`), which xdist serialises with the report
-like any other attribute but junitxml never writes. The controller (records.py) reads both.
+like any other attribute but junitxml never writes. The controller (case_records.py) reads both.
 """
 
 from __future__ import annotations

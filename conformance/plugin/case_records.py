@@ -15,7 +15,7 @@ import pytest
 from conformance.clients.evidence import redact_text
 from conformance.plugin.applicability import CASE, NA_PREFIX, RULE_ID
 from conformance.plugin.collection import SUITE_DIR
-from conformance.plugin.recorder import (
+from conformance.plugin.report_details import (
     DOC,
     EVIDENCE,
     FAILED_RULE,

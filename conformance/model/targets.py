@@ -13,9 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from conformance.plugin.options import DEFAULT_TARGETS_FILE
-
-REFERENCE = "reference"
+REFERENCE = "reference"  # the built-in target, launched by the suite
+DEFAULT_TARGETS_FILE = "conformance.toml"  # read from the invocation directory when present
 SURFACES = (
     "s3", "rules_api", "mgmt", "gateway", "public", "bindings", "edge",
     "public_tls",  # the public entrypoint again over TLS (HTTP/2); `verify`: CA bundle path
@@ -80,10 +79,6 @@ def read_targets_file(path: Path) -> dict[str, dict[str, Any]]:
     if REFERENCE in targets:
         raise TargetError(f"targets file {str(path)!r}: {REFERENCE!r} is built in")
     return targets
-
-
-def known_targets(path: Path | None) -> list[str]:
-    return [REFERENCE, *sorted(read_targets_file(path))] if path else [REFERENCE]
 
 
 def _resolve_table(where: str, table: dict[str, Any], env: dict[str, str]) -> dict[str, Any]:

@@ -1,0 +1,56 @@
+"""Every `CONFORMANCE_*` environment variable the suite reads, in one place.
+
+Each variable is read here and nowhere else (tests/test_settings.py checks it), so that the
+README's table of them (section "Environment variables") can be complete. Values are read when
+asked for, not at import, except where a caller keeps the value of its own import.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Setting:
+    name: str
+    default: str  # as the README shows it; "" when unset means "not given"
+    doc: str
+
+
+API_TIMEOUT = Setting("CONFORMANCE_API_TIMEOUT", "15", "seconds per read of a management API call")
+READY_TIMEOUT = Setting(
+    "CONFORMANCE_READY_TIMEOUT", "30", "seconds the launched reference has to become ready"
+)
+LOG_WAIT = Setting("CONFORMANCE_LOG_WAIT", "60", "seconds a log test waits for delivery")
+ZONE_WAIT = Setting("CONFORMANCE_ZONE_WAIT", "0", "seconds a run waits for another run's zone")
+LEASE_TTL = Setting("CONFORMANCE_LEASE_TTL", "14400", "seconds a run's lease on a zone lasts")
+STATE_DIR = Setting("CONFORMANCE_STATE_DIR", "", "the per-user state directory (safety journal)")
+SPEC_BASE = Setting("CONFORMANCE_SPEC_BASE", "", "base URL of the spec files the report links")
+LEDGERS = Setting("CONFORMANCE_LEDGERS", "", "folder of peer verdict ledgers for the report")
+
+ALL = (API_TIMEOUT, READY_TIMEOUT, LOG_WAIT, ZONE_WAIT, LEASE_TTL, STATE_DIR, SPEC_BASE, LEDGERS)
+
+
+def text(setting: Setting) -> str | None:
+    """The variable's value; None when unset or empty."""
+    return os.environ.get(setting.name) or None
+
+
+def seconds(setting: Setting, default: float, *, strict: bool = False) -> float:
+    """A number of seconds; `default` when unset, and when malformed unless `strict`."""
+    raw = os.environ.get(setting.name)
+    if raw is None:
+        return default
+    try:
+        return float(raw)
+    except ValueError:
+        if strict:
+            raise
+        return default
+
+
+def path(setting: Setting) -> Path | None:
+    value = text(setting)
+    return Path(value) if value else None
