@@ -201,6 +201,30 @@ def table(summary: Summary) -> str:
     return "\n".join(lines) + "\n"
 
 
+def area_of(module: str) -> str:
+    """The reference's package a module belongs to (`reference_impl/s3/x.py` -> `s3`); the
+    modules directly under reference_impl/ are `core`."""
+    parts = Path(module).parts
+    return parts[1] if len(parts) > 2 else "core"
+
+
+def area_rows(summary: Summary) -> dict[str, Row]:
+    """The module rows summed per area: the per-area table and the published figure."""
+    areas: dict[str, Row] = {}
+    for row in summary.rows.values():
+        area = areas.setdefault(area_of(row.module), Row(area_of(row.module)))
+        for name in COLUMNS:
+            setattr(area, name, getattr(area, name) + getattr(row, name))
+    return dict(sorted(areas.items()))
+
+
+def area_table(summary: Summary) -> str:
+    head = "| area | " + " | ".join(c.replace("_", " ") for c in COLUMNS) + " | score |"
+    lines = [head, "|---|" + "---:|" * (len(COLUMNS) + 1)]
+    lines += [_line(row) for row in area_rows(summary).values()]
+    return "\n".join(lines) + "\n"
+
+
 def _line(r: Row) -> str:
     cells = " | ".join(str(getattr(r, c)) for c in COLUMNS)
     return f"| {r.module} | {cells} | {r.score:.0f}% |"
@@ -236,10 +260,12 @@ def survivors_md(summary: Summary) -> str:
 
 
 def write(summary: Summary, out: Path) -> None:
-    (out / "table.md").write_text(table(summary) + baselines_md(summary), "utf-8")
+    per_area = "\nPer area (the reference's packages):\n\n" + area_table(summary)
+    (out / "table.md").write_text(table(summary) + per_area + baselines_md(summary), "utf-8")
     (out / "survivors.md").write_text(survivors_md(summary), "utf-8")
     doc = {
         "rows": [asdict(r) | {"score": r.score} for r in summary.rows.values()],
+        "areas": [asdict(r) | {"score": r.score} for r in area_rows(summary).values()],
         "mutants": [asdict(m) for m in summary.mutants],
         "stale_ledger_entries": summary.stale,
         "baselines": summary.baselines,

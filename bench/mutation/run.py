@@ -110,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
         for sel, (_, base) in baselines.items()
     ]
     report.write(summary, args.out)
-    print(report.table(summary) + report.baselines_md(summary))
+    print(report.table(summary) + "\n" + report.area_table(summary) + report.baselines_md(summary))
     seconds = time.monotonic() - started
     for line in summary.stale:
         print(f"STALE LEDGER ENTRY: {line}")

@@ -12,6 +12,7 @@ from markupsafe import Markup
 from conformance import __version__, atomic_file
 from conformance.report.load import Results, schema_problems
 from conformance.report.matrix import build_matrix
+from conformance.report.sensitivity import published as published_sensitivity
 from conformance.report.summary import failing_beside_the_verdict
 from conformance.report.view import build_view, pct
 from conformance.results import COUNT_ORDER, Status
@@ -64,7 +65,9 @@ def render_report(
     template = environment().get_template("report.html.j2")
     # the SHOULD/MAY rules that fail the exit status, named beside the verdict as on the terminal
     beside = failing_beside_the_verdict(doc)
-    return template.render(v=view, beside=beside, generated=_generated())
+    return template.render(
+        v=view, beside=beside, sensitivity=published_sensitivity(), generated=_generated()
+    )
 
 
 def render_matrix(

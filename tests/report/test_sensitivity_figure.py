@@ -1,0 +1,75 @@
+"""The suite-sensitivity figure: published by bench.mutation.publish, shown beside the verdict."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from report_helpers import load
+
+from bench.mutation import publish
+from conformance.report import render, sensitivity
+
+ROWS = [
+    {"module": "reference_impl/s3/listing.py", "mutants": 4, "killed": 3, "survived": 0,
+     "equivalent": 1, "out_of_spec": 0, "timeouts": 0, "start_failures": 0,
+     "collection_errors": 0, "other_exits": 0, "harness": 0},
+    {"module": "reference_impl/s3/buckets.py", "mutants": 2, "killed": 1, "survived": 1,
+     "equivalent": 0, "out_of_spec": 0, "timeouts": 0, "start_failures": 0,
+     "collection_errors": 0, "other_exits": 0, "harness": 0},
+    {"module": "reference_impl/profile.py", "mutants": 2, "killed": 1, "survived": 0,
+     "equivalent": 0, "out_of_spec": 0, "timeouts": 1, "start_failures": 0,
+     "collection_errors": 0, "other_exits": 0, "harness": 0},
+]  # fmt: skip
+
+
+def test_areas_sum_their_modules_and_score_only_what_is_not_excused() -> None:
+    areas = {a["area"]: a for a in publish.areas_from({"rows": ROWS})}
+    assert set(areas) == {"s3", "core"}
+    assert (areas["s3"]["mutants"], areas["s3"]["killed"], areas["s3"]["equivalent"]) == (6, 4, 1)
+    assert areas["s3"]["score"] == 80.0  # 4 killed of 6 - 1 equivalent
+    # a timeout is not a kill: it counts against the score
+    assert areas["core"]["score"] == 50.0
+
+
+def test_publish_writes_a_figure_the_report_reads(tmp_path: Path) -> None:
+    (tmp_path / "results.json").write_text(json.dumps({"rows": ROWS}), "utf-8")
+    target = tmp_path / "sensitivity.json"
+    rc = publish.main(
+        [str(tmp_path), "--scope", "sample: 1 mutant per module", "--commit", "abc1234",
+         "--measured", "2026-11-26", "--to", str(target)]
+    )  # fmt: skip
+    assert rc == 0
+    found = sensitivity.parse(json.loads(target.read_text("utf-8")))
+    assert not found.full_run and found.mutants == 8
+    assert found.phrase() == (
+        "sample: 1 mutant per module, not a full run (8 mutants), measured 2026-11-26 at "
+        "abc1234: core 50%, s3 80%"
+    )
+    core = next(a for a in found.areas if a.area == "core")
+    assert core.not_judged == 1
+
+
+def test_publish_refuses_a_run_without_mutants(tmp_path: Path) -> None:
+    (tmp_path / "results.json").write_text(json.dumps({"rows": []}), "utf-8")
+    assert publish.main([str(tmp_path), "--scope", "full", "--to", str(tmp_path / "s")]) == 1
+    assert not (tmp_path / "s").exists()
+
+
+def test_the_report_and_the_terminal_name_the_figure_or_its_absence(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    figure = sensitivity.parse(publish.figure({"rows": ROWS}, "full run", "abc1234", "2026-11-26"))
+    monkeypatch.setattr(sensitivity, "published", lambda: figure)
+    monkeypatch.setattr(render, "published_sensitivity", lambda: figure)
+    assert sensitivity.terminal_line().endswith(
+        "full run (8 mutants), measured 2026-11-26 at abc1234: core 50%, s3 80%"
+    )
+    doc = load("all-pass")
+    html = render.render_report(doc)
+    assert 'id="sensitivity"' in html and "core 50%, s3 80%" in html
+    monkeypatch.setattr(sensitivity, "published", lambda: None)
+    monkeypatch.setattr(render, "published_sensitivity", lambda: None)
+    assert "no mutation run published" in sensitivity.terminal_line()
+    assert "no mutation run published" in render.render_report(doc)
