@@ -5,6 +5,8 @@ import os
 import shutil
 import tempfile
 
+import pytest
+
 pytest_plugins = ["pytester"]
 
 
@@ -36,6 +38,7 @@ def pytest_configure() -> None:
         atexit.register(shutil.rmtree, folder, True)
 
 
+@pytest.hookimpl(optionalhook=True)  # `-p no:xdist` has no such hook
 def pytest_xdist_make_scheduler(config: object, log: object) -> object:
     """`-n N`: the longest tests are handed out first (helpers/schedule.py)."""
     from helpers.schedule import make_scheduler
