@@ -5,6 +5,8 @@ import os
 import shutil
 import tempfile
 
+import pytest
+
 pytest_plugins = ["pytester"]
 
 
@@ -34,3 +36,11 @@ def pytest_configure() -> None:
         folder = tempfile.mkdtemp(prefix="ec-test-state-")
         os.environ["CONFORMANCE_STATE_DIR"] = folder
         atexit.register(shutil.rmtree, folder, True)
+
+
+@pytest.hookimpl(optionalhook=True)  # `-p no:xdist` has no such hook
+def pytest_xdist_make_scheduler(config: object, log: object) -> object:
+    """`-n N`: the longest tests are handed out first (helpers/schedule.py)."""
+    from helpers.schedule import make_scheduler
+
+    return make_scheduler(config, log)

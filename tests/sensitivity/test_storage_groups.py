@@ -28,7 +28,6 @@ def test_each_rule_of_the_group_fails(tmp_path: Path, group: dict[str, Any]) -> 
         rules=group["rules"],
         as_of=group.get("as_of"),
         reference_profile={k: str(v) for k, v in group["profile"].items()},
-        extra_args=["-n", "2"],
     )
     statuses = {rule: rule_status(document, rule) for rule in group["rules"]}
     wrong = {rule: status for rule, status in statuses.items() if status != "FAIL"}
