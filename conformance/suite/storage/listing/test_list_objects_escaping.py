@@ -13,7 +13,7 @@ from email.utils import parsedate_to_datetime
 
 import pytest
 
-from .listing_support import fill, keys_of, list_v1, listed, prefixes_of
+from .support import fill, keys_of, list_v1, listed, prefixes_of
 
 KEYS = ["x&<>'\"/a", "x&<>'\"/b", "y&amp;", "z<tag>"]
 ISO = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{3})?Z$")

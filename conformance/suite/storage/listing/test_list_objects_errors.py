@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from .listing_support import fill, keys_of, list_v1, listed
+from .support import fill, keys_of, list_v1, listed
 
 
 def _search(s3, bucket, version):

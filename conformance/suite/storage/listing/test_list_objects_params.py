@@ -8,7 +8,7 @@ import pytest
 
 from conformance.suite.setup_check import require
 
-from .listing_support import fill, keys_of, list_v1, listed, prefixes_of
+from .support import fill, keys_of, list_v1, listed, prefixes_of
 
 KEYS = ["a/1", "a/2", "b/1", "c", "d/x/1", "e"]
 

@@ -12,7 +12,7 @@ import datetime as dt
 
 import pytest
 
-from .cors_bodies import ORIGIN, OTHER_ORIGIN, config_xml, header_set, preflight, put_cors, rule_xml
+from .support import ORIGIN, OTHER_ORIGIN, config_xml, header_set, preflight, put_cors, rule_xml
 
 
 @pytest.fixture

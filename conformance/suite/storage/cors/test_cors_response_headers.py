@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from .cors_bodies import ORIGIN, OTHER_ORIGIN, config_xml, header_set, put_cors, rule_xml
+from .support import ORIGIN, OTHER_ORIGIN, config_xml, header_set, put_cors, rule_xml
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from urllib.parse import unquote
 
 import pytest
 
-from .listing_support import fill, keys_of, list_v1, listed, prefixes_of
+from .support import fill, keys_of, list_v1, listed, prefixes_of
 
 KEYS = ["a b|1", "a b|2", "a b+é", "a b+é|x|y", "zz"]
 PREFIX, DELIM = "a b", "|"

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from conformance.clients import s3_multipart as mp
-from conformance.suite.storage.http_dates import shift
+from conformance.suite.storage.conditions.support import shift
 
 OLD, NEW = b"the stored object", b"the replacement"
 

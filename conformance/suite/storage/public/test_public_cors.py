@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from .cors_bodies import ORIGIN, OTHER_ORIGIN, config_xml, header_set, put_cors, rule_xml
+from conformance.suite.storage.cors.support import (
+    ORIGIN,
+    OTHER_ORIGIN,
+    config_xml,
+    header_set,
+    put_cors,
+    rule_xml,
+)
 
 BODY = b"public cors body"
 
@@ -92,3 +99,25 @@ def test_options_without_origin_is_401(public, stored):
     """Before 2024-02-20, OPTIONS without Origin on the public entrypoint answers 401."""
     reply = public.options(stored, {"Access-Control-Request-Method": "GET"})
     assert reply.status == 401, reply.describe()
+
+
+# --- folded from test_public_cors_checked.py ---
+# CORS response headers on public buckets, checked where the rule's content shows.
+#
+# The spec applies CORS response headers to public buckets as to the S3 endpoint (Area C item
+# 5): a public read whose Origin a rule allows carries that rule's ExposeHeader values, and an
+# implementer who only writes the header when the list is empty (or never) is caught here.
+
+EXPOSED = ["x-ec-one", "etag"]
+
+
+@pytest.mark.rule("storage.public.cors-response-headers")
+@pytest.mark.parametrize("method", ["GET", "HEAD"])
+def test_read_lists_the_rule_expose_headers(s3, public, stored, method):
+    """With ExposeHeader in the matching rule, a public read lists every exposed header."""
+    rule = rule_xml(methods=["GET", "HEAD"], expose=EXPOSED)
+    put_cors(s3, public.bucket, config_xml(rule)).assert_ok()
+    reply = public.request(method, stored, {"Origin": ORIGIN})
+    assert reply.status == 200, reply.describe()
+    assert reply.header("access-control-allow-origin") in (ORIGIN, "*"), "rule did not match"
+    assert header_set(reply, "access-control-expose-headers") == set(EXPOSED), reply.describe()

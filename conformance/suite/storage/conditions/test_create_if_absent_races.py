@@ -7,7 +7,7 @@ then stores the body whenever it has been read, answers 200 to both and the late
 silently replaces the one already acknowledged.
 
 Each race is made certain, not likely: one write sends its headers and half its body
-(streamed.py), the other request runs to its end, then the first sends the rest. The write
+(`storage/support.py`), the other request runs to its end, then the first sends the rest. The write
 that finished first wins (200); the other answers 412, or 409 where the target refused to run
 it next to the other at all (the provider's TooMuchConcurrency, S3's ConditionalRequestConflict:
 nothing stored); a read afterwards returns the winner's bytes.
@@ -22,7 +22,7 @@ import pytest
 from conformance.clients import s3_multipart as mp
 from conformance.clients.s3_wire import WireReply
 from conformance.suite.setup_check import require_ok
-from conformance.suite.storage.streamed import HalfSent
+from conformance.suite.storage.support import HalfSent
 
 IF_ABSENT = {"If-None-Match": "*"}
 CONFLICT_CODES = {"ConditionalRequestConflict", "TooMuchConcurrency"}

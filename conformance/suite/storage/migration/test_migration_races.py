@@ -21,8 +21,8 @@ from typing import Any
 import pytest
 
 from conformance.suite.setup_check import SetupFailed, not_checked, require
-from conformance.suite.storage.held_source import HeldRelay, held_relay, loopback_endpoint
-from conformance.suite.storage.sippy_support import config_for, source_bucket
+from conformance.suite.storage.migration.held_source import HeldRelay, held_relay, loopback_endpoint
+from conformance.suite.storage.migration.support import config_for, source_bucket
 
 OLD = bytes(range(256)) * 2048  # 512 KiB at the source: the fetch is held after 64 KiB
 HOLD_AFTER = 64 * 1024

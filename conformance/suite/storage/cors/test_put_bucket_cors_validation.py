@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from .cors_bodies import config_xml, get_cors, put_cors, rule_xml
+from .support import config_xml, get_cors, put_cors, rule_xml
 
 
 def _origins_of(reply: Any) -> list[str | None]:

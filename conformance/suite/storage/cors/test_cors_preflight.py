@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from .cors_bodies import ORIGIN, config_xml, header_set, preflight, put_cors, rule_xml
+from .support import ORIGIN, config_xml, header_set, preflight, put_cors, rule_xml
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from conformance.suite.storage.http_dates import shift
+from conformance.suite.storage.conditions.support import shift
 
 
 @pytest.fixture
