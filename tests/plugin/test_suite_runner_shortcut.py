@@ -49,7 +49,7 @@ def _fake_runs(
 
 def test_the_modules_are_those_that_name_the_rule_without_the_model() -> None:
     modules = direct_test_modules([MODELLED])
-    assert modules == ["conformance.suite.storage.test_put_object_basics"]
+    assert modules == ["conformance.suite.storage.objects.test_put_object_basics"]
     assert suite_runner.MODEL_MODULE not in direct_test_modules(["storage."])
     # an id prefix selects every rule it starts; `$` only the exact id
     assert set(direct_test_modules(["storage.put-object."])) > set(modules)

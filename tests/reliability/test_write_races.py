@@ -130,8 +130,8 @@ def _held_fetch(
     ref: RefProcess, wire: WireClient, upstream: tuple[str, int], bucket: str
 ) -> Iterator[Callable[[], WireReply]]:
     """A GetObject of `k`, which only the source has, held after 64 KiB of the object."""
-    from conformance.suite.storage.held_source import held_relay
-    from conformance.suite.storage.sippy_support import source_client
+    from conformance.suite.storage.migration.held_source import held_relay
+    from conformance.suite.storage.migration.support import source_client
 
     keys = {"access_key_id": "testing", "secret_access_key": "testing", "region": "us-east-1"}
     with held_relay(upstream, 64 * 1024) as relay:

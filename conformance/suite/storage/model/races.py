@@ -79,7 +79,7 @@ class RaceSteps(ModelBase):
         """`If-None-Match: *` PUT A streams half its body; `If-None-Match: *` PUT B of the same
         absent key runs to its end; A finishes. The first to finish wins (200), the other is 412
         (or a 409 conflict, nothing stored); the key then holds the winner's bytes."""
-        from conformance.suite.storage.streamed import HalfSent
+        from conformance.suite.storage.support import HalfSent
 
         name = self.bucket(b)
         if not self.store.exists(name):

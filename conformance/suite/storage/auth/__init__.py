@@ -1,0 +1,1 @@
+"""Request authentication: signatures, presigned URLs, tokens, payload integrity."""

@@ -1,0 +1,1 @@
+"""Bucket operations: create, head, delete, location, encryption, ListBuckets."""

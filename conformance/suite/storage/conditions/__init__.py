@@ -1,0 +1,1 @@
+"""Conditional requests: If-Match, If-None-Match and date conditions on reads and writes."""

@@ -1,0 +1,82 @@
+"""GetObject / HeadObject date conditions at their boundary (the object's own second).
+
+An implementer may compare with >= (an object modified in the very second the client names
+then counts as modified after it), invert the test, or ignore the header on HEAD.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from conformance.suite.storage.conditions.support import shift
+
+
+@pytest.fixture
+def stored(s3, bucket, names):
+    key = names.key()
+    s3.wire.put_object(bucket, key, b"dated object").assert_ok()
+    modified = s3.wire.request("HEAD", bucket, key).assert_ok().header("last-modified")
+    assert modified, "HeadObject has no Last-Modified"
+    return bucket, key, modified
+
+
+@pytest.mark.rule("storage.get-object.date-conditions")
+@pytest.mark.parametrize("method", ["GET", "HEAD"])
+def test_if_unmodified_since_before_last_modified_is_412(s3, stored, method):
+    """One second before LastModified: the object was modified since, so 412."""
+    bucket, key, modified = stored
+    headers = {"If-Unmodified-Since": shift(modified, -1)}
+    reply = s3.wire.request(method, bucket, key, headers=headers)
+    assert reply.status == 412, f"{method} If-Unmodified-Since before: {reply.status}"
+    if method == "GET":
+        reply.assert_error(412, "PreconditionFailed")
+
+
+@pytest.mark.rule("storage.get-object.date-conditions")
+@pytest.mark.parametrize("method", ["GET", "HEAD"])
+@pytest.mark.parametrize("offset", [0, 1], ids=["equal", "later"])
+def test_if_unmodified_since_equal_or_later_is_met(s3, stored, method, offset):
+    """Equal to (or after) LastModified: not modified since, the object is served."""
+    bucket, key, modified = stored
+    headers = {"If-Unmodified-Since": shift(modified, offset)}
+    reply = s3.wire.request(method, bucket, key, headers=headers).assert_ok()
+    if method == "GET":
+        assert reply.body == b"dated object"
+
+
+@pytest.mark.rule("storage.get-object.date-conditions")
+@pytest.mark.parametrize("method", ["GET", "HEAD"])
+@pytest.mark.parametrize("offset", [0, 1], ids=["equal", "later"])
+def test_if_modified_since_not_earlier_is_304(s3, stored, method, offset):
+    """If-Modified-Since equal to (or after) LastModified: not modified since, 304, no body."""
+    bucket, key, modified = stored
+    headers = {"If-Modified-Since": shift(modified, offset)}
+    reply = s3.wire.request(method, bucket, key, headers=headers)
+    assert reply.status == 304, f"{method} If-Modified-Since +{offset}s: {reply.status}"
+    assert not reply.body
+
+
+@pytest.mark.rule("storage.get-object.date-conditions")
+@pytest.mark.parametrize("method", ["GET", "HEAD"])
+def test_if_modified_since_earlier_serves(s3, stored, method):
+    """If-Modified-Since one second before LastModified: modified since, served."""
+    bucket, key, modified = stored
+    headers = {"If-Modified-Since": shift(modified, -1)}
+    reply = s3.wire.request(method, bucket, key, headers=headers).assert_ok()
+    if method == "GET":
+        assert reply.body == b"dated object"
+
+
+@pytest.mark.rule("storage.get-object.missing-key", "storage.get-object.if-match-unmet-412")
+@pytest.mark.parametrize(
+    "headers",
+    [{"If-Match": "*"}, {"If-None-Match": "*"}, {"If-Match": '"0123456789abcdef0123456789abcdef"'},
+     {"If-Unmodified-Since": "Mon, 01 Jan 2001 00:00:00 GMT"}],
+    ids=["if-match-star", "if-none-match-star", "if-match-etag", "if-unmodified-since"],
+)  # fmt: skip
+def test_conditions_on_a_missing_key_are_404(s3, bucket, names, headers):
+    """A condition on a key that holds no object: 404 NoSuchKey (the 412 is for an existing
+    object; nothing is served)."""
+    key = names.key()
+    s3.wire.request("GET", bucket, key, headers=headers).assert_error(404, "NoSuchKey")
+    assert s3.wire.request("HEAD", bucket, key, headers=headers).status == 404

@@ -1,0 +1,1 @@
+"""Bucket CORS: configuration, preflight matching and response headers."""

@@ -1,0 +1,103 @@
+"""CORS preflight (OPTIONS) on the S3 endpoint, answered from the bucket's CORS rules."""
+
+from __future__ import annotations
+
+import pytest
+
+from .support import ORIGIN, config_xml, header_set, preflight, put_cors, rule_xml
+
+
+@pytest.fixture
+def cors_bucket(s3, bucket):
+    """A bucket whose one rule allows ORIGIN to GET/HEAD/PUT with a few named headers."""
+    headers = ["X-Conformance-Header", "content-type", "x-amz-meta-colour"]
+    put_cors(s3, bucket, config_xml(rule_xml(headers=headers))).assert_ok()
+    return bucket
+
+
+@pytest.fixture(params=["written", "missing"])
+def key(request, s3, bucket, names):
+    """The key a preflight names: an object that exists, and one never written. A preflight is
+    answered from the bucket's rules either way; a target that answers one and not the other
+    (e.g. 200 for a missing key, 403 for a real object) must not pass on the easy one alone."""
+    name = names.key()
+    if request.param == "written":
+        s3.boto.put_object(Bucket=bucket, Key=name, Body=b"preflight target")
+    return name
+
+
+@pytest.mark.rule("storage.cors.s3-preflight")
+def test_preflight_names_origin_and_methods(s3, cors_bucket, key):
+    """A matching preflight answers 200 with the origin and the allowed method."""
+    reply = preflight(s3, cors_bucket, key, "GET")
+    assert reply.status == 200, f"preflight status {reply.status}: {reply.body[:200]!r}"
+    assert reply.header("access-control-allow-origin") in (ORIGIN, "*")
+    methods = reply.header("access-control-allow-methods") or ""
+    assert "GET" in [m.strip() for m in methods.split(",")], f"Allow-Methods: {methods!r}"
+
+
+@pytest.mark.rule("storage.cors.s3-preflight")
+def test_preflight_from_other_origin_is_not_allowed(s3, cors_bucket, key):
+    """A preflight from an origin no rule allows gets no Access-Control-Allow-Origin."""
+    reply = preflight(s3, cors_bucket, key, "GET", origin="https://evil.example.net")
+    assert reply.status == 403, f"expected 403; {reply.describe()}"
+    assert reply.header("access-control-allow-origin") is None, dict(reply.headers)
+
+
+@pytest.mark.rule("storage.cors.allow-headers-on-preflight")
+def test_preflight_sets_allow_headers(s3, cors_bucket, key):
+    """A preflight naming allowed request headers gets Access-Control-Allow-Headers."""
+    reply = preflight(s3, cors_bucket, key, "PUT", headers=["content-type"])
+    assert reply.status == 200, f"preflight status {reply.status}"
+    allowed = (reply.header("access-control-allow-headers") or "").lower()
+    assert "content-type" in allowed, f"Allow-Headers: {allowed!r}"
+
+
+@pytest.mark.rule("storage.cors.allowed-headers-case-insensitive")
+@pytest.mark.parametrize("sent", ["x-conformance-header", "X-CONFORMANCE-HEADER"])
+def test_allowed_headers_match_any_case(s3, cors_bucket, key, sent):
+    """An AllowedHeader matches the requested header name whatever its case."""
+    reply = preflight(s3, cors_bucket, key, "GET", headers=[sent])
+    assert reply.status == 200, f"{sent}: preflight status {reply.status}"
+    allowed = (reply.header("access-control-allow-headers") or "").lower()
+    assert "x-conformance-header" in allowed, f"Allow-Headers: {allowed!r}"
+
+
+SDK_HEADERS = [
+    "authorization",
+    "x-amz-date",
+    "x-amz-content-sha256",
+    "x-amz-user-agent",
+    "amz-sdk-invocation-id",
+    "amz-sdk-request",
+    "content-type",
+]
+
+
+@pytest.mark.rule("storage.cors.browser-sdk-preflight")
+@pytest.mark.parametrize("allowed", [["*"], SDK_HEADERS], ids=["star", "listed"])
+def test_browser_sdk_preflight(s3, bucket, key, allowed):
+    """A preflight naming the SDK's signing headers is allowed by a rule that allows them."""
+    rule = rule_xml(methods=["GET", "PUT"], headers=allowed)
+    put_cors(s3, bucket, config_xml(rule)).assert_ok()
+    reply = preflight(s3, bucket, key, "PUT", headers=SDK_HEADERS)
+    assert reply.status == 200, f"preflight status {reply.status}: {reply.body[:200]!r}"
+    assert reply.header("access-control-allow-origin") in (ORIGIN, "*")
+    given = header_set(reply, "access-control-allow-headers")
+    assert "*" in given or set(SDK_HEADERS) <= given, f"Allow-Headers: {given}"
+
+
+@pytest.mark.rule("storage.cors.preflight-signed-extra-headers")
+def test_presigned_url_with_signed_headers_keeps_preflight(s3, cors_bucket, names):
+    """A preflight to a presigned URL that signs extra headers succeeds, and so does the PUT."""
+    key = names.key()
+    signed = {"content-type": "text/plain", "x-amz-meta-colour": "blue"}
+    url = s3.wire.presign("PUT", cors_bucket, key, headers=signed, expires=600)
+    reply = preflight(s3, cors_bucket, key, "PUT", headers=sorted(signed), url=url)
+    assert reply.status == 200, f"preflight status {reply.status}: {reply.body[:200]!r}"
+    assert reply.header("access-control-allow-origin") in (ORIGIN, "*")
+    from conformance.clients.s3 import PreparedWire
+
+    put = s3.wire.send(PreparedWire("PUT", url, {**signed, "Origin": ORIGIN}, b"hello"))
+    put.assert_ok()
+    assert put.header("access-control-allow-origin") in (ORIGIN, "*")

@@ -1,0 +1,99 @@
+"""CORS preflight matching checked on every axis: origin, method, each requested header, rules.
+
+An implementer may check the origin only, accept a preflight when *any* requested header is
+allowed (not all), let a wildcard origin match a look-alike host, answer from the first rule
+instead of the first *matching* one, or echo `*` for a pattern. Each case below differs from an
+allowed preflight in exactly one of those.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from .support import ORIGIN, OTHER_ORIGIN, config_xml, header_set, preflight, put_cors, rule_xml
+
+
+@pytest.fixture
+def ruled(s3, bucket):
+    """Rule 1: ORIGIN may GET with one named header. Rule 2: *.example.org may DELETE with
+    x-amz-* headers. Rule 3: any origin may HEAD."""
+    body = config_xml(
+        rule_xml(methods=["GET"], headers=["x-conformance-one"]),
+        rule_xml(origins=["https://*.example.org"], methods=["DELETE"], headers=["x-amz-*"]),
+        rule_xml(origins=["*"], methods=["HEAD"]),
+    )
+    put_cors(s3, bucket, body).assert_ok()
+    return bucket
+
+
+ALLOW_HEADERS_SINCE = dt.date(2022, 9, 29)  # storage.cors.allow-headers-on-preflight
+
+
+def _denied(reply) -> None:
+    assert reply.status == 403, f"preflight answered {reply.status}, expected 403"
+    assert reply.header("access-control-allow-origin") is None, dict(reply.headers)
+
+
+@pytest.mark.rule("storage.cors.s3-preflight")
+def test_method_outside_the_rule_is_denied(s3, ruled, names):
+    """ORIGIN may GET but not PUT: the PUT preflight is 403."""
+    assert preflight(s3, ruled, names.key(), "GET").status == 200
+    _denied(preflight(s3, ruled, names.key(), "PUT"))
+
+
+@pytest.mark.rule("storage.cors.s3-preflight", "storage.cors.allow-headers-on-preflight")
+def test_every_requested_header_must_be_allowed(s3, ruled, names, as_of):
+    """One allowed and one unknown header: 403; the allowed one alone: 200 naming it (named
+    from 2022-09-29, when preflight answers began to carry Access-Control-Allow-Headers)."""
+    both = ["x-conformance-one", "x-conformance-two"]
+    _denied(preflight(s3, ruled, names.key(), "GET", headers=both))
+    # the header in the configured case: matching it case-insensitively is its own rule, in
+    # force only from 2022-11-17 (storage.cors.allowed-headers-case-insensitive)
+    reply = preflight(s3, ruled, names.key(), "GET", headers=["x-conformance-one"])
+    assert reply.status == 200, reply.status
+    if as_of >= ALLOW_HEADERS_SINCE:
+        assert "x-conformance-one" in header_set(reply, "access-control-allow-headers")
+
+
+@pytest.mark.rule("storage.cors.s3-preflight")
+@pytest.mark.parametrize(
+    ("origin", "allowed"),
+    [
+        ("https://app.example.org", True),
+        ("https://example.org.evil.net", False),
+        ("http://app.example.org", False),
+        ("https://app.example.org.evil.net", False),
+    ],
+)
+def test_wildcard_origin_matches_its_pattern_only(s3, ruled, names, origin, allowed):
+    """`https://*.example.org` allows a subdomain over https and nothing that only looks
+    like one; the allowed origin is echoed, not `*`."""
+    reply = preflight(s3, ruled, names.key(), "DELETE", origin=origin, headers=["x-amz-date"])
+    if not allowed:
+        _denied(reply)
+        return
+    assert reply.status == 200, reply.status
+    assert reply.header("access-control-allow-origin") == origin
+    assert header_set(reply, "access-control-allow-methods") == {"delete"}
+
+
+@pytest.mark.rule("storage.cors.s3-preflight")
+def test_answer_comes_from_the_first_matching_rule(s3, ruled, names):
+    """HEAD from ORIGIN matches only rule 3 (origin `*`): Allow-Origin `*`, methods HEAD."""
+    reply = preflight(s3, ruled, names.key(), "HEAD", origin=OTHER_ORIGIN)
+    assert reply.status == 200, reply.status
+    assert reply.header("access-control-allow-origin") == "*"
+    assert header_set(reply, "access-control-allow-methods") == {"head"}
+    reply = preflight(s3, ruled, names.key(), "GET", origin=ORIGIN)
+    assert reply.header("access-control-allow-origin") == ORIGIN
+    assert header_set(reply, "access-control-allow-methods") == {"get"}
+
+
+@pytest.mark.rule("storage.cors.s3-preflight")
+def test_bucket_without_cors_rules_denies(s3, bucket, names):
+    """A bucket with no CORS configuration answers no preflight with Allow-Origin."""
+    reply = preflight(s3, bucket, names.key(), "GET")
+    assert reply.header("access-control-allow-origin") is None, dict(reply.headers)
+    assert reply.status >= 400, reply.status

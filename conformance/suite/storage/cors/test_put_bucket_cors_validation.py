@@ -1,0 +1,92 @@
+"""PutBucketCors: which configurations are accepted, which refused, and what is kept."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from .support import config_xml, get_cors, put_cors, rule_xml
+
+
+def _origins_of(reply: Any) -> list[str | None]:
+    root = reply.xml
+    assert root is not None and root.tag == "CORSConfiguration", reply.body[:300]
+    return [node.text for node in root.iter("AllowedOrigin")]
+
+
+@pytest.mark.rule("storage.put-bucket-cors.valid-origins")
+@pytest.mark.parametrize(
+    "origin",
+    ["not an origin", "example.com/path", "https://example.com/path", "ftp//broken"],
+    ids=["words", "no-scheme-path", "with-path", "garbled"],
+)
+def test_invalid_origin_is_refused(s3, bucket, origin):
+    """An AllowedOrigin that is not a valid origin is refused with 400 and nothing is stored."""
+    reply = put_cors(s3, bucket, config_xml(rule_xml(origins=[origin])))
+    assert reply.status == 400, f"{origin!r}: status {reply.status}, expected 400"
+    assert reply.error_code, f"{origin!r}: 400 without an S3 error code: {reply.body[:200]!r}"
+    get_cors(s3, bucket).assert_error(404, "NoSuchCORSConfiguration")
+
+
+@pytest.mark.rule("storage.put-bucket-cors.valid-origins-accepted")
+@pytest.mark.parametrize(
+    "origin",
+    ["https://app.example.com", "*", "http://localhost:8080", "https://*.example.com"],
+    ids=["https", "star", "port", "wildcard-subdomain"],
+)
+def test_valid_origin_is_accepted(s3, bucket, origin):
+    """A valid origin (or `*`) is accepted and read back by GetBucketCors."""
+    put_cors(s3, bucket, config_xml(rule_xml(origins=[origin]))).assert_ok()
+    assert _origins_of(get_cors(s3, bucket).assert_ok()) == [origin]
+
+
+@pytest.mark.rule("storage.put-bucket-cors.unknown-keys-rejected")
+@pytest.mark.parametrize(
+    ("rule_extra", "config_extra"),
+    [("<AllowedPlanet>mars</AllowedPlanet>", ""), ("", "<Colour>blue</Colour>")],
+    ids=["in-rule", "in-configuration"],
+)
+def test_unknown_element_is_refused(s3, bucket, rule_extra, config_extra):
+    """An element PutBucketCors does not know is refused (400; the rule names no code)."""
+    body = config_xml(rule_xml(extra=rule_extra), extra=config_extra)
+    put_cors(s3, bucket, body).assert_error(400, None)
+
+
+@pytest.mark.rule("storage.put-bucket-cors.empty-allowed-header-rejected")
+@pytest.mark.parametrize("element", ["<AllowedHeader></AllowedHeader>", "<AllowedHeader/>"])
+def test_empty_allowed_header_is_refused(s3, bucket, element):
+    """An empty AllowedHeader string is refused with 400."""
+    reply = put_cors(s3, bucket, config_xml(rule_xml(extra=element)))
+    assert reply.status == 400, f"status {reply.status}, expected 400"
+    assert reply.error_code, f"400 without an S3 error code: {reply.body[:200]!r}"
+
+
+@pytest.mark.rule("storage.put-bucket-cors.empty-allowed-header-rejected-row")
+def test_empty_allowed_header_is_not_stored(s3, bucket):
+    """After a refused configuration with an empty AllowedHeader, the earlier one stays."""
+    put_cors(s3, bucket, config_xml(rule_xml(origins=["https://kept.example.com"]))).assert_ok()
+    refused = put_cors(s3, bucket, config_xml(rule_xml(headers=["x-a", ""])))
+    assert refused.status == 400, f"status {refused.status}, expected 400"
+    reply = get_cors(s3, bucket).assert_ok()
+    assert _origins_of(reply) == ["https://kept.example.com"]
+    assert b"<AllowedHeader></AllowedHeader>" not in reply.body
+    assert b"<AllowedHeader />" not in reply.body and b"<AllowedHeader/>" not in reply.body
+
+
+@pytest.mark.rule("storage.xml.declaration-accepted")
+def test_xml_declaration_is_accepted(s3, bucket):
+    """A PutBucketCors body that starts with an XML declaration is accepted."""
+    put_cors(s3, bucket, config_xml(rule_xml(), declaration=True)).assert_ok()
+    get_cors(s3, bucket).assert_ok()
+
+
+@pytest.mark.rule("storage.xml.malformed-400")
+@pytest.mark.parametrize(
+    "body",
+    [b"<CORSConfiguration><CORSRule>", b"not xml at all", b"<CORSConfiguration></Wrong>"],
+    ids=["unclosed", "text", "mismatched"],
+)
+def test_malformed_xml_is_400(s3, bucket, body):
+    """A malformed XML body is refused with 400 MalformedXML."""
+    put_cors(s3, bucket, body).assert_error(400, "MalformedXML")

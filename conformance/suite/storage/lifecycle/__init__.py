@@ -1,0 +1,1 @@
+"""Object lifecycle rules: configuration and their effects."""

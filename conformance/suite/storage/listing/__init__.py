@@ -1,0 +1,1 @@
+"""Object listing: ListObjects / ListObjectsV2 parameters, encoding and errors."""

@@ -1,0 +1,1 @@
+"""The management API's storage endpoints: buckets, account scoping, audit logs."""

@@ -1,0 +1,1 @@
+"""Migration (sippy) from a source bucket: configuration, fetches, races."""

@@ -1,0 +1,1 @@
+"""Multipart uploads: create, upload part (and copy), list, complete, abort."""

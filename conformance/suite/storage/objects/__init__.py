@@ -1,0 +1,1 @@
+"""Object operations: PutObject, GetObject, CopyObject, DeleteObject(s), object metadata."""

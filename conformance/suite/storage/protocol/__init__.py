@@ -1,0 +1,1 @@
+"""The S3 protocol itself: addressing, HTTP and XML handling, unsupported operations."""

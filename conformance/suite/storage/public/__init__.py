@@ -1,0 +1,1 @@
+"""Public (r2.dev and custom domain) reads of a bucket."""

@@ -1,0 +1,143 @@
+"""Anonymous reads of a public bucket on a custom domain: bytes, HEAD, ranges, gzip, HTTP/2."""
+
+from __future__ import annotations
+
+import gzip
+
+import pytest
+
+from conformance.clients.public import CustomDomains, PublicClient
+
+BODY = b"0123456789abcdefghij"
+
+
+@pytest.fixture
+def stored(s3, public, names):
+    """An object of the public bucket; its key."""
+    key = names.key(".txt")
+    s3.boto.put_object(Bucket=public.bucket, Key=key, Body=BODY, ContentType="text/plain")
+    return key
+
+
+@pytest.mark.rule("storage.public.get-object")
+def test_unsigned_get_serves_the_object(public, stored):
+    """An unsigned GET on the custom domain answers 200 with the object's bytes and type."""
+    reply = public.get(stored)
+    assert reply.status == 200, reply.describe()
+    assert reply.body == BODY
+    assert (reply.header("content-type") or "").startswith("text/plain"), reply.describe()
+
+
+@pytest.mark.rule("storage.public.get-object")
+def test_missing_key_is_404(public, names):
+    """An unsigned GET of a key the bucket lacks answers 404, not a grant or a 5xx."""
+    reply = public.get(names.key())
+    assert reply.status == 404, reply.describe()
+
+
+@pytest.mark.rule("storage.public.head-object")
+def test_unsigned_head_answers_length(public, stored):
+    """An unsigned HEAD answers 200 with Content-Length and no body."""
+    reply = public.head(stored)
+    assert reply.status == 200, reply.describe()
+    assert reply.header("content-length") == str(len(BODY)), reply.describe()
+    assert reply.body == b""
+
+
+@pytest.mark.rule("storage.public.range-206")
+@pytest.mark.parametrize(
+    ("spec", "start", "end"), [("bytes=0-0", 0, 0), ("bytes=5-9", 5, 9), ("bytes=-3", 17, 19)]
+)
+def test_ranged_read_is_206(public, stored, spec, start, end):
+    """A ranged read answers 206 with the inclusive range and its Content-Range."""
+    reply = public.get(stored, {"Range": spec})
+    assert reply.status == 206, reply.describe()
+    assert reply.body == BODY[start : end + 1]
+    assert reply.header("content-range") == f"bytes {start}-{end}/{len(BODY)}", reply.describe()
+
+
+@pytest.mark.rule("storage.public.content-range-only-partial")
+@pytest.mark.parametrize("method", ["GET", "HEAD"])
+def test_whole_read_has_no_content_range(public, stored, method):
+    """A whole-object read answers 200 without Content-Range."""
+    reply = public.request(method, stored)
+    assert reply.status == 200, reply.describe()
+    assert reply.header("content-range") is None, reply.describe()
+
+
+@pytest.mark.rule("storage.public.content-range-only-partial")
+def test_partial_read_has_content_range(public, stored):
+    """A partial read carries Content-Range (the other half of 'only when partial')."""
+    reply = public.get(stored, {"Range": "bytes=1-2"})
+    assert reply.status == 206, reply.describe()
+    assert reply.header("content-range") == f"bytes 1-2/{len(BODY)}", reply.describe()
+
+
+@pytest.mark.rule("storage.public.gzip-content-encoding")
+@pytest.mark.parametrize("accept", ["gzip", "gzip, deflate, br"])
+def test_gzip_object_keeps_content_encoding(s3, public, names, accept):
+    """A gzip-stored object read with Accept-Encoding: gzip carries Content-Encoding: gzip."""
+    key = names.key(".json.gz")
+    packed = gzip.compress(b'{"hello": "world"}' * 50)
+    s3.boto.put_object(
+        Bucket=public.bucket, Key=key, Body=packed, ContentEncoding="gzip",
+        ContentType="application/json",
+    )  # fmt: skip
+    reply = public.get(key, {"Accept-Encoding": accept})
+    assert reply.status == 200, reply.describe()
+    assert (reply.header("content-encoding") or "").lower() == "gzip", reply.describe()
+    assert gzip.decompress(reply.body) == b'{"hello": "world"}' * 50
+
+
+@pytest.mark.rule("storage.public.http2-default")
+def test_new_custom_domain_negotiates_http2(target, public, stored):
+    """A GET over TLS to a newly linked custom domain is served over HTTP/2."""
+    if not target.offers("public_tls"):
+        pytest.skip("N/A: surface public_tls not offered by target " + target.name)
+    reply = public.get_over_tls(stored)
+    assert reply.status == 200, reply.describe()
+    assert reply.http_version == "HTTP/2", reply.describe()
+    assert reply.body == BODY
+
+
+# --- folded from test_public_domains_checked.py ---
+# Public reads resolve the custom domain from Host as HTTP defines it, and only while linked.
+#
+# An implementer may compare Host case-sensitively or with its port, keep serving a domain after
+# it is unlinked, or serve a bucket's key under another bucket's domain.
+
+
+@pytest.mark.rule("storage.public.get-object")
+@pytest.mark.parametrize("form", ["upper", "port", "trailing-dot"])
+def test_host_matched_case_insensitively_and_without_port(public, stored, form):
+    """`Host: DOMAIN`, `Host: domain:port` and `Host: domain.` name the same domain."""
+    host = {
+        "upper": public.domain.upper(),
+        "port": public.domain + ":" + (public.url.rsplit(":", 1)[-1].split("/")[0] or "80"),
+        "trailing-dot": public.domain + ".",
+    }[form]
+    other = PublicClient(public.url, host, public.bucket, public.tls)
+    reply = other.get(stored)
+    assert reply.status == 200 and reply.body == BODY, reply.describe()
+
+
+@pytest.mark.rule("storage.public.get-object")
+def test_unlinked_domain_serves_nothing(s3, target, public, stored, names):
+    """Once the domain is removed through the management API, its reads are refused."""
+    assert public.get(stored).status == 200
+    CustomDomains(target.surface("mgmt")).delete(public.bucket, public.domain)
+    reply = public.get(stored)
+    assert reply.status >= 400 and reply.body != BODY, reply.describe()
+
+
+@pytest.mark.rule("storage.public.get-object")
+def test_domain_serves_its_own_bucket_only(s3, public, names, bucket):
+    """A key that exists only in another bucket is 404 on this bucket's domain."""
+    other = names.bucket()
+    s3.wire.create_bucket(other).assert_ok()
+    try:
+        key = names.key(".txt")
+        s3.wire.put_object(other, key, b"elsewhere").assert_ok()
+        assert public.get(key).status == 404
+    finally:
+        s3.delete_bucket_recursive(other)
