@@ -16,6 +16,7 @@ from typing import Any
 
 import uvicorn
 
+from reference_impl.atomic_file import replace_file
 from reference_impl.body_guard import BodySlots
 from reference_impl.context import ServerContext
 from reference_impl.durable_replies import DurableReplies
@@ -165,11 +166,7 @@ def surface_app(module_name: str, ctx: ServerContext) -> Any:
 
 def _write_atomically(path: Path, text: str) -> None:
     """Owner-only (0600): the ready file carries the bindings bridge token."""
-    tmp = path.with_name(path.name + ".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as out:
-        out.write(text)
-    os.replace(tmp, path)
+    replace_file(path, text.encode("utf-8"), private=True)
 
 
 async def serve(
