@@ -25,9 +25,9 @@ MARKER = "bindings-bucket-provisioned"
 
 def provision_bound_bucket(ctx: ServerContext, name: str) -> None:
     """Create the bound bucket if this data directory never had it (`name`: the call's)."""
-    if name != BOUND_BUCKET or ctx.shared.get(MARKER):
+    if name != BOUND_BUCKET or ctx.shared.bindings_bucket_provisioned:
         return
-    ctx.shared[MARKER] = True
+    ctx.shared.bindings_bucket_provisioned = True
     marker = ctx.store.root / MARKER
     if marker.exists():
         return

@@ -33,7 +33,7 @@ class ClockAdmin:
         if bucket is not None and not isinstance(bucket, str):
             raise ApiError("clock_invalid", "bucket must be a bucket name", "/bucket")
         account = self.ctx.identity.account_id if bucket is not None else None
-        if bucket is not None and self.ctx.store.get_bucket(account, bucket) is None:
+        if bucket is not None and self.ctx.store.get_bucket(str(account), bucket) is None:
             raise ApiError("bucket_not_found", bucket)  # an offset must not wait for a bucket
         moved = clock.of(self.ctx)
         offset = moved.advance(float(seconds), account, bucket)

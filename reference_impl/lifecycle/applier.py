@@ -27,8 +27,6 @@ from reference_impl.lifecycle.config import KIND
 from reference_impl.storage.multipart import uploads_of
 
 DAY = 86400
-TASK_KEY = "lifecycle_task"
-LOCK_KEY = "lifecycle_pass_lock"
 PAGE = 50  # objects read (and expired) between two yields of the event loop (~10 ms)
 LOG = logging.getLogger(__name__)
 
@@ -84,7 +82,9 @@ async def apply_all(ctx: ServerContext, only: tuple[str, str] | None = None) -> 
     total = {"expired": 0, "aborted": 0}
     if ctx.profile.deviate_lifecycle_not_applied or not ctx.profile.lifecycles:
         return total
-    lock = ctx.shared.setdefault(LOCK_KEY, asyncio.Lock())
+    lock = ctx.shared.lifecycle_lock
+    if lock is None:
+        lock = ctx.shared.lifecycle_lock = asyncio.Lock()
     async with lock:
         await _apply_all(ctx, total, only)
     return total
@@ -112,10 +112,10 @@ async def _apply_all(
 
 def ensure_running(ctx: ServerContext) -> None:
     """Start the periodic applier in this event loop (once)."""
-    task = ctx.shared.get(TASK_KEY)
+    task = ctx.shared.lifecycle_task
     if task is not None and not task.done():
         return
-    ctx.shared[TASK_KEY] = asyncio.get_running_loop().create_task(_loop(ctx))
+    ctx.shared.lifecycle_task = asyncio.get_running_loop().create_task(_loop(ctx))
 
 
 async def _loop(ctx: ServerContext) -> None:

@@ -42,7 +42,7 @@ class MgmtApi:
         self.profile = ctx.profile
         error_table()  # fail at start, not on the first refusal, if the table is broken
         self.state = MgmtState(ctx.data_dir / "mgmt")
-        ctx.shared["mgmt_state"] = self.state  # read by the edge surface (custom fields, jobs)
+        ctx.shared.mgmt_state = self.state  # read by the edge surface (custom fields, jobs)
         self.rulesets = Rulesets(ctx.profile, self.state, clock.of(ctx))
         self.jobs = Jobs(ctx.profile, self.state, ctx.data_dir, ctx.store, ctx.identity.account_id)
         z = r"/zones/(?P<zone>[^/]+)"

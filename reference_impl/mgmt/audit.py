@@ -23,16 +23,15 @@ CREATE TABLE IF NOT EXISTS audit_log (
     time REAL NOT NULL, actor TEXT NOT NULL, action TEXT NOT NULL, change TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS audit_by_bucket ON audit_log (account, bucket, id);
 """
-_READY_KEY = "audit_schema_ready"
 _CREDENTIAL = re.compile(r"Credential=([^/,\s]+)/")
 
 
 def _db(ctx: ServerContext) -> sqlite3.Connection:
     db: sqlite3.Connection = ctx.store.db
-    if not ctx.shared.get(_READY_KEY):
+    if not ctx.shared.audit_schema_ready:
         db.executescript(SCHEMA)
         db.commit()
-        ctx.shared[_READY_KEY] = True
+        ctx.shared.audit_schema_ready = True
     return db
 
 

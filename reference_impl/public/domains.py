@@ -19,7 +19,6 @@ from typing import Any
 from reference_impl.atomic_file import replace_file
 from reference_impl.context import ServerContext
 
-SHARED_KEY = "public_domains"
 MIN_TLS_VALUES = ("1.0", "1.1", "1.2", "1.3")
 _LABEL = r"(?!-)[a-z0-9-]{1,63}(?<!-)"
 DOMAIN = re.compile(rf"\A{_LABEL}(\.{_LABEL})+\Z")
@@ -135,8 +134,6 @@ class DomainRegistry:
 
 def registry(ctx: ServerContext) -> DomainRegistry:
     """The process's one registry (made by whichever surface asks first)."""
-    found = ctx.shared.get(SHARED_KEY)
-    if found is None:
-        found = ctx.shared[SHARED_KEY] = DomainRegistry(ctx.data_dir / "public")
-    assert isinstance(found, DomainRegistry)
-    return found
+    if ctx.domains is None:
+        ctx.domains = DomainRegistry(ctx.data_dir / "public")
+    return ctx.domains

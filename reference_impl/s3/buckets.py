@@ -30,7 +30,7 @@ def require_bucket(ctx: ServerContext, call: Call) -> Bucket:
         if broken(ctx, "missing-bucket-403"):
             raise S3Error("AccessDenied")
         raise S3Error("NoSuchBucket", BucketName=call.bucket)
-    return bucket  # type: ignore[no-any-return]
+    return bucket
 
 
 def delete_bucket_setting(ctx: ServerContext, call: Call, kind: str, operation: str) -> Response:
