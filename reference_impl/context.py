@@ -10,14 +10,15 @@ from typing import TYPE_CHECKING, Any
 
 from reference_impl.identity import Identity
 from reference_impl.profile import Profile
+from reference_impl.storage.audit_log import AuditTable
+from reference_impl.storage.clock import Clock
 from reference_impl.storage.engine import Store
 
 if TYPE_CHECKING:  # types only: these modules import this one
     from reference_impl.body_guard import BodySlots
     from reference_impl.edge.delivery import Delivery
-    from reference_impl.lifecycle.clock import Clock
     from reference_impl.mgmt.state import MgmtState
-    from reference_impl.public.domains import DomainRegistry
+    from reference_impl.services.domains import DomainRegistry
 
 
 @dataclass
@@ -33,7 +34,6 @@ class SharedState:
     extra_surfaces: dict[str, dict[str, Any]] = field(default_factory=dict)
     lifecycle_lock: asyncio.Lock | None = None  # one lifecycle pass at a time
     lifecycle_task: asyncio.Task[None] | None = None  # the periodic lifecycle applier
-    audit_schema_ready: bool = False  # the audit table exists in the store's database
     bindings_bucket_provisioned: bool = False  # the bound bucket was created this process
 
 
@@ -51,6 +51,11 @@ class ServerContext:
     shared: SharedState = field(default_factory=SharedState)
     # the custom domain registry of the public surface (made by whichever surface asks first)
     domains: DomainRegistry | None = None
+
+    @property
+    def audit(self) -> AuditTable:
+        """The audit log's table (what is recorded is services/audit.py's business)."""
+        return self.store.audit
 
     @property
     def clock(self) -> Clock:

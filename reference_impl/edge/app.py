@@ -37,7 +37,7 @@ from reference_impl.edge.records import (
     base_record,
     custom_field_objects,
 )
-from reference_impl.lifecycle import clock
+from reference_impl.storage import clock
 
 FLUSH_PATH = "/cdn-cgi/edge-conformance/flush"
 TRANSFORMED_HEADER = "x-ec-transform"

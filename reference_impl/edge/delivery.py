@@ -31,7 +31,7 @@ from urllib.parse import urlsplit
 from reference_impl import offload, outbound
 from reference_impl.context import ServerContext
 from reference_impl.edge.records import job_line
-from reference_impl.lifecycle import clock
+from reference_impl.storage import clock
 from reference_impl.storage.engine import BucketGone
 
 LOG = logging.getLogger(__name__)

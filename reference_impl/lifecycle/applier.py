@@ -4,7 +4,7 @@ Runs when the reference clock is advanced (reference-only admin endpoint) and on
 `lifecycle_apply_interval_seconds` once a bucket has rules. S3 semantics: an object expires at
 the first midnight UTC at or after its last modification plus the rule's days (or on the rule's
 Date); an upload is aborted likewise, counted from its initiation. Stamps and the judgement
-of them read the same bucket clock (lifecycle/clock.py).
+of them read the same bucket clock (storage/clock.py).
 
 A pass may meet millions of objects: it reads them a page at a time and yields the event loop
 between pages (docs/architecture.md, "Bounded work per request"), so every surface keeps
@@ -22,8 +22,8 @@ import math
 from typing import Any
 
 from reference_impl.context import ServerContext
-from reference_impl.lifecycle import clock
 from reference_impl.lifecycle.config import KIND
+from reference_impl.storage import clock
 from reference_impl.storage.multipart import uploads_of
 
 DAY = 86400
@@ -93,12 +93,7 @@ async def apply_all(ctx: ServerContext, only: tuple[str, str] | None = None) -> 
 async def _apply_all(
     ctx: ServerContext, total: dict[str, int], only: tuple[str, str] | None
 ) -> None:
-    sql = "SELECT account, bucket, body FROM bucket_configs WHERE kind=?"
-    args: tuple[str, ...] = (KIND,)
-    if only is not None:
-        sql, args = sql + " AND account=? AND bucket=?", (KIND, *only)
-    rows = ctx.store.db.execute(sql, args).fetchall()
-    for account, bucket, body in rows:
+    for account, bucket, body in ctx.store.bucket_configs(KIND, only):
         now = clock.now(ctx, account, bucket)
         try:  # one bucket's bad rules (stored before they were validated) never stop the rest
             done = await apply_bucket(ctx, account, bucket, json.loads(body), now)
