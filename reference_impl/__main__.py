@@ -83,9 +83,9 @@ def main(argv: list[str] | None = None) -> int:
         profile=profile,
         identity=default_identity(),
         behaviour_date=args.behaviour_date,
+        store=Store(data_dir / "storage"),
         durable_replies=args.durable,
     )
-    ctx.store = Store(data_dir / "storage")
     announce = None if args.quiet else _announce
     main_coro = serve(ctx, args.host, args.port, args.ready_file, announce, tls=args.tls)
     if uvloop is not None:  # measured faster for every small-object op (docs/benchmarks.md)

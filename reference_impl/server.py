@@ -16,6 +16,7 @@ from typing import Any
 
 import uvicorn
 
+from reference_impl.atomic_file import replace_file
 from reference_impl.body_guard import BodySlots
 from reference_impl.context import ServerContext
 from reference_impl.durable_replies import DurableReplies
@@ -37,8 +38,6 @@ SURFACES: dict[str, str] = {
 }
 # extra listener: the S3 API again, over TLS with a generated certificate (reference_impl/tls.py)
 TLS_SURFACE = "s3_tls"
-TLS_CERT_KEY = "s3_tls_cert"  # ctx.shared key: path of the certificate PEM
-BODY_SLOTS_KEY = "body_slots"  # ctx.shared key: the process's BodySlots
 
 
 class _QuietServer(uvicorn.Server):
@@ -52,9 +51,9 @@ class _QuietServer(uvicorn.Server):
 def _protocol(ctx: ServerContext) -> type[GuardedHttpTools]:
     """Every uvicorn listener's HTTP protocol: httptools with header and body size and time
     bounded; the body slots are one pool for the whole process (docs/architecture.md)."""
-    slots = ctx.shared.get(BODY_SLOTS_KEY)
+    slots = ctx.shared.body_slots
     if slots is None:
-        slots = ctx.shared[BODY_SLOTS_KEY] = BodySlots(int(ctx.profile.max_body_streams))
+        slots = ctx.shared.body_slots = BodySlots(int(ctx.profile.max_body_streams))
     prof = ctx.profile
     return guarded_protocol(
         prof.max_header_bytes,
@@ -138,14 +137,14 @@ def ready_document(ctx: ServerContext) -> dict[str, Any]:
     if PUBLIC_TLS in ctx.urls:  # the public entrypoint again, over TLS with HTTP/2 (ALPN)
         doc["surfaces"][PUBLIC_TLS] = {
             "url": ctx.urls[PUBLIC_TLS],
-            "verify": ctx.shared[TLS_CERT_KEY],
+            "verify": ctx.shared.tls_cert,
         }
-    doc["surfaces"].update(ctx.shared.get("extra_surfaces", {}))  # e.g. migration_source
+    doc["surfaces"].update(ctx.shared.extra_surfaces)  # e.g. migration_source
     if TLS_SURFACE in ctx.urls:
         doc["surfaces"][TLS_SURFACE] = {
             **doc["surfaces"]["s3"],
             "endpoint": ctx.urls[TLS_SURFACE],
-            "verify": ctx.shared[TLS_CERT_KEY],
+            "verify": ctx.shared.tls_cert,
         }
     return doc
 
@@ -165,11 +164,7 @@ def surface_app(module_name: str, ctx: ServerContext) -> Any:
 
 def _write_atomically(path: Path, text: str) -> None:
     """Owner-only (0600): the ready file carries the bindings bridge token."""
-    tmp = path.with_name(path.name + ".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as out:
-        out.write(text)
-    os.replace(tmp, path)
+    replace_file(path, text.encode("utf-8"), private=True)
 
 
 async def serve(
@@ -191,7 +186,7 @@ async def serve(
     if certificate is not None:
         sock = _bind(host, base_port + len(SURFACES) if base_port else 0)
         ctx.urls[TLS_SURFACE] = f"https://{host}:{sock.getsockname()[1]}"
-        ctx.shared[TLS_CERT_KEY] = str(certificate.cert)
+        ctx.shared.tls_cert = str(certificate.cert)
         config = _listener_config(
             ctx,
             surface_app(SURFACES["s3"], ctx),

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import datetime as dt
 import ipaddress
-import os
 import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
+
+from reference_impl.atomic_file import replace_file
 
 VALID_DAYS = 825
 COMMON_NAME = "edge-conformance reference"
@@ -41,11 +42,7 @@ def ensure_certificate(directory: Path) -> CertFiles | None:
 
 
 def _write_private(path: Path, data: bytes) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "wb") as out:
-        out.write(data)
-    os.replace(tmp, path)
+    replace_file(path, data, private=True)
 
 
 def _make_with_cryptography(files: CertFiles) -> None:

@@ -17,7 +17,7 @@ import contextlib
 from reference_impl.context import ServerContext
 from reference_impl.lifecycle import applier as lifecycle_applier
 from reference_impl.lifecycle import config as lifecycle_config
-from reference_impl.mgmt import audit
+from reference_impl.services import audit
 
 BOUND_BUCKET = "conformance-bindings"  # the default of conformance/clients/bindings.py
 MARKER = "bindings-bucket-provisioned"
@@ -25,9 +25,9 @@ MARKER = "bindings-bucket-provisioned"
 
 def provision_bound_bucket(ctx: ServerContext, name: str) -> None:
     """Create the bound bucket if this data directory never had it (`name`: the call's)."""
-    if name != BOUND_BUCKET or ctx.shared.get(MARKER):
+    if name != BOUND_BUCKET or ctx.shared.bindings_bucket_provisioned:
         return
-    ctx.shared[MARKER] = True
+    ctx.shared.bindings_bucket_provisioned = True
     marker = ctx.store.root / MARKER
     if marker.exists():
         return

@@ -2,7 +2,7 @@
 
 Every request (except the internal flush trigger below) is one `http_requests` record for
 the reference's zone, carrying the custom fields configured through the rules API
-(`ctx.shared["mgmt_state"]`) and delivered to the zone's log push jobs (`delivery.py`).
+(`ctx.shared.mgmt_state`) and delivered to the zone's log push jobs (`delivery.py`).
 
 The built-in origin answers 200 with a JSON echo of what it received, `x-origin: reference`, two
 `set-cookie` headers (so the first-instance limit can be shown), and for every request header
@@ -37,7 +37,7 @@ from reference_impl.edge.records import (
     base_record,
     custom_field_objects,
 )
-from reference_impl.lifecycle import clock
+from reference_impl.storage import clock
 
 FLUSH_PATH = "/cdn-cgi/edge-conformance/flush"
 TRANSFORMED_HEADER = "x-ec-transform"
@@ -51,7 +51,6 @@ FRAMING = frozenset(
     {"content-length", "transfer-encoding", "connection", "keep-alive", "upgrade", "te", "trailer"}
 )
 ORIGIN_COOKIES = ("ec_first=1; Path=/", "ec_second=2; Path=/")
-SHARED_KEY = "log_delivery"
 SHUTDOWN_FLUSH_S = 5.0
 
 
@@ -141,7 +140,7 @@ class Edge:
         response: Response,
     ) -> None:
         zone_id = self.ctx.identity.zone_id
-        state = self.ctx.shared.get("mgmt_state")
+        state = self.ctx.shared.mgmt_state
         config = state.custom_fields(zone_id) if state is not None else {}
         record: dict[str, Any] = base_record(
             ray_id=secrets.token_hex(8),
@@ -163,7 +162,7 @@ class Edge:
 
 def build_app(ctx: ServerContext) -> Starlette:
     delivery = Delivery(ctx)
-    ctx.shared[SHARED_KEY] = delivery
+    ctx.shared.log_delivery = delivery
     edge = Edge(ctx, delivery)
 
     @asynccontextmanager

@@ -31,7 +31,7 @@ from urllib.parse import urlsplit
 from reference_impl import offload, outbound
 from reference_impl.context import ServerContext
 from reference_impl.edge.records import job_line
-from reference_impl.lifecycle import clock
+from reference_impl.storage import clock
 from reference_impl.storage.engine import BucketGone
 
 LOG = logging.getLogger(__name__)
@@ -54,7 +54,7 @@ class Delivery:
         self._tasks: set[asyncio.Task[bool]] = set()
 
     def _jobs(self, zone_id: str) -> list[dict[str, Any]]:
-        state = self.ctx.shared.get("mgmt_state")
+        state = self.ctx.shared.mgmt_state
         if state is None:
             return []
         with state.lock:
@@ -174,7 +174,7 @@ class Delivery:
             task.cancel()
 
     def _job(self, zone_id: str, job_id: str) -> dict[str, Any] | None:
-        state = self.ctx.shared.get("mgmt_state")
+        state = self.ctx.shared.mgmt_state
         if state is None:
             return None
         with state.lock:
@@ -217,7 +217,7 @@ class Delivery:
     def _record_outcome(
         self, zone_id: str, job_id: str, error: str | None, dropped: int = 0
     ) -> None:
-        state = self.ctx.shared.get("mgmt_state")
+        state = self.ctx.shared.mgmt_state
         if state is None:
             return
         with state.lock:

@@ -27,17 +27,6 @@ TIMESTAMP_FIELDS = ("EdgeStartTimestamp", "EdgeEndTimestamp")
 Headers = Sequence[tuple[str, str]]  # raw (name, value) pairs in wire order, names lower case
 
 
-def first_instance(headers: Headers, name: str, every: bool = False) -> str | None:
-    """The first value of a header; later repetitions (e.g. set-cookie) are never logged.
-
-    `every` joins all instances instead (only the profile's deliberate deviation does that).
-    """
-    values = [value for key, value in headers if key == name]
-    if not values:
-        return None
-    return ", ".join(values) if every else values[0]
-
-
 def request_cookies(headers: Headers) -> dict[str, str]:
     """Cookies of the request by exact name; of a repeated name the first one counts."""
     out: dict[str, str] = {}

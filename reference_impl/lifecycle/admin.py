@@ -13,8 +13,9 @@ import datetime as dt
 from typing import Any
 
 from reference_impl.context import ServerContext
-from reference_impl.lifecycle import applier, clock
+from reference_impl.lifecycle import applier
 from reference_impl.mgmt.envelope import ApiError
+from reference_impl.storage import clock
 
 MAX_ADVANCE = 100 * 365 * 86400
 
@@ -33,7 +34,7 @@ class ClockAdmin:
         if bucket is not None and not isinstance(bucket, str):
             raise ApiError("clock_invalid", "bucket must be a bucket name", "/bucket")
         account = self.ctx.identity.account_id if bucket is not None else None
-        if bucket is not None and self.ctx.store.get_bucket(account, bucket) is None:
+        if bucket is not None and self.ctx.store.get_bucket(str(account), bucket) is None:
             raise ApiError("bucket_not_found", bucket)  # an offset must not wait for a bucket
         moved = clock.of(self.ctx)
         offset = moved.advance(float(seconds), account, bucket)

@@ -4,7 +4,7 @@ Runs when the reference clock is advanced (reference-only admin endpoint) and on
 `lifecycle_apply_interval_seconds` once a bucket has rules. S3 semantics: an object expires at
 the first midnight UTC at or after its last modification plus the rule's days (or on the rule's
 Date); an upload is aborted likewise, counted from its initiation. Stamps and the judgement
-of them read the same bucket clock (lifecycle/clock.py).
+of them read the same bucket clock (storage/clock.py).
 
 A pass may meet millions of objects: it reads them a page at a time and yields the event loop
 between pages (docs/architecture.md, "Bounded work per request"), so every surface keeps
@@ -22,13 +22,11 @@ import math
 from typing import Any
 
 from reference_impl.context import ServerContext
-from reference_impl.lifecycle import clock
 from reference_impl.lifecycle.config import KIND
+from reference_impl.storage import clock
 from reference_impl.storage.multipart import uploads_of
 
 DAY = 86400
-TASK_KEY = "lifecycle_task"
-LOCK_KEY = "lifecycle_pass_lock"
 PAGE = 50  # objects read (and expired) between two yields of the event loop (~10 ms)
 LOG = logging.getLogger(__name__)
 
@@ -84,7 +82,9 @@ async def apply_all(ctx: ServerContext, only: tuple[str, str] | None = None) -> 
     total = {"expired": 0, "aborted": 0}
     if ctx.profile.deviate_lifecycle_not_applied or not ctx.profile.lifecycles:
         return total
-    lock = ctx.shared.setdefault(LOCK_KEY, asyncio.Lock())
+    lock = ctx.shared.lifecycle_lock
+    if lock is None:
+        lock = ctx.shared.lifecycle_lock = asyncio.Lock()
     async with lock:
         await _apply_all(ctx, total, only)
     return total
@@ -93,12 +93,7 @@ async def apply_all(ctx: ServerContext, only: tuple[str, str] | None = None) -> 
 async def _apply_all(
     ctx: ServerContext, total: dict[str, int], only: tuple[str, str] | None
 ) -> None:
-    sql = "SELECT account, bucket, body FROM bucket_configs WHERE kind=?"
-    args: tuple[str, ...] = (KIND,)
-    if only is not None:
-        sql, args = sql + " AND account=? AND bucket=?", (KIND, *only)
-    rows = ctx.store.db.execute(sql, args).fetchall()
-    for account, bucket, body in rows:
+    for account, bucket, body in ctx.store.bucket_configs(KIND, only):
         now = clock.now(ctx, account, bucket)
         try:  # one bucket's bad rules (stored before they were validated) never stop the rest
             done = await apply_bucket(ctx, account, bucket, json.loads(body), now)
@@ -112,10 +107,10 @@ async def _apply_all(
 
 def ensure_running(ctx: ServerContext) -> None:
     """Start the periodic applier in this event loop (once)."""
-    task = ctx.shared.get(TASK_KEY)
+    task = ctx.shared.lifecycle_task
     if task is not None and not task.done():
         return
-    ctx.shared[TASK_KEY] = asyncio.get_running_loop().create_task(_loop(ctx))
+    ctx.shared.lifecycle_task = asyncio.get_running_loop().create_task(_loop(ctx))
 
 
 async def _loop(ctx: ServerContext) -> None:

@@ -19,7 +19,6 @@ from starlette.routing import Route
 
 from reference_impl import jsonbody
 from reference_impl.context import ServerContext
-from reference_impl.lifecycle import clock
 from reference_impl.mgmt.dashboard import dashboard_routes
 from reference_impl.mgmt.envelope import ApiError, error_table, fail, ok
 from reference_impl.mgmt.logpush import Jobs
@@ -27,6 +26,7 @@ from reference_impl.mgmt.r2_buckets_routes import r2_routes
 from reference_impl.mgmt.r2_domains import R2Domains
 from reference_impl.mgmt.rulesets import Rulesets
 from reference_impl.mgmt.state import MgmtState
+from reference_impl.storage import clock
 
 BASE = "/client/v4"
 EMAIL = re.compile(r"\A[^@\s]+@[^@\s]+\.[^@\s]+\Z")
@@ -42,7 +42,7 @@ class MgmtApi:
         self.profile = ctx.profile
         error_table()  # fail at start, not on the first refusal, if the table is broken
         self.state = MgmtState(ctx.data_dir / "mgmt")
-        ctx.shared["mgmt_state"] = self.state  # read by the edge surface (custom fields, jobs)
+        ctx.shared.mgmt_state = self.state  # read by the edge surface (custom fields, jobs)
         self.rulesets = Rulesets(ctx.profile, self.state, clock.of(ctx))
         self.jobs = Jobs(ctx.profile, self.state, ctx.data_dir, ctx.store, ctx.identity.account_id)
         z = r"/zones/(?P<zone>[^/]+)"

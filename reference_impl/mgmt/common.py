@@ -16,7 +16,7 @@ def new_id(profile: Profile) -> str:
 
 
 def now_iso(profile: Profile, seconds: float) -> str:
-    """`seconds` (the reference's clock, lifecycle/clock.py) in ISO 8601 UTC with fractional
+    """`seconds` (the reference's clock, storage/clock.py) in ISO 8601 UTC with fractional
     seconds, e.g. 2026-11-21T10:00:00.123456Z."""
     now = dt.datetime.fromtimestamp(seconds, dt.UTC)
     if profile.deviate_timestamp_without_fraction:

@@ -8,7 +8,7 @@
 
 The spec names public access on custom domains but shows no API; the shape follows the
 provider's public API (docs/architecture.md "Custom domains"). Records live in the registry the
-public entrypoint reads (`reference_impl/public/domains.py`); every change is audited.
+public entrypoint reads (`reference_impl/services/domains.py`); every change is audited.
 """
 
 from __future__ import annotations
@@ -17,10 +17,10 @@ import datetime as dt
 from typing import Any
 
 from reference_impl.context import ServerContext
-from reference_impl.lifecycle import clock
-from reference_impl.mgmt import audit
 from reference_impl.mgmt.envelope import ApiError
-from reference_impl.public.domains import MIN_TLS_VALUES, registry, valid_domain
+from reference_impl.services import audit
+from reference_impl.services.domains import MIN_TLS_VALUES, registry, valid_domain
+from reference_impl.storage import clock
 
 SSL_STATUS = {"ownership": "active", "ssl": "active"}
 

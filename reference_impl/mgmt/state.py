@@ -9,10 +9,11 @@ lock only guards against callers from other threads (e.g. the edge surface readi
 from __future__ import annotations
 
 import json
-import os
 import threading
 from pathlib import Path
 from typing import Any
+
+from reference_impl.atomic_file import replace_file
 
 # every array a log_custom_field rule may hold (validation decides which are in force at a date)
 CUSTOM_FIELD_ARRAYS = (
@@ -49,14 +50,10 @@ class MgmtState:
         event loop); `size` lets the API refuse growth past `mgmt_state_max_bytes`. Keys keep
         their insertion order (no sort_keys): a zone's challenges are evicted oldest first,
         and that order must survive a restart."""
-        tmp = self.path.with_name(self.path.name + ".tmp")
-        with self._lock, open(tmp, "w", encoding="utf-8") as fh:
+        with self._lock:
             text = json.dumps(self.doc, allow_nan=False)
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
+            replace_file(self.path, text.encode("utf-8"))
             self.size = len(text)
-        os.replace(tmp, self.path)
 
     # -- rulesets -------------------------------------------------------------------------
     def rulesets(self, zone_id: str) -> dict[str, dict[str, Any]]:

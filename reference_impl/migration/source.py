@@ -180,7 +180,7 @@ def announce_source(ctx: ServerContext) -> None:
     if not endpoint:
         return
     key_id, secret = ctx.profile.migration_source_keys
-    ctx.shared.setdefault("extra_surfaces", {})["migration_source"] = {
+    ctx.shared.extra_surfaces["migration_source"] = {
         "endpoint": str(endpoint),
         "access_key_id": str(key_id),
         "secret_access_key": str(secret),

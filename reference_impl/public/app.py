@@ -21,12 +21,12 @@ from starlette.routing import Route
 
 from reference_impl.context import ServerContext
 from reference_impl.public import cors, encoding
-from reference_impl.public.domains import MalformedHost, normalise_host, registry
 from reference_impl.s3.app import error_response
 from reference_impl.s3.call import Call
 from reference_impl.s3.errors import S3Error
 from reference_impl.s3.objects import get_object
 from reference_impl.s3.uri import utf8_unquote
+from reference_impl.services.domains import MalformedHost, normalise_host, registry
 from reference_impl.storage.engine import BucketGone
 from reference_impl.storage.full import StorageFull
 

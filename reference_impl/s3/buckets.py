@@ -9,11 +9,11 @@ from starlette.responses import Response
 from reference_impl.context import ServerContext
 from reference_impl.lifecycle import applier as lifecycle_applier
 from reference_impl.lifecycle import config as lifecycle_config
-from reference_impl.mgmt import audit
-from reference_impl.public.domains import registry
 from reference_impl.s3.call import Call, broken
 from reference_impl.s3.errors import S3Error
 from reference_impl.s3.xmlio import parse_request_body, xml_response
+from reference_impl.services import audit
+from reference_impl.services.domains import registry
 from reference_impl.storage.engine import Bucket
 
 BUCKET_NAME = re.compile(r"\A[a-z0-9][a-z0-9-]{1,61}[a-z0-9]\Z")
@@ -30,7 +30,7 @@ def require_bucket(ctx: ServerContext, call: Call) -> Bucket:
         if broken(ctx, "missing-bucket-403"):
             raise S3Error("AccessDenied")
         raise S3Error("NoSuchBucket", BucketName=call.bucket)
-    return bucket  # type: ignore[no-any-return]
+    return bucket
 
 
 def delete_bucket_setting(ctx: ServerContext, call: Call, kind: str, operation: str) -> Response:

@@ -17,12 +17,12 @@ from starlette.responses import Response
 
 from reference_impl import offload
 from reference_impl.context import ServerContext
-from reference_impl.mgmt import audit
 from reference_impl.numbers import is_decimal
 from reference_impl.s3.buckets import delete_bucket_setting, require_bucket
 from reference_impl.s3.call import Call, broken
 from reference_impl.s3.errors import S3Error
 from reference_impl.s3.xmlio import XML_CONTENT_TYPE, parse_request_body, render, xml_response
+from reference_impl.services import audit
 
 KIND = "cors"
 METHODS = frozenset({"GET", "PUT", "POST", "DELETE", "HEAD"})

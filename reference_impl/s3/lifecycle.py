@@ -13,12 +13,12 @@ from starlette.responses import Response
 
 from reference_impl.context import ServerContext
 from reference_impl.lifecycle import applier, config
-from reference_impl.mgmt import audit
 from reference_impl.s3 import placeholders
 from reference_impl.s3.buckets import delete_bucket_setting, require_bucket
 from reference_impl.s3.call import Call
 from reference_impl.s3.errors import S3Error
 from reference_impl.s3.xmlio import XML_CONTENT_TYPE
+from reference_impl.services import audit
 
 
 def _offered(ctx: ServerContext) -> None:

@@ -178,18 +178,20 @@ def entries(page: Page, enc: _Encoder, owner: str | None) -> Markup:
     return Markup("".join(parts))
 
 
-def encode_token(position: str) -> str:
-    return base64.urlsafe_b64encode((TOKEN_MAGIC + position).encode()).decode()
+def encode_token(position: str, magic: str = TOKEN_MAGIC) -> str:
+    """An opaque continuation token for `position`; `magic` tells one listing's tokens apart."""
+    return base64.urlsafe_b64encode((magic + position).encode()).decode()
 
 
-def decode_token(token: str) -> str:
+def decode_token(token: str, magic: str = TOKEN_MAGIC) -> str:
+    """The position in a token `encode_token` made with the same `magic`, else InvalidArgument."""
     try:
         text = base64.urlsafe_b64decode(token.encode("ascii")).decode("utf-8")
     except (binascii.Error, UnicodeError, ValueError):
         text = ""
-    if not text.startswith(TOKEN_MAGIC):
+    if not text.startswith(magic):
         raise S3Error("InvalidArgument", "The continuation token provided is incorrect")
-    return text[len(TOKEN_MAGIC) :]
+    return text[len(magic) :]
 
 
 def _deviated(call: Call, ctx: ServerContext) -> Call:

@@ -16,9 +16,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from reference_impl.lifecycle.clock import Clock
+from reference_impl.storage.audit_log import AuditTable
 from reference_impl.storage.blobs import BlobInfo, BlobStore, inline_chunks
 from reference_impl.storage.checkpointer import BACKSTOP_PAGES, Checkpointer
+from reference_impl.storage.clock import Clock
 from reference_impl.storage.durability import WalSyncer
 from reference_impl.storage.full import StorageFull, is_full
 from reference_impl.storage.watches import KeyWatches
@@ -90,7 +91,7 @@ class Store:
     def __init__(self, root: Path, clock: Clock | None = None) -> None:
         root.mkdir(parents=True, exist_ok=True)
         self.root = root
-        # stamps every write on its bucket's clock (lifecycle/clock.py); in memory only
+        # stamps every write on its bucket's clock (storage/clock.py); in memory only
         self.clock = clock or Clock()
         self.blobs = BlobStore(root)
         # bumped by every change of a bucket configuration: caches of what is derived from one
@@ -108,6 +109,7 @@ class Store:
         if "gen" not in {row[1] for row in self.db.execute("PRAGMA table_info(buckets)")}:
             self.db.execute("ALTER TABLE buckets ADD COLUMN gen INTEGER NOT NULL DEFAULT 0")
         self.db.commit()
+        self.audit = AuditTable(self.db)  # the audit log's entries (services/audit.py)
         # Bucket generations: every bucket created gets the current epoch, which then grows;
         # every blob write remembers the epoch it started in. A blob may only be published
         # into a bucket created before its write began, so a PUT that was streaming while its
@@ -233,6 +235,16 @@ class Store:
             (account, bucket, kind),
         ).fetchone()
         return str(row[0]) if row else None
+
+    def bucket_configs(
+        self, kind: str, only: tuple[str, str] | None = None
+    ) -> list[tuple[str, str, str]]:
+        """(account, bucket, JSON text) of every bucket's configuration of `kind` (or one's)."""
+        sql = "SELECT account, bucket, body FROM bucket_configs WHERE kind=?"
+        args: tuple[str, ...] = (kind,)
+        if only is not None:
+            sql, args = sql + " AND account=? AND bucket=?", (kind, *only)
+        return self.db.execute(sql, args).fetchall()
 
     def put_bucket_config(self, account: str, bucket: str, kind: str, body: Any) -> None:
         with self.db:

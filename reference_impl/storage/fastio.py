@@ -29,6 +29,7 @@ from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from typing import Any
 
+from reference_impl.atomic_file import sync_directory
 from reference_impl.storage.direct import BlobFile
 from reference_impl.storage.stages import SerialStage
 
@@ -119,11 +120,7 @@ def _publish(tmp_path: str, final: str) -> list[str]:
 
 def _sync_directories(directories: list[str]) -> None:
     for directory in directories:
-        fd = os.open(directory, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        sync_directory(directory)
 
 
 async def write_blob(

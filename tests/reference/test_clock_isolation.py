@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from conformance.clients.mgmt import MgmtClient
-from reference_impl.lifecycle.clock import Clock
+from reference_impl.storage.clock import Clock
 
 DAY = 86400
 Started = tuple[Any, MgmtClient]

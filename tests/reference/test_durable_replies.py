@@ -63,9 +63,12 @@ def _ctx(tmp_path: Path) -> ServerContext:
     today = dt.date.today()
     # signatures off: the test speaks raw ASGI, the point is the order of fsync and reply
     ctx = ServerContext(
-        tmp_path, Profile(today, {"verify_signatures": "false"}), default_identity(), today
+        tmp_path,
+        Profile(today, {"verify_signatures": "false"}),
+        default_identity(),
+        today,
+        Store(tmp_path / "storage"),
     )
-    ctx.store = Store(tmp_path / "storage")
     ctx.durable_replies = True  # `python -m reference_impl --durable`
     return ctx
 

@@ -36,7 +36,9 @@ def _delivery(answers: list[str | None]) -> tuple[Delivery, _State]:
     profile = SimpleNamespace(log_pending_max_lines=2, log_pending_max_bytes=1 << 20,
                               logpush_timeout_s=1.0, deviate_log_unselected_fields=False,
                               deviate_ignore_timestamp_format=False)  # fmt: skip
-    ctx: Any = SimpleNamespace(profile=profile, shared={"mgmt_state": state}, store=None)
+    ctx: Any = SimpleNamespace(
+        profile=profile, shared=SimpleNamespace(mgmt_state=state), store=None
+    )
     delivery = Delivery(ctx)
 
     async def deliver(destination: str, body: bytes) -> str | None:

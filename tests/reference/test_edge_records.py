@@ -13,7 +13,6 @@ from reference_impl.edge.records import (
     Exchange,
     LogOptions,
     custom_field_objects,
-    first_instance,
     job_line,
     request_cookies,
 )
@@ -25,12 +24,6 @@ Pairs = list[tuple[str, str]]
 def plain(request: Pairs, response: Pairs) -> Exchange:
     """An exchange no transform rule touched."""
     return Exchange(request, request, response, response)
-
-
-def test_first_instance_of_a_repeated_header() -> None:
-    headers = [("set-cookie", "one=1"), ("x", "y"), ("set-cookie", "two=2")]
-    assert first_instance(headers, "set-cookie") == "one=1"
-    assert first_instance(headers, "missing") is None
 
 
 def test_cookies_keep_case_and_the_first_of_a_name() -> None:

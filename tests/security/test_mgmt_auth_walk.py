@@ -37,8 +37,8 @@ CREDENTIALS: dict[str, dict[str, str]] = {
 def _routes(tmp: Path) -> list[tuple[str, str]]:
     """(method, path pattern) of every route in the management API's table."""
     ident = default_identity()
-    ctx = ServerContext(tmp, Profile(dt.date.today()), ident, dt.date.today())
-    ctx.store = Store(tmp / "storage")
+    today = dt.date.today()
+    ctx = ServerContext(tmp, Profile(today), ident, today, Store(tmp / "storage"))
     ctx.urls = {"mgmt": "http://127.0.0.1:9", "s3": "http://127.0.0.1:9"}
     api = MgmtApi(ctx)
     found = [(method, regex.pattern) for method, regex, _ in api.table]

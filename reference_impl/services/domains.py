@@ -11,15 +11,14 @@ same name is private until a domain is linked to it again.
 from __future__ import annotations
 
 import json
-import os
 import re
 import threading
 from pathlib import Path
 from typing import Any
 
+from reference_impl.atomic_file import replace_file
 from reference_impl.context import ServerContext
 
-SHARED_KEY = "public_domains"
 MIN_TLS_VALUES = ("1.0", "1.1", "1.2", "1.3")
 _LABEL = r"(?!-)[a-z0-9-]{1,63}(?<!-)"
 DOMAIN = re.compile(rf"\A{_LABEL}(\.{_LABEL})+\Z")
@@ -72,12 +71,8 @@ class DomainRegistry:
             self._domains = json.loads(self.path.read_text(encoding="utf-8"))
 
     def _save(self) -> None:
-        tmp = self.path.with_name(self.path.name + ".tmp")
-        with open(tmp, "w", encoding="utf-8") as fh:
-            json.dump(self._domains, fh, indent=1, sort_keys=True, allow_nan=False)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, self.path)
+        text = json.dumps(self._domains, indent=1, sort_keys=True, allow_nan=False)
+        replace_file(self.path, text.encode("utf-8"))
 
     def get(self, domain: str) -> dict[str, Any] | None:
         with self._lock:
@@ -139,8 +134,6 @@ class DomainRegistry:
 
 def registry(ctx: ServerContext) -> DomainRegistry:
     """The process's one registry (made by whichever surface asks first)."""
-    found = ctx.shared.get(SHARED_KEY)
-    if found is None:
-        found = ctx.shared[SHARED_KEY] = DomainRegistry(ctx.data_dir / "public")
-    assert isinstance(found, DomainRegistry)
-    return found
+    if ctx.domains is None:
+        ctx.domains = DomainRegistry(ctx.data_dir / "public")
+    return ctx.domains

@@ -1,7 +1,7 @@
 """Config audit logs: every configuration change of a bucket, with time, actor and change.
 
 Handlers of every surface call `record` (or `record_s3`) in one line after a change succeeded;
-entries live in the store's SQLite database (table `audit_log`), so they survive restarts and
+entries live in the store's SQLite database (storage/audit_log.py), so they survive restarts and
 are listed by the management API (`GET /accounts/{account_id}/r2/audit`). The listing shape is
 the reference's own: the spec names audit logs but shows neither their content nor an API.
 """
@@ -11,29 +11,12 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
-import sqlite3
 from typing import Any
 
 from reference_impl.context import ServerContext
-from reference_impl.lifecycle import clock
+from reference_impl.storage import clock
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS audit_log (
-    id INTEGER PRIMARY KEY AUTOINCREMENT, account TEXT NOT NULL, bucket TEXT NOT NULL,
-    time REAL NOT NULL, actor TEXT NOT NULL, action TEXT NOT NULL, change TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS audit_by_bucket ON audit_log (account, bucket, id);
-"""
-_READY_KEY = "audit_schema_ready"
 _CREDENTIAL = re.compile(r"Credential=([^/,\s]+)/")
-
-
-def _db(ctx: ServerContext) -> sqlite3.Connection:
-    db: sqlite3.Connection = ctx.store.db
-    if not ctx.shared.get(_READY_KEY):
-        db.executescript(SCHEMA)
-        db.commit()
-        ctx.shared[_READY_KEY] = True
-    return db
 
 
 def record(
@@ -47,14 +30,10 @@ def record(
     """Append one entry: `action` names the operation (PutBucketCors), `change` what changed."""
     if ctx.profile.deviate_audit_off or bucket is None:
         return
-    db = _db(ctx)
-    with db:
-        db.execute(
-            "INSERT INTO audit_log (account, bucket, time, actor, action, change) "
-            "VALUES (?,?,?,?,?,?)",
-            (account, bucket, clock.now(ctx, account, bucket), actor or f"account:{account}",
-             action, json.dumps(change, allow_nan=False)),
-        )  # fmt: skip
+    ctx.audit.append(
+        account, bucket, clock.now(ctx, account, bucket), actor or f"account:{account}",
+        action, json.dumps(change, allow_nan=False),
+    )  # fmt: skip
 
 
 def record_s3(ctx: ServerContext, call: Any, action: str, change: Any = None) -> None:
@@ -87,16 +66,11 @@ def page(
     least one entry): a change can be a whole CORS configuration of megabytes, and a page of
     1,000 of them parsed and serialised on the event loop held every surface for seconds.
     """
-    sql = "SELECT id, bucket, time, actor, action, change FROM audit_log WHERE account=? AND id>?"
-    args: list[Any] = [account, after_id]
-    if bucket:
-        sql += " AND bucket=?"
-        args.append(bucket)
-    sql += " ORDER BY id LIMIT ?"
-    args.append(limit)
     found: list[dict[str, Any]] = []
     size = 0
-    for row_id, name, when, actor, action, change in _db(ctx).execute(sql, args):
+    for row_id, name, when, actor, action, change in ctx.audit.rows(
+        account, bucket, after_id, limit
+    ):
         found.append(
             {
                 "id": row_id,

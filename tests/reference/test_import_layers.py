@@ -1,0 +1,162 @@
+"""The reference's import graph keeps its layers: no cycle, and no surface leans on another.
+
+Layers, lowest first; a module imports only from its own layer or lower ones:
+  1. base: top-level helper modules (profile, identity, numbers, atomic_file, ...)
+  2. storage: `reference_impl/storage/` (the store, its clock, the audit table)
+  3. context: `reference_impl/context.py` (what every surface is built from)
+  4. services: `reference_impl/services/` (the audit log, the custom domain registry)
+  5. surfaces: one package each (SURFACES); a surface imports no other surface, save the
+     edges in ALLOWED, each with its reason
+  6. composition: `server.py`, `__main__.py` and the wrapper round every app they start
+     (`durable_replies.py`)
+
+Imports under `if TYPE_CHECKING:` are left out: they exist for the type checker only and never
+run (the context names the types of what surfaces hand each other that way).
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2] / "reference_impl"
+SURFACES = {"s3", "mgmt", "public", "edge", "bindings", "gateway", "lifecycle", "migration"}
+# server.py starts the surfaces; durable_replies.py wraps each surface's app in it
+COMPOSITION = {"reference_impl.server", "reference_impl.__main__", "reference_impl.durable_replies"}
+LAYER = {"base": 1, "storage": 2, "context": 3, "services": 4, "surface": 5, "composition": 6}
+
+# (importing surface, imported module) -> why the edge stays
+ALLOWED: dict[tuple[str, str], str] = {
+    ("public", "reference_impl.s3.app"): "the public bucket surface serves S3's object reads",
+    ("public", "reference_impl.s3.call"): "public reads go through the S3 call parser",
+    ("public", "reference_impl.s3.errors"): "public reads answer with S3's error bodies",
+    ("public", "reference_impl.s3.objects"): "public GET/HEAD are S3's GetObject/HeadObject",
+    ("public", "reference_impl.s3.uri"): "S3's key decoding, applied to public paths",
+    ("public", "reference_impl.s3.cors_match"): "public buckets apply the bucket's S3 CORS rules",
+    ("bindings", "reference_impl.s3.xml_text"): "keys must fit XML as on the S3 surface",
+    ("bindings", "reference_impl.s3.bodies"): "bindings stream bodies with S3's body reader",
+    ("bindings", "reference_impl.lifecycle.applier"): "the bound bucket gets lifecycle rules",
+    ("bindings", "reference_impl.lifecycle.config"): "the bound bucket gets lifecycle rules",
+    ("lifecycle", "reference_impl.mgmt.envelope"): "the clock admin answers in the mgmt envelope",
+    ("lifecycle", "reference_impl.s3.errors"): "lifecycle XML is refused with S3 errors",
+    ("lifecycle", "reference_impl.s3.xmlio"): "lifecycle configurations are S3 XML",
+    ("migration", "reference_impl.mgmt.envelope"): "Sippy config errors are mgmt API errors",
+    ("migration", "reference_impl.s3.errors"): "a failed copy from the source is an S3 error",
+    ("migration", "reference_impl.s3.call"): "the migration source speaks S3 calls",
+    ("mgmt", "reference_impl.lifecycle.admin"): "the mgmt API routes the lifecycle clock admin",
+    ("mgmt", "reference_impl.lifecycle.applier"): "mgmt lifecycle rules apply on change",
+    ("mgmt", "reference_impl.lifecycle.config"): "mgmt lifecycle rules share S3's model",
+    ("mgmt", "reference_impl.s3.buckets"): "mgmt bucket create/delete is S3's, one code path",
+    ("mgmt", "reference_impl.migration.source"): "mgmt routes the migration source's admin",
+    ("mgmt", "reference_impl.migration.config"): "the Sippy API stores migration config",
+    ("s3", "reference_impl.lifecycle.applier"): "S3 lifecycle rules apply on change",
+    ("s3", "reference_impl.lifecycle.config"): "S3 lifecycle configuration is parsed there",
+    ("s3", "reference_impl.migration.hook"): "a GET of a missing key copies it from the source",
+}
+
+
+def _module(path: Path) -> str:
+    parts = path.relative_to(ROOT.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _layer(module: str) -> tuple[str, str | None]:
+    """(layer, surface package or None)."""
+    parts = module.split(".")
+    if module in COMPOSITION:
+        return "composition", None
+    if module == "reference_impl.context":
+        return "context", None
+    if len(parts) > 2 or (len(parts) == 2 and (ROOT / parts[1]).is_dir()):
+        package = parts[1]
+        if package in SURFACES:
+            return "surface", package
+        if package in ("storage", "services"):
+            return package, None
+    return "base", None
+
+
+def _runtime_imports(tree: ast.Module) -> list[ast.Import | ast.ImportFrom]:
+    skipped: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            skipped.update(id(inner) for stmt in node.body for inner in ast.walk(stmt))
+    return [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import | ast.ImportFrom) and id(node) not in skipped
+    ]
+
+
+def import_graph() -> dict[str, set[str]]:
+    """module -> the reference_impl modules it imports when it runs."""
+    files = {_module(p): p for p in ROOT.rglob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for module, path in files.items():
+        targets: set[str] = set()
+        for node in _runtime_imports(ast.parse(path.read_text("utf-8"))):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif node.module and node.level == 0:
+                names = [
+                    f"{node.module}.{a.name}" if f"{node.module}.{a.name}" in files else node.module
+                    for a in node.names
+                ]
+            else:
+                names = []
+            targets.update(n for n in names if n in files and n != "reference_impl")
+        graph[module] = targets - {module}
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    found: list[list[str]] = []
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    path: list[str] = []
+
+    def visit(node: str) -> None:
+        state[node] = 1
+        path.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                found.append([*path[path.index(nxt) :], nxt])
+            elif nxt not in state:
+                visit(nxt)
+        path.pop()
+        state[node] = 2
+
+    for node in sorted(graph):
+        if node not in state:
+            visit(node)
+    return found
+
+
+def test_no_import_cycle() -> None:
+    cycles = _cycles(import_graph())
+    assert not cycles, "import cycles:\n" + "\n".join(" -> ".join(c) for c in cycles)
+
+
+def test_layers_import_downward_and_surfaces_stay_apart() -> None:
+    wrong: list[str] = []
+    used: set[tuple[str, str]] = set()
+    for module, targets in sorted(import_graph().items()):
+        layer, surface = _layer(module)
+        for target in sorted(targets):
+            to_layer, to_surface = _layer(target)
+            if LAYER[to_layer] > LAYER[layer]:
+                wrong.append(f"{module} ({layer}) imports {target} ({to_layer}): upward")
+            elif surface and to_surface and to_surface != surface:
+                if (surface, target) in ALLOWED:
+                    used.add((surface, target))
+                else:
+                    wrong.append(f"{module} imports {target}: surface {surface} -> {to_surface}")
+    assert not wrong, "\n".join(wrong)
+    assert used == set(ALLOWED), f"allowed edges no longer used: {set(ALLOWED) - used}"
+
+
+def test_the_graph_sees_the_imports() -> None:
+    """The test reads real edges (a parser slip would pass everything)."""
+    graph = import_graph()
+    assert "reference_impl.storage.engine" in graph["reference_impl.context"]
+    assert "reference_impl.s3.objects" in graph["reference_impl.public.app"]
+    assert "reference_impl.services.audit" in graph["reference_impl.s3.cors"]
