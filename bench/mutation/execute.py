@@ -115,19 +115,21 @@ class BaselineFailed(RuntimeError):
     """The unmutated tree's run of a selection wrote no results: nothing can be judged."""
 
 
-def settle(raw: WorkResult) -> WorkResult:
+def settle(raw: WorkResult, module_sha256: str | None = None) -> WorkResult:
     """cosmic-ray's result (KILLED on any non-zero exit) made to say what the verdict says:
     KILLED only for a proven kill, SURVIVED for a survivor, INCOMPETENT for the unjudged; the
-    verdict line goes last in the output."""
+    verdict line goes last in the output, after the unmutated module's sha256 (what a later
+    --carry-killed checks the module against)."""
     if raw.worker_outcome != WorkerOutcome.NORMAL:
         return raw
     found = verdict.from_output(raw.output) or verdict.Verdict(
         verdict.OTHER, notes=["the test command printed no verdict"]
     )
     outcome = {verdict.KILLED: TestOutcome.KILLED, verdict.SURVIVED: TestOutcome.SURVIVED}
+    module = f"{verdict.MODULE_MARKER}{module_sha256}\n" if module_sha256 else ""
     return WorkResult(
         worker_outcome=raw.worker_outcome,
-        output=f"{(raw.output or '').rstrip()}\n{found.line()}",
+        output=f"{(raw.output or '').rstrip()}\n{module}{found.line()}",
         test_outcome=outcome.get(found.cls, TestOutcome.INCOMPETENT),
         diff=raw.diff,
     )
@@ -159,7 +161,9 @@ def run_items(
             continue
         started = time.monotonic()
         command = test_command(selection, baselines[selection])
-        result = settle(mutate_and_test(item.mutations, command, timeout))
+        # read before mutating: `guarded` keeps the module equal to HEAD between mutants
+        sha = verdict.module_sha256((ROOT / item.mutations[0].module_path).read_bytes())
+        result = settle(mutate_and_test(item.mutations, command, timeout), sha)
         db.set_result(item.job_id, result)
         progress(item, result, time.monotonic() - started)
 

@@ -51,7 +51,8 @@ def main(argv: list[str] | None = None) -> int:
         type=Path,
         metavar="SESSION",
         help="take the mutants an earlier session.sqlite proved killed as killed (tests only "
-        "get stronger), when the module, line, line text, operator and occurrence still match",
+        "get stronger), when the module is unchanged (sha256) and the line, line text, operator "
+        "and occurrence still match",
     )
     parser.add_argument(
         "--retry-unjudged",

@@ -9,6 +9,7 @@ explains (a setup or teardown ERROR, a rule that already failed on the baseline,
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
@@ -19,6 +20,7 @@ TIMEOUT, START, COLLECTION, OTHER = "timeout", "start-failure", "collection-erro
 CLASSES = (KILLED, SURVIVED, TIMEOUT, START, COLLECTION, OTHER)
 UNJUDGED = (TIMEOUT, START, COLLECTION, OTHER)  # the suite said nothing about the mutant
 MARKER = "MUTANT-VERDICT "
+MODULE_MARKER = "MUTANT-MODULE-SHA256 "  # the unmutated module a stored result was made from
 PASS, FAIL, ERROR = "PASS", "FAIL", "ERROR"
 # pytest: 2 interrupted, 3 internal error, 4 usage error, 5 nothing collected
 COLLECTION_EXITS = frozenset({2, 3, 4, 5})
@@ -189,6 +191,18 @@ def _other(baseline: Baseline, run: Run) -> list[str]:
     if not notes and not run.failures and (before is None or before.exit == 0):
         notes.append(f"{run.as_of}: exit {run.exit} with no failing case")
     return notes
+
+
+def module_sha256(content: bytes) -> str:
+    return hashlib.sha256(content).hexdigest()
+
+
+def module_hash_of(output: str | None) -> str | None:
+    """The unmutated module's sha256 a stored result records (None for an older harness's)."""
+    for line in reversed((output or "").splitlines()):
+        if line.startswith(MODULE_MARKER):
+            return line[len(MODULE_MARKER) :].strip()
+    return None
 
 
 def from_output(output: str | None) -> Verdict | None:

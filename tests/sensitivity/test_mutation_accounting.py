@@ -48,13 +48,13 @@ def pick(found: list[WorkItem], operator: str, line: int) -> WorkItem:
     return hits[0]
 
 
-def result(root: Path, item: WorkItem, found: v.Verdict | str) -> WorkResult:
+def result(root: Path, item: WorkItem, found: v.Verdict | str, hashed: bool = True) -> WorkResult:
     spec = item.mutations[0]
-    diff = ledger.mutant_diff(
-        (root / MODULE).read_text("utf-8"), spec.operator_name, spec.occurrence
-    )
+    source = (root / MODULE).read_bytes()
+    diff = ledger.mutant_diff(source.decode("utf-8"), spec.operator_name, spec.occurrence)
     output = found if isinstance(found, str) else found.line()
-    return execute.settle(WorkResult(WorkerOutcome.NORMAL, output, Outcome.KILLED, diff))
+    sha = v.module_sha256(source) if hashed else None
+    return execute.settle(WorkResult(WorkerOutcome.NORMAL, output, Outcome.KILLED, diff), sha)
 
 
 @pytest.fixture
@@ -113,15 +113,19 @@ def test_each_verdict_has_its_column_and_stale_entries_are_named(
     assert "| m.py | 6 | 1 | 1 | 1 | 0 | 1 | 1 | 0 | 1 | 0 | 20% |" in report.table(summary)
 
 
-def _carry(tree: Path, new_source: str) -> tuple[int, int, dict[str, WorkResult]]:
+def _carry(
+    tree: Path, new_source: str, hashed: bool = True
+) -> tuple[int, int, dict[str, WorkResult]]:
     """An earlier session on SOURCE (one proven kill, one kill of an older harness), then the
-    module becomes `new_source`; carry into a fresh session."""
+    module becomes `new_source`; carry into a fresh session. `hashed`: the proven kill records
+    the module's sha256 (an older harness's verdict did not)."""
     old_items = items(tree)
     proven = pick(old_items, "ReplaceComparisonOperator_Gt_GtE", 4)
     exit_only = pick(old_items, "AddNot", 2)
     with use_db(str(tree / "old.sqlite"), WorkDB.Mode.create) as old:
         old.add_work_items(old_items)
-        old.set_result(proven.job_id, result(tree, proven, v.Verdict(v.KILLED, kills=["d r"])))
+        kill = result(tree, proven, v.Verdict(v.KILLED, kills=["d r"]), hashed)
+        old.set_result(proven.job_id, kill)
         spec = exit_only.mutations[0]
         diff = ledger.mutant_diff(SOURCE, spec.operator_name, spec.occurrence)
         old.set_result(
@@ -148,7 +152,21 @@ def test_a_kill_is_carried_for_the_same_mutant_only(tree: Path) -> None:
     [
         "# a line above moves every mutant down\n" + SOURCE,  # same occurrence, other line
         SOURCE.replace("state > 3", "state > 5"),  # same line and occurrence, other text
+        SOURCE + "\n\nLIMIT = 3\n",  # same line, text and occurrence; the module changed below
     ],
 )
 def test_a_kill_is_dropped_when_its_line_moved_or_changed(tree: Path, new_source: str) -> None:
     assert _carry(tree, new_source)[:2] == (0, 1)
+
+
+def test_a_kill_without_the_module_hash_is_not_carried(tree: Path) -> None:
+    """A verdict stored by a harness that did not record the module's sha256 cannot prove the
+    module is unchanged: the mutant runs again."""
+    assert _carry(tree, SOURCE, hashed=False)[:2] == (0, 1)
+
+
+def test_the_stored_result_records_the_module_hash_before_the_verdict(tree: Path) -> None:
+    item = pick(items(tree), "AddNot", 2)
+    stored = result(tree, item, v.Verdict(v.SURVIVED))
+    assert v.module_hash_of(stored.output) == v.module_sha256((tree / MODULE).read_bytes())
+    assert (stored.output or "").splitlines()[-1].startswith(v.MARKER)
