@@ -85,7 +85,8 @@ def pytest_configure(config: pytest.Config) -> None:
         state.target_cache = resolve_named(config)  # usage error now, not mid-run
     if not state.is_worker and options.results is not None:
         links = {k: e.link for k, e in expectations.loaded(config).items() if e.link}
-        config.stash[RECORDER_KEY] = CaseRecorder(config.rootpath, links=links)
+        expected = frozenset(expectations.loaded(config))
+        config.stash[RECORDER_KEY] = CaseRecorder(config.rootpath, links=links, expected=expected)
         config.stash[STARTED_KEY] = started
         config.pluginmanager.register(config.stash[RECORDER_KEY], "edge_conformance.records")
         config.stash[PROBLEMS_KEY] = ProblemRecorder(config.rootpath, state.problems)

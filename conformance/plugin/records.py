@@ -130,6 +130,24 @@ class _Pending:
         # test stopped before it could settle this one
         return ERROR, f"undecided: the test stopped on a failure of {named}: {message}", evidence
 
+    def unexpected(
+        self, rule_id: str, status: str, message: str | None, evidence: list[dict[str, Any]]
+    ) -> tuple[str, str | None, list[dict[str, Any]]]:
+        """The outcome of a rule with no expectation in a test xfailed for another rule's: an
+        expected failure passing is this rule's PASS; an expected failure is this rule's FAIL
+        when it names this rule, NOT-CHECKED when it names another rule (the test stopped
+        before this rule's checks), and
+        ERROR (undecided) when it names none: an expectation of a SHOULD rule must never turn a
+        MUST rule's failure into a known one."""
+        if status == XPASS:
+            return PASS, None, []
+        named = self.failed_rule
+        if named == rule_id:
+            return FAIL, message, evidence
+        if named is not None and named in self.rule_ids:
+            return NOT_CHECKED, f"the test stopped on an expected failure of {named}", []
+        return ERROR, f"undecided: the test failed as another rule expected: {message}", evidence
+
     def outcome(self) -> tuple[str, str | None, list[dict[str, Any]]]:
         if not self.phases:
             return ERROR, "the test did not run to completion", []
@@ -161,6 +179,9 @@ class CaseRecorder:
     rootpath: Path
     # rule id -> tracking link of its expectation, shown on XFAIL / XPASS cases
     links: dict[str, str] = field(default_factory=dict)
+    # rule ids with an expectation: an xfail marks the whole test, so the rules of it without
+    # one take their own outcome (`unexpected`), never XFAIL/XPASS; None: not known, as given
+    expected: frozenset[str] | None = None
     cases: list[dict[str, Any]] = field(default_factory=list)
     _pending: dict[str, _Pending] = field(default_factory=dict)
 
@@ -195,6 +216,12 @@ class CaseRecorder:
         attempts = [*pending.attempts, self._attempt(pending)] if pending.attempts else []
         for rule_id in pending.rule_ids:
             status, message, evidence = pending.status_of(rule_id)
+            if (
+                status in (XFAIL, XPASS)
+                and self.expected is not None
+                and (rule_id not in self.expected)
+            ):
+                status, message, evidence = pending.unexpected(rule_id, status, message, evidence)
             record = {
                 "rule_id": rule_id, "nodeid": pending.nodeid, "case": pending.case,
                 "status": status, "message": message,
