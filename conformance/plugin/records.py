@@ -116,11 +116,12 @@ class _Pending:
     doc: str = ""  # the test's docstring (recorded at setup)
     # earlier attempts of a rerun test (--rerun), and whether the current one will be rerun
     attempts: list[dict[str, Any]] = field(default_factory=list)
+    attempt_rules: list[str | None] = field(default_factory=list)  # each attempt's failed_rule
     rerunning: bool = False
 
     def status_of(self, rule_id: str) -> tuple[str, str | None, list[dict[str, Any]]]:
         """The outcome for one rule: a failure attributed to another rule passes this one."""
-        status, message, evidence = self.final()
+        status, message, evidence = self.final(rule_id)
         named = self.failed_rule
         if status != FAIL or named is None or named == rule_id:
             return status, message, evidence
@@ -157,17 +158,33 @@ class _Pending:
     def close_attempt(self) -> None:
         status, message, evidence = self.outcome()
         self.attempts.append({"status": status, "message": message, "evidence": evidence})
-        self.phases, self.rerunning = [], False
+        self.attempt_rules.append(self.failed_rule)
+        self.phases, self.rerunning, self.failed_rule = [], False, None
 
-    def final(self) -> tuple[str, str | None, list[dict[str, Any]]]:
+    def _could_be(self, rule_id: str | None, named: str | None) -> bool:
+        """A failed attempt may be this rule's: it named none, this one, or one not recorded."""
+        return rule_id is None or named is None or named == rule_id or named not in self.rule_ids
+
+    def final(self, rule_id: str | None = None) -> tuple[str, str | None, list[dict[str, Any]]]:
         """Verdict over all attempts: a pass after a failed attempt is FLAKY, not PASS; its
-        message and evidence are those of the first failed attempt (all are in `attempts`)."""
+        message and evidence are those of the first failed attempt (all are in `attempts`).
+        For one rule, only attempts whose failure may be that rule's count: a SHOULD check that
+        flaked in a test that also checks a MUST rule leaves the MUST rule PASS."""
         status, message, evidence = self.outcome()
         if not self.attempts or status != PASS:
             return status, message, evidence
-        first = self.attempts[0]
+        failed = [
+            attempt
+            for attempt, named in zip(self.attempts, self.attempt_rules, strict=True)
+            if self._could_be(rule_id, named)
+        ]
+        if not failed:
+            return status, message, evidence
+        first = failed[0]
         ran = len(self.attempts) + 1
-        note = f"passed on attempt {ran} of {ran}; attempt 1 was {first['status']}"
+        note = f"passed on attempt {ran} of {ran}; attempt 1 was {self.attempts[0]['status']}"
+        if first is not self.attempts[0]:
+            note = f"passed on attempt {ran} of {ran}; an earlier attempt was {first['status']}"
         text = f"{note}: {first['message']}" if first["message"] else note
         return FLAKY, text, list(first["evidence"])
 
