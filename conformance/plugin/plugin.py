@@ -17,6 +17,7 @@ from conformance.plugin import (
     allure_labels,
     applicability,
     collection,
+    deselected,
     expectations,
     fixtures,
     hookspecs,
@@ -33,7 +34,8 @@ from conformance.plugin.state import STATE_KEY, WORKERINPUT_KEY, State, build_st
 from conformance.plugin.targets import REFERENCE
 from conformance.safety import signals
 
-SUBPLUGINS = (collection, applicability, recorder, fixtures, zone_lock, expectations, allure_labels)
+SUBPLUGINS = (collection, applicability, recorder, fixtures, zone_lock, expectations, allure_labels,
+              deselected)  # fmt: skip
 RECORDER_KEY = pytest.StashKey[CaseRecorder]()
 PROBLEMS_KEY = pytest.StashKey[ProblemRecorder]()
 STARTED_KEY = pytest.StashKey[str]()
@@ -173,7 +175,7 @@ def _write_results(config: pytest.Config) -> None:
     cases = config.stash[RECORDER_KEY]
     cases.finish_all()
     started, finished = config.stash[STARTED_KEY], results_file.utc_now()
-    errors = config.stash[PROBLEMS_KEY].error_cases()
+    errors = [*config.stash[PROBLEMS_KEY].error_cases(), *deselected.cases(config)]
     document = results_file.build_document(
         state.options, state.catalog(config), [*cases.cases, *errors], problems=state.problems,
         run_id=state.options.run_id or results_file.default_run_id(started, state.run_prefix),
