@@ -139,6 +139,10 @@ def _add_results_tools(sub: argparse._SubParsersAction[argparse.ArgumentParser])
         "-o", "--output", type=Path, metavar="PATH",
         help="expectations file (default: ./expectations/<target>.yaml)",
     )  # fmt: skip
+    q.add_argument(
+        "--must", action="store_true",
+        help="also add failing MUST rules (a known MUST failure exits 0, still NOT CERTIFIED)",
+    )  # fmt: skip
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -219,7 +223,7 @@ def _main(argv: Sequence[str] | None = None) -> int:
         if ns.command == "merge":
             return cli_results.merge(ns.results, ns.output, ns.matrix, ns.run_id)
         if ns.command == "expectations":
-            return cli_results.expectations_update(ns.results, ns.output)
+            return cli_results.expectations_update(ns.results, ns.output, ns.must)
         paths = cli_results.expand_results(ns.results)
         return cmd.report(
             paths, ns.output, ns.label, ns.spec_base or default_spec_base(), ns.ledgers

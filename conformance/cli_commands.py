@@ -88,6 +88,8 @@ def report(
     ledgers: Path | None = None,
 ) -> int:
     """One results file -> compliance report; several -> matrix of rules x targets."""
+    from jinja2.exceptions import UndefinedError
+
     from conformance.report.load import schema_problems
     from conformance.report.render import render_matrix, render_report, write_html
 
@@ -100,12 +102,19 @@ def report(
     for path, doc in zip(paths, docs, strict=True):
         for problem in schema_problems(doc):
             print(f"warning: {path}: {problem}", file=sys.stderr)
-    if len(docs) == 1:
-        html = render_report(docs[0], spec_base, ledgers)
-        target = out or paths[0].with_name("index.html")
-    else:
-        html = render_matrix(docs, labels or None, spec_base)
-        target = out or Path("matrix.html")
+    try:
+        if len(docs) == 1:
+            html = render_report(docs[0], spec_base, ledgers)
+            target = out or paths[0].with_name("index.html")
+        else:
+            html = render_matrix(docs, labels or None, spec_base)
+            target = out or Path("matrix.html")
+    except (KeyError, TypeError, ValueError, AttributeError, UndefinedError) as exc:
+        # a file the schema warnings above describe, too broken to render: say so, no trace
+        names = ", ".join(str(p) for p in paths)
+        print(f"error: {names}: cannot render this results file ({type(exc).__name__}: "
+              f"{exc}); see the schema warnings above", file=sys.stderr)  # fmt: skip
+        return 2
     print(write_html(html, target))
     return 0
 

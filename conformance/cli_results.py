@@ -56,8 +56,9 @@ def merge(paths: list[Path], out: Path, matrix: bool, run_id: str | None) -> int
     return 0
 
 
-def expectations_update(results_path: Path, out: Path | None) -> int:
-    """Write expectations/<target>.yaml from a run: failing rules in, fixed rules out."""
+def expectations_update(results_path: Path, out: Path | None, must: bool = False) -> int:
+    """Write expectations/<target>.yaml from a run: failing rules in, fixed rules out; a new
+    failing MUST rule only with --must (exit 1 when one was left out)."""
     from conformance.model import expectations as core
 
     docs = load_all([results_path])
@@ -71,7 +72,7 @@ def expectations_update(results_path: Path, out: Path | None) -> int:
     except core.ExpectationsError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    change = core.update(existing, doc)
+    change = core.update(existing, doc, must=must)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(core.dump(change.expectations, target), encoding="utf-8")
     print(f"{path}: {len(change.expectations)} expected failure(s) of target {target!r}")
@@ -80,7 +81,10 @@ def expectations_update(results_path: Path, out: Path | None) -> int:
             print(f"  {label}: {rule_id}")
     if change.added:
         print("add a tracking `link` to each new entry", file=sys.stderr)
-    return 0
+    for rule_id in change.must_left_out:
+        print(f"  not added (MUST rule; accept its failure as known with --must): {rule_id}",
+              file=sys.stderr)  # fmt: skip
+    return 1 if change.must_left_out else 0
 
 
 def expand_results(paths: list[Path]) -> list[Path]:

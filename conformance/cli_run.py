@@ -19,6 +19,8 @@ from typing import Any
 
 from conformance.model import run_options
 from conformance.report.load import ResultsError, failing_cases, load_results
+from conformance.report.shadowed import problem as shadowed_problem
+from conformance.report.shadowed import shadowed_must_rules
 from conformance.results import (
     EXIT_FAILING,
     FLAKY,
@@ -214,16 +216,10 @@ def agree(doc: dict[str, Any], code: int, reasons: list[str], pytest_rc: int) ->
     if code == 0 or run_info.get("problems"):
         return False  # a run problem refuses the verdict already, and `merge` carries it
     if failing_cases(doc) and pytest_rc in (0, PYTEST_TESTS_FAILED):
-        shadowed = must_rules_beside_a_failing_should_case(doc)
+        shadowed = shadowed_must_rules(doc)
         if not shadowed or verdict(doc) == NOT_CERTIFIED_VERDICT:
             return False
-        run_info.setdefault("problems", []).append(
-            {"kind": "pytest", "where": "a test that checks MUST rules",
-             "message": "a SHOULD or MAY check failed inside a test that also checks the MUST "
-                        f"rules {', '.join(shadowed[:6])}{', ...' if len(shadowed) > 6 else ''}"
-                        ": their checks after it did not run",
-             "rules": []}
-        )  # fmt: skip
+        run_info.setdefault("problems", []).append(shadowed_problem(shadowed))
         summary["certified"] = False
         return True
     # a run that checked nothing (pytest's 5: no tests collected, too) is told apart: `merge`
@@ -237,32 +233,6 @@ def agree(doc: dict[str, Any], code: int, reasons: list[str], pytest_rc: int) ->
     )
     summary["certified"] = False
     return True
-
-
-def must_rules_beside_a_failing_should_case(doc: dict[str, Any]) -> list[str]:
-    """MUST rules recorded by the same test (node id and case) as a failing SHOULD or MAY case.
-
-    A test that checks several rules stops at its first failing check, so a MUST rule whose
-    checks come after a failing SHOULD check was not checked, yet reads PASS (the stateful model
-    stops at its first divergence): such a run cannot be certified on that test's word."""
-    levels = {str(rule.get("id")): str(rule.get("level")) for rule in doc.get("rules") or []}
-
-    def test_of(case: dict[str, Any]) -> tuple[str, str] | None:
-        nodeid = case.get("nodeid")
-        return (str(nodeid), str(case.get("case", ""))) if nodeid else None
-
-    stopped = {
-        test_of(case)
-        for case in failing_cases(doc)
-        if levels.get(str(case.get("rule_id"))) != "MUST" and test_of(case) is not None
-    }
-    return sorted(
-        {
-            str(case.get("rule_id"))
-            for case in doc.get("cases") or []
-            if test_of(case) in stopped and levels.get(str(case.get("rule_id"))) == "MUST"
-        }
-    )
 
 
 def call_forwarding_signals(argv: list[str]) -> int:

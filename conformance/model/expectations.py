@@ -14,7 +14,7 @@ storage.delete-objects.key-limit:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -106,17 +106,24 @@ class Update:
     added: list[str]
     removed: list[str]
     kept: list[str]
+    must_left_out: list[str] = field(default_factory=list)  # failing MUST rules not added
 
 
-def update(existing: Mapping[str, Expectation], doc: Mapping[str, Any]) -> Update:
+def update(
+    existing: Mapping[str, Expectation], doc: Mapping[str, Any], *, must: bool = False
+) -> Update:
     """Expectations after a run: failing rules added or kept, fixed ones dropped (a rule is
     fixed when it PASSes or XPASSes with no case still XFAIL).
 
     A rule the run did not judge (N/A, UNTESTED, outside a --rule selection) keeps its entry:
-    a partial run must not forget known failures elsewhere.
+    a partial run must not forget known failures elsewhere. A failing MUST rule with no entry
+    is added only with `must`: an expectation turns its failure into exit status 0, which
+    must be a deliberate choice (it is still NOT CERTIFIED); left out, it is in must_left_out.
     """
     statuses = {str(r["id"]): str(r["status"]) for r in doc.get("rules", [])}
     messages = {str(r["id"]): r.get("reason") for r in doc.get("rules", [])}
+    levels = {str(r["id"]): str(r.get("level")) for r in doc.get("rules", [])}
+    must_left_out: list[str] = []
     # an expectation marks every test of its rule: an XPASS rule with a case still XFAIL is
     # only partly fixed, and dropping its entry would turn that case into a FAIL next run
     still_failing = {str(c["rule_id"]) for c in doc.get("cases", []) if c.get("status") == XFAIL}
@@ -129,6 +136,8 @@ def update(existing: Mapping[str, Expectation], doc: Mapping[str, Any]) -> Updat
         if old is not None:
             result[rule_id] = old
             kept.append(rule_id)
+        elif levels.get(rule_id) == "MUST" and not must:
+            must_left_out.append(rule_id)
         else:
             reason = messages.get(rule_id)
             result[rule_id] = Expectation(rule_id, status if status != XFAIL else FAIL.value,
@@ -142,4 +151,4 @@ def update(existing: Mapping[str, Expectation], doc: Mapping[str, Any]) -> Updat
         else:
             result[rule_id] = old
             kept.append(rule_id)
-    return Update(result, sorted(added), sorted(removed), sorted(kept))
+    return Update(result, sorted(added), sorted(removed), sorted(kept), sorted(must_left_out))

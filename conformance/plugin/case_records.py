@@ -116,11 +116,12 @@ class _Pending:
     doc: str = ""  # the test's docstring (recorded at setup)
     # earlier attempts of a rerun test (--rerun), and whether the current one will be rerun
     attempts: list[dict[str, Any]] = field(default_factory=list)
+    attempt_rules: list[str | None] = field(default_factory=list)  # each attempt's failed_rule
     rerunning: bool = False
 
     def status_of(self, rule_id: str) -> tuple[str, str | None, list[dict[str, Any]]]:
         """The outcome for one rule: a failure attributed to another rule passes this one."""
-        status, message, evidence = self.final()
+        status, message, evidence = self.final(rule_id)
         named = self.failed_rule
         if status != FAIL or named is None or named == rule_id:
             return status, message, evidence
@@ -129,6 +130,24 @@ class _Pending:
         # a rule this run does not record for the test (deselected, or not in force): the
         # test stopped before it could settle this one
         return ERROR, f"undecided: the test stopped on a failure of {named}: {message}", evidence
+
+    def unexpected(
+        self, rule_id: str, status: str, message: str | None, evidence: list[dict[str, Any]]
+    ) -> tuple[str, str | None, list[dict[str, Any]]]:
+        """The outcome of a rule with no expectation in a test xfailed for another rule's: an
+        expected failure passing is this rule's PASS; an expected failure is this rule's FAIL
+        when it names this rule, NOT-CHECKED when it names another rule (the test stopped
+        before this rule's checks), and
+        ERROR (undecided) when it names none: an expectation of a SHOULD rule must never turn a
+        MUST rule's failure into a known one."""
+        if status == XPASS:
+            return PASS, None, []
+        named = self.failed_rule
+        if named == rule_id:
+            return FAIL, message, evidence
+        if named is not None and named in self.rule_ids:
+            return NOT_CHECKED, f"the test stopped on an expected failure of {named}", []
+        return ERROR, f"undecided: the test failed as another rule expected: {message}", evidence
 
     def outcome(self) -> tuple[str, str | None, list[dict[str, Any]]]:
         if not self.phases:
@@ -139,17 +158,33 @@ class _Pending:
     def close_attempt(self) -> None:
         status, message, evidence = self.outcome()
         self.attempts.append({"status": status, "message": message, "evidence": evidence})
-        self.phases, self.rerunning = [], False
+        self.attempt_rules.append(self.failed_rule)
+        self.phases, self.rerunning, self.failed_rule = [], False, None
 
-    def final(self) -> tuple[str, str | None, list[dict[str, Any]]]:
+    def _could_be(self, rule_id: str | None, named: str | None) -> bool:
+        """A failed attempt may be this rule's: it named none, this one, or one not recorded."""
+        return rule_id is None or named is None or named == rule_id or named not in self.rule_ids
+
+    def final(self, rule_id: str | None = None) -> tuple[str, str | None, list[dict[str, Any]]]:
         """Verdict over all attempts: a pass after a failed attempt is FLAKY, not PASS; its
-        message and evidence are those of the first failed attempt (all are in `attempts`)."""
+        message and evidence are those of the first failed attempt (all are in `attempts`).
+        For one rule, only attempts whose failure may be that rule's count: a SHOULD check that
+        flaked in a test that also checks a MUST rule leaves the MUST rule PASS."""
         status, message, evidence = self.outcome()
         if not self.attempts or status != PASS:
             return status, message, evidence
-        first = self.attempts[0]
+        failed = [
+            attempt
+            for attempt, named in zip(self.attempts, self.attempt_rules, strict=True)
+            if self._could_be(rule_id, named)
+        ]
+        if not failed:
+            return status, message, evidence
+        first = failed[0]
         ran = len(self.attempts) + 1
-        note = f"passed on attempt {ran} of {ran}; attempt 1 was {first['status']}"
+        note = f"passed on attempt {ran} of {ran}; attempt 1 was {self.attempts[0]['status']}"
+        if first is not self.attempts[0]:
+            note = f"passed on attempt {ran} of {ran}; an earlier attempt was {first['status']}"
         text = f"{note}: {first['message']}" if first["message"] else note
         return FLAKY, text, list(first["evidence"])
 
@@ -161,6 +196,9 @@ class CaseRecorder:
     rootpath: Path
     # rule id -> tracking link of its expectation, shown on XFAIL / XPASS cases
     links: dict[str, str] = field(default_factory=dict)
+    # rule ids with an expectation: an xfail marks the whole test, so the rules of it without
+    # one take their own outcome (`unexpected`), never XFAIL/XPASS; None: not known, as given
+    expected: frozenset[str] | None = None
     cases: list[dict[str, Any]] = field(default_factory=list)
     _pending: dict[str, _Pending] = field(default_factory=dict)
 
@@ -195,6 +233,8 @@ class CaseRecorder:
         attempts = [*pending.attempts, self._attempt(pending)] if pending.attempts else []
         for rule_id in pending.rule_ids:
             status, message, evidence = pending.status_of(rule_id)
+            if status in (XFAIL, XPASS) and self._by_expectation(pending, rule_id):
+                status, message, evidence = pending.unexpected(rule_id, status, message, evidence)
             record = {
                 "rule_id": rule_id, "nodeid": pending.nodeid, "case": pending.case,
                 "status": status, "message": message,
@@ -207,6 +247,12 @@ class CaseRecorder:
             if attempts:
                 record["attempts"] = attempts
             self.cases.append(record)
+
+    def _by_expectation(self, pending: _Pending, rule_id: str) -> bool:
+        """The test is xfailed for another rule's expectation (not a marker in test code)."""
+        if self.expected is None or rule_id in self.expected:
+            return False
+        return any(other in self.expected for other in pending.rule_ids)
 
     @staticmethod
     def _attempt(pending: _Pending) -> dict[str, Any]:

@@ -18,6 +18,7 @@ from conformance.plugin import (
     allure_labels,
     applicability,
     collection,
+    deselected,
     fixtures,
     hookspecs,
     lifecycle,
@@ -41,6 +42,7 @@ SUBPLUGINS = (
     zone_test_lock,
     xfail_marks,
     allure_labels,
+    deselected,
 )
 RECORDER_KEY = pytest.StashKey[CaseRecorder]()
 PROBLEMS_KEY = pytest.StashKey[ProblemRecorder]()
@@ -93,7 +95,8 @@ def pytest_configure(config: pytest.Config) -> None:
         state.target_cache = resolve_named(config)  # usage error now, not mid-run
     if not state.is_worker and options.results is not None:
         links = {k: e.link for k, e in xfail_marks.loaded(config).items() if e.link}
-        config.stash[RECORDER_KEY] = CaseRecorder(config.rootpath, links=links)
+        expected = frozenset(xfail_marks.loaded(config))
+        config.stash[RECORDER_KEY] = CaseRecorder(config.rootpath, links=links, expected=expected)
         config.stash[STARTED_KEY] = started
         config.pluginmanager.register(config.stash[RECORDER_KEY], "edge_conformance.records")
         config.stash[PROBLEMS_KEY] = ProblemRecorder(config.rootpath, state.problems)
@@ -180,7 +183,7 @@ def _write_results(config: pytest.Config) -> None:
     cases = config.stash[RECORDER_KEY]
     cases.finish_all()
     started, finished = config.stash[STARTED_KEY], results_file.utc_now()
-    errors = config.stash[PROBLEMS_KEY].error_cases()
+    errors = [*config.stash[PROBLEMS_KEY].error_cases(), *deselected.cases(config)]
     document = results_file.build_document(
         state.options, state.catalog(config), [*cases.cases, *errors], problems=state.problems,
         run_id=state.options.run_id or results_file.default_run_id(started, state.run_prefix),

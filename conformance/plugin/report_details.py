@@ -99,6 +99,8 @@ def pytest_runtest_makereport(
         found[NA_REASON] = _skip_reason(report)
     if report.failed and call.when == "call":
         found[FAILURE_KIND] = "assertion" if _is_assertion(call.excinfo) else "error"
+    # an expected failure (xfail) names its rule too: the test's other rules are not expected
+    if call.when == "call" and (report.failed or hasattr(report, "wasxfail")):
         failed_rule = _failed_rule(call.excinfo)
         if failed_rule is not None:
             found[FAILED_RULE] = failed_rule

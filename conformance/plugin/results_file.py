@@ -11,6 +11,7 @@ from typing import Any
 from conformance import results
 from conformance.plugin.collection import selected
 from conformance.plugin.options import Options
+from conformance.report import shadowed
 
 
 def suite_version() -> str:
@@ -69,6 +70,10 @@ def build_document(
     rule_ids = {rule.id for rule in rules}
     kept = [case for case in cases if case["rule_id"] in rule_ids]
     rule_records, summary = results.roll_up(rules, kept, options.as_of, options.target)
+    # MUST rules a failing SHOULD check stopped: the file is judged as `conformance run` and
+    # `merge` judge it, so `conformance report` of a plain pytest run reads the same verdict
+    stopped = shadowed.shadowed_must_rules({"rules": rule_records, "cases": kept})
+    problems = [*(problems or []), *([shadowed.problem(stopped)] if stopped else [])]
     if problems:
         summary["certified"] = False
     document: dict[str, Any] = {

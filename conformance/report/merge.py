@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from conformance import results
+from conformance.report import shadowed
 from conformance.report.load import Results
 
 Key = tuple[str, str]  # (target, as_of)
@@ -163,8 +164,15 @@ def merge_run(docs: Sequence[Results], names: Sequence[str], run_id: str | None 
             # refused the shard's
             if problem.get("kind") == NOTHING_CHECKED:
                 checked_nothing.append(problem)
+            elif shadowed.is_shadowed_problem(problem):
+                continue  # judged again below from the merged cases
             elif problem not in problems:
                 problems.append(problem)
+    # judged by the merged cases: a shard refused already (a MUST rule it left UNTESTED) did
+    # not record the MUST rules a failing SHOULD check stopped, yet the merge must refuse them
+    stopped = shadowed.shadowed_must_rules(document)
+    if stopped:
+        problems.append(shadowed.problem(stopped))
     # judged by the merged counts: a run that checked nothing is refused as `conformance run`
     # refuses it unsharded (unless a MUST rule that blocks refuses it already)
     if (

@@ -109,3 +109,16 @@ def test_a_run_that_x_stopped_is_not_certified(suite: pytest.Pytester) -> None:
     doc = _run(suite, "stopped", "-x", "-p", "no:randomly")
     assert results.verdict(doc) == results.NOT_CERTIFIED_VERDICT, doc["cases"]
     assert any(p["where"] == "pytest -x/--maxfail" for p in doc["run"]["problems"])
+
+
+def test_the_plugins_own_results_file_refuses_the_stopped_must_rule(
+    suite: pytest.Pytester,
+) -> None:
+    """MEDIUM: only `conformance run`'s agree() recorded the stopped MUST rule, so the file a
+    plain pytest run writes (read by `conformance report`) read CERTIFIED."""
+    suite.makepyfile(SHARED)
+    out = suite.path / "plain.json"
+    suite.runpytest("--results", str(out), "--as-of", "2024-01-01")
+    doc: dict[str, Any] = json.loads(out.read_text())
+    assert results.verdict(doc) == results.NOT_CERTIFIED_VERDICT
+    assert "storage.must.kept" in doc["run"]["problems"][0]["message"]

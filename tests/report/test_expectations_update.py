@@ -22,10 +22,25 @@ def test_update_writes_failing_rules_and_keeps_links(
     path = tmp_path / "expectations" / "staging.yaml"
     path.parent.mkdir()
     path.write_text(f"{keep}: {{link: 'https://t/1', reason: tracked}}\n{passing}: {{}}\n")
-    assert main(["expectations", "update", str(RESULTS / "mixed.json")]) == 0
+    assert main(["expectations", "update", str(RESULTS / "mixed.json"), "--must"]) == 0
     written = core.load(path)
     assert set(written) == failing  # the passing rule's entry is gone
     assert written[keep].link == "https://t/1" and written[keep].reason == "tracked"
+
+
+def test_update_leaves_a_new_failing_must_rule_out_without_must(
+    tmp_path: Path, mixed: dict[str, Any], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """MEDIUM: update added failing MUST rules, so the next run exited 0 on them unasked."""
+    out = tmp_path / "x.yaml"
+    assert main(["expectations", "update", str(RESULTS / "mixed.json"), "-o", str(out)]) == 1
+    levels = {r["id"]: r["level"] for r in mixed["rules"]}
+    written = core.load(out)
+    assert written and all(levels[rule_id] != "MUST" for rule_id in written)
+    assert "--must" in capsys.readouterr().err
+    assert main(["expectations", "update", str(RESULTS / "mixed.json"), "-o", str(out),
+                 "--must"]) == 0  # fmt: skip
+    assert any(levels[rule_id] == "MUST" for rule_id in core.load(out))
 
 
 def test_update_to_explicit_output(tmp_path: Path, all_pass: dict[str, Any]) -> None:
