@@ -184,12 +184,17 @@ def encode_token(position: str, magic: str = TOKEN_MAGIC) -> str:
 
 
 def decode_token(token: str, magic: str = TOKEN_MAGIC) -> str:
-    """The position in a token `encode_token` made with the same `magic`, else InvalidArgument."""
+    """The position in a token `encode_token` made with the same `magic`, else InvalidArgument.
+
+    Strict: only the exact text `encode_token` makes is a token. base64's lenient decoding drops
+    bytes outside its alphabet and extra padding, so an altered token (a control character, a
+    space) would pass, and ListObjectsV2 would echo it into XML that cannot carry it."""
     try:
-        text = base64.urlsafe_b64decode(token.encode("ascii")).decode("utf-8")
+        raw = base64.b64decode(token.encode("ascii"), altchars=b"-_", validate=True)
+        text = raw.decode("utf-8")
     except (binascii.Error, UnicodeError, ValueError):
         text = ""
-    if not text.startswith(magic):
+    if not text.startswith(magic) or encode_token(text[len(magic) :], magic) != token:
         raise S3Error("InvalidArgument", "The continuation token provided is incorrect")
     return text[len(magic) :]
 

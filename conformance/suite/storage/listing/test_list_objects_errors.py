@@ -107,3 +107,26 @@ def test_zero_page_is_empty_200(s3, bucket, param):
     query = [("list-type", "2"), (param, "0")]
     root = listed(s3.wire.request("GET", bucket, query=query))
     assert keys_of(root) == []
+
+
+@pytest.mark.rule("storage.list-objects.invalid-cursor")
+def test_issued_token_with_control_character(s3, bucket):
+    """A token the target issued, with U+0001 appended, is a cursor the target never issued.
+    The spec echoes ContinuationToken in V2, and XML 1.0 cannot carry U+0001 (not even as a
+    character reference), so no well-formed 200 can echo it: the answer is a descriptive 4xx
+    (a 200 is accepted only if its XML parses and echoes the token sent)."""
+    fill(s3, bucket, ["a", "b"])
+    first = listed(s3.wire.list_objects_v2(bucket, max_keys="1"))
+    issued = first.findtext("NextContinuationToken")
+    if not issued:
+        pytest.skip("N/A: max-keys=1 of 2 keys gave no NextContinuationToken to alter")
+    sent = issued + "\x01"
+    reply = s3.wire.list_objects_v2(bucket, continuation_token=sent)
+    if reply.status == 200:
+        root = reply.xml
+        assert root is not None, f"200 whose body is not well-formed XML; {reply.describe()}"
+        assert root.findtext("ContinuationToken") == sent, reply.describe()
+        return
+    assert 400 <= reply.status < 500, f"status {reply.status} {reply.error_code}, expected 4xx"
+    assert reply.error_code and reply.error_code != "InternalError", reply.error_code
+    assert reply.error_message, "no Message in the error"
