@@ -39,7 +39,7 @@ RESPOND_PREFIX = "x-ec-respond-"
 FIRST_ORIGIN_COOKIE = "ec_first=1; Path=/"
 ALL_FIELDS = (
     "RayID,EdgeStartTimestamp,ClientRequestHost,ClientRequestMethod,ClientRequestURI,"
-    "EdgeResponseStatus,RequestHeaders,ResponseHeaders,Cookies"
+    "EdgeResponseStatus,RequestHeaders,ResponseHeaders,Cookies,ClientIP"
 )
 
 
@@ -50,10 +50,12 @@ def log_wait() -> float:
 
 @dataclass
 class Traffic:
-    """One request to the edge: a unique path (to find its log entry) and its headers."""
+    """One request to the edge: a unique path (to find its log entry), its headers and an
+    optional query string (sent after the path; entries are still found by the path alone)."""
 
     name: str
     headers: dict[str, str]
+    query: str = ""
     path: str = ""
     echoed: dict[str, Any] = field(default_factory=dict)
 
@@ -182,7 +184,8 @@ def _send_while_configured(
         paths: dict[str, str] = {}
         for item in traffic:
             item.path = f"/ec-logs/{marker}/{item.name}"
-            item.echoed = _send(edge_url, item.path, item.headers)
+            sent = f"{item.path}?{item.query}" if item.query else item.path
+            item.echoed = _send(edge_url, sent, item.headers)
             paths[item.name] = item.path
         now = rules_api.get_ruleset(ruleset_id).assert_envelope_ok()
         if _params(now) == _params(put):

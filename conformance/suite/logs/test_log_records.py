@@ -6,6 +6,7 @@ delivery to one; each test then checks one rule on the entries read back.
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -28,6 +29,7 @@ RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:
 REQUEST_VALUE = "request-value-1"
 RESPONSE_VALUE = "response-value-2"
 COOKIE_VALUE = "cookie-value-3"
+QUERY = "ec-q=1&ec-r=two"
 SELECTED = "fields"
 UNSELECTED = "plain"
 
@@ -56,6 +58,7 @@ def logs(
                 RESPOND_PREFIX + "x-ec-resp": RESPONSE_VALUE,
                 "cookie": f"sessionid=lower-case; SessionId={COOKIE_VALUE}; Other=x",
             },
+            query=QUERY,
         )
     ]
     with (
@@ -130,3 +133,23 @@ def test_rfc3339_timestamps(logs: Delivered) -> None:
     entry = logs.entry(SELECTED, "all")
     stamp = entry["EdgeStartTimestamp"]
     assert isinstance(stamp, str) and RFC3339.match(stamp), stamp
+
+
+@pytest.mark.rule("logs.records.client-request-uri-query")
+def test_client_request_uri_keeps_the_query(logs: Delivered) -> None:
+    """ClientRequestURI is the URI the client asked for: its path and its query string."""
+    entry = logs.entry(SELECTED, "all")
+    uri = str(entry["ClientRequestURI"])
+    assert uri.endswith(f"{logs.paths['all']}?{QUERY}"), uri
+
+
+@pytest.mark.rule("logs.records.client-ip")
+def test_client_ip_is_an_ip_address(logs: Delivered) -> None:
+    """ClientIP holds the client's IP address: an IPv4 or IPv6 literal, never empty."""
+    entry = logs.entry(SELECTED, "all")
+    value = entry.get("ClientIP")
+    assert isinstance(value, str) and value, f"ClientIP {value!r}: {entry}"
+    try:
+        ipaddress.ip_address(value)
+    except ValueError:
+        raise AssertionError(f"ClientIP {value!r} is not an IP address") from None
