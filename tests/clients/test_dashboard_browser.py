@@ -204,6 +204,7 @@ def test_dashboard_is_served_beside_the_api(zone: tuple[RulesApiClient, str]) ->
     assert posted.json()["success"] is False
 
 
+@pytest.mark.slow  # >3 s on its own: out of the fast tier (docs/testing.md)
 @NEEDS_CHROMIUM
 def test_dashboard_sets_and_deletes_custom_fields(
     page: Page, zone: tuple[RulesApiClient, str], tmp_path: Path

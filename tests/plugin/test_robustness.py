@@ -80,7 +80,7 @@ class HostileServer:
         self.sock.close()
 
 
-@pytest.fixture(params=["hang", "reset", "garbage"])
+@pytest.fixture(params=[pytest.param("hang", marks=pytest.mark.slow), "reset", "garbage"])
 def hostile(request: pytest.FixtureRequest) -> Iterator[HostileServer]:
     server = HostileServer(request.param)
     yield server

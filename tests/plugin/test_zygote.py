@@ -100,6 +100,19 @@ class _Interrupted(Exception):
     pass
 
 
+def _wait_gone(pid: int, seconds: float) -> None:
+    """Wait until `pid` has exited (or is a zombie), instead of sleeping a fixed time."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            if psutil.Process(pid).status() == psutil.STATUS_ZOMBIE:
+                return
+        except psutil.NoSuchProcess:
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"the interrupted run {pid} still runs after {seconds} s")
+
+
 def test_a_caller_interrupted_mid_run_leaves_no_answer_for_the_next_run(project: Path) -> None:
     """An exception in the caller while a run is in flight (Ctrl-C, a signal-based timeout of
     the calling test) used to leave the server's answers to that run in the pipe: the next run
@@ -123,7 +136,9 @@ def test_a_caller_interrupted_mid_run_leaves_no_answer_for_the_next_run(project:
     finally:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, previous)
-    time.sleep(5)  # the interrupted run has ended by now and its answers were written
+    nap = project / "nap.txt"  # absent when the run was stopped before its test began
+    if nap.exists():
+        _wait_gone(int(nap.read_text()), 30)  # the interrupted run has ended
     code, output = run_pytest([*ARGS, "-k", "fails"], project, _env(), timeout=120)
     assert code == 1 and "1 failed" in output, output
     code, output = run_pytest([*ARGS, "-k", "passes"], project, _env(), timeout=120)
@@ -143,7 +158,7 @@ def test_a_timeout_kills_what_the_run_started_in_a_session_of_its_own(project: P
         encoding="utf-8",
     )
     with pytest.raises(subprocess.TimeoutExpired):
-        run_pytest(["test_spawn.py", "-q", "-p", "no:cacheprovider"], project, _env(), timeout=20)
+        run_pytest(["test_spawn.py", "-q", "-p", "no:cacheprovider"], project, _env(), timeout=10)
     spawned = int((project / "spawned.txt").read_text())
     deadline = time.monotonic() + 10
     while psutil.pid_exists(spawned) and time.monotonic() < deadline:

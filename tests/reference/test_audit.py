@@ -5,9 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import pytest
+
 from conformance.clients.mgmt import MgmtClient
 
 
+@pytest.mark.slow  # >3 s on its own: out of the fast tier (docs/testing.md)
 def test_every_change_kind_recorded_and_persisted(
     launch: Callable[..., Any], make_boto: Callable[..., Any], tmp_path: Any
 ) -> None:
@@ -47,6 +50,7 @@ def test_every_change_kind_recorded_and_persisted(
     assert [e["action"] for e in kept.assert_envelope_ok()] == expected
 
 
+@pytest.mark.slow  # >3 s on its own: out of the fast tier (docs/testing.md)
 def test_paging_and_before_availability(launch: Callable[..., Any], make_boto: Any) -> None:
     ref = launch()
     s3 = make_boto(ref.s3)

@@ -6,7 +6,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 
+
+@pytest.mark.slow  # >3 s on its own: out of the fast tier (docs/testing.md)
 def test_data_survives_restart(
     launch: Callable[..., Any], make_boto: Callable[..., Any], tmp_path: Path
 ) -> None:

@@ -29,6 +29,7 @@ def _refused(reply: Reply) -> None:
     assert "too many custom domains" in error["message"].lower(), error
 
 
+@pytest.mark.slow  # >3 s on its own: out of the fast tier (docs/testing.md)
 def test_domains_per_bucket_are_capped(ref: RefProcess) -> None:
     bucket = "domain-cap"
     ref.wire().create_bucket(bucket)
