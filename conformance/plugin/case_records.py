@@ -29,6 +29,7 @@ from conformance.results import (
     FAIL,
     FLAKY,
     NA,
+    NO_VERDICT,
     NOT_CHECKED,
     NOT_CHECKED_PREFIX,
     PASS,
@@ -167,11 +168,12 @@ class _Pending:
 
     def final(self, rule_id: str | None = None) -> tuple[str, str | None, list[dict[str, Any]]]:
         """Verdict over all attempts: a pass after a failed attempt is FLAKY, not PASS; its
-        message and evidence are those of the first failed attempt (all are in `attempts`).
+        message and evidence are those of the first failed attempt (all are in `attempts`);
+        a skip (N/A, NOT-CHECKED) after a failed attempt keeps that attempt's failure.
         For one rule, only attempts whose failure may be that rule's count: a SHOULD check that
         flaked in a test that also checks a MUST rule leaves the MUST rule PASS."""
         status, message, evidence = self.outcome()
-        if not self.attempts or status != PASS:
+        if not self.attempts or status not in (PASS, *NO_VERDICT):
             return status, message, evidence
         failed = [
             attempt
@@ -180,8 +182,15 @@ class _Pending:
         ]
         if not failed:
             return status, message, evidence
-        first = failed[0]
         ran = len(self.attempts) + 1
+        if status != PASS:
+            # a skip gives no verdict: the failure of an earlier attempt stands (a FAIL then
+            # a skip must never read N/A, which certifies)
+            last = failed[-1]
+            note = f"attempt {ran} of {ran} was {status} ({message}); an earlier attempt was"
+            text = f"{note} {last['status']}: {last['message']}"
+            return last["status"], text, list(last["evidence"])
+        first = failed[0]
         note = f"passed on attempt {ran} of {ran}; attempt 1 was {self.attempts[0]['status']}"
         if first is not self.attempts[0]:
             note = f"passed on attempt {ran} of {ran}; an earlier attempt was {first['status']}"
