@@ -119,6 +119,8 @@ class _Pending:
     attempts: list[dict[str, Any]] = field(default_factory=list)
     attempt_rules: list[str | None] = field(default_factory=list)  # each attempt's failed_rule
     rerunning: bool = False
+    # what an expected failure (XFAIL) was: FAIL or ERROR, and its own message
+    xfailed_as: tuple[str, str] | None = None
 
     def status_of(self, rule_id: str) -> tuple[str, str | None, list[dict[str, Any]]]:
         """The outcome for one rule: a failure attributed to another rule passes this one."""
@@ -208,6 +210,9 @@ class CaseRecorder:
     # rule ids with an expectation: an xfail marks the whole test, so the rules of it without
     # one take their own outcome (`unexpected`), never XFAIL/XPASS; None: not known, as given
     expected: frozenset[str] | None = None
+    # rule id -> the status (FAIL or ERROR) its expectation names: an XFAIL of the other one
+    # is a new breakage, recorded as what happened
+    expected_status: dict[str, str] = field(default_factory=dict)
     cases: list[dict[str, Any]] = field(default_factory=list)
     _pending: dict[str, _Pending] = field(default_factory=dict)
 
@@ -227,6 +232,9 @@ class CaseRecorder:
         pending.rerunning = pending.rerunning or is_rerun(report)
         if report.when == "call":
             pending.failed_rule = props.get(FAILED_RULE)
+        if status == XFAIL:
+            kind = props.get(FAILURE_KIND) if report.when == "call" else None
+            pending.xfailed_as = (FAIL if kind == "assertion" else ERROR), _message(report)
         evidence = list(props.get(EVIDENCE, []))
         if status in (FAIL, ERROR) and message is not None:
             message = with_exchange(message, evidence)
@@ -244,6 +252,10 @@ class CaseRecorder:
             status, message, evidence = pending.status_of(rule_id)
             if status in (XFAIL, XPASS) and self._by_expectation(pending, rule_id):
                 status, message, evidence = pending.unexpected(rule_id, status, message, evidence)
+            wanted, got_as = self.expected_status.get(rule_id), pending.xfailed_as
+            if status == XFAIL and wanted and got_as and got_as[0] != wanted:
+                status, got = got_as
+                message = with_exchange(f"expected {wanted}, got {status}: {got}", evidence)
             record = {
                 "rule_id": rule_id, "nodeid": pending.nodeid, "case": pending.case,
                 "status": status, "message": message,
