@@ -42,7 +42,7 @@ MESSAGE_LIMIT = 2000
 PACKAGE_ROOT = SUITE_DIR.parent.parent
 
 
-def stable_nodeid(report: pytest.TestReport, rootpath: Path) -> str:
+def stable_nodeid(report: pytest.TestReport | pytest.Item, rootpath: Path) -> str:
     """Node id of a suite test relative to the installed package, whatever the rootdir.
 
     pytest words node ids relative to the rootdir or to a --pyargs argument; results of runs

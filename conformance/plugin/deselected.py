@@ -13,8 +13,9 @@ from typing import Any
 
 import pytest
 
+from conformance.plugin.case_records import stable_nodeid
 from conformance.plugin.collection import RULES_KEY
-from conformance.results import NOT_CHECKED
+from conformance.results import DESELECTED_CASE, NOT_CHECKED
 
 WORKER_KEY = "edge_conformance_deselected"
 LEFT = pytest.StashKey[list[tuple[str, str]]]()  # (rule id, node id) on the controller
@@ -30,8 +31,11 @@ def pytest_deselected(items: list[pytest.Item]) -> None:
     if not items:
         return
     config = items[0].config
+    # the node id a case of the test has when it runs (in another shard, say): merge pairs them
     found = [
-        (str(rule.id), item.nodeid) for item in items for rule in item.stash.get(RULES_KEY, ())
+        (str(rule.id), stable_nodeid(item, config.rootpath))
+        for item in items
+        for rule in item.stash.get(RULES_KEY, ())
     ]
     workeroutput = getattr(config, "workeroutput", None)
     if workeroutput is not None:
@@ -52,7 +56,7 @@ def pytest_testnodedown(node: Any, error: Any) -> None:
 def cases(config: pytest.Config) -> list[dict[str, Any]]:
     """One NOT-CHECKED case per deselected test of a rule."""
     return [
-        {"rule_id": rule_id, "nodeid": nodeid, "case": "deselected", "status": NOT_CHECKED,
+        {"rule_id": rule_id, "nodeid": nodeid, "case": DESELECTED_CASE, "status": NOT_CHECKED,
          "duration": 0.0, "evidence": [],
          "message": "deselected (-k, -m or --deselect): this test of the rule did not run"}
         for rule_id, nodeid in dict.fromkeys(_left(config))
