@@ -25,6 +25,7 @@ from conformance.plugin import (
     report_details,
     rerun,
     results_file,
+    uncollected,
     xfail_marks,
     zone_test_lock,
 )
@@ -43,6 +44,7 @@ SUBPLUGINS = (
     xfail_marks,
     allure_labels,
     deselected,
+    uncollected,
 )
 RECORDER_KEY = pytest.StashKey[CaseRecorder]()
 PROBLEMS_KEY = pytest.StashKey[ProblemRecorder]()
