@@ -10,6 +10,7 @@ import ast
 from collections.abc import Iterator
 from importlib import resources
 from importlib.resources.abc import Traversable
+from pathlib import Path
 
 SUITE_PACKAGE = "conformance.suite"
 
@@ -91,6 +92,16 @@ def covered_rule_ids(package: str = SUITE_PACKAGE) -> dict[str, list[str]]:
             if where not in places:
                 places.append(where)
     return {rule_id: sorted(places) for rule_id, places in sorted(covered.items())}
+
+
+def rule_locations(path: Path) -> list[tuple[str, str]]:
+    """(rule id, "Class::function", "function", "Class" or "" for a module mark) of one test
+    module, read from its source; nothing when it does not parse (collection says why)."""
+    try:
+        pairs = list(_scan_module(path.read_text(encoding="utf-8"), ""))
+    except (OSError, SyntaxError, UnicodeDecodeError):
+        return []
+    return [(rule_id, where.removeprefix("::")) for rule_id, where in pairs]
 
 
 def rule_ids_in_file(path: str) -> list[str]:

@@ -58,6 +58,10 @@ DISPLAY_ORDER = (FAIL, FLAKY, ERROR, XPASS, XFAIL, NOT_CHECKED, PASS, UNTESTED, 
 # The summary's counts in bar order (pass first), each key the status's `key`.
 COUNT_ORDER = (PASS, FAIL, ERROR, FLAKY, XPASS, XFAIL, NOT_CHECKED, UNTESTED, NA)
 LEVELS = ("MUST", "SHOULD", "MAY")
+# The `case` of a record that stands for a test of the rule that did not run in this run
+# (plugin/deselected.py): NOT-CHECKED; `merge` drops one when another shard ran the test.
+DESELECTED_CASE, UNCOLLECTED_CASE = "deselected", "uncollected"
+PLACEHOLDER_CASES = frozenset({DESELECTED_CASE, UNCOLLECTED_CASE})
 # A skip whose reason starts so is recorded NOT-CHECKED (conformance.suite.setup_check); any
 # other skip is N/A.
 NOT_CHECKED_PREFIX = "NOT-CHECKED: "

@@ -107,6 +107,8 @@ class Update:
     removed: list[str]
     kept: list[str]
     must_left_out: list[str] = field(default_factory=list)  # failing MUST rules not added
+    # entries that read fixed in a run with problems (stopped by -x, interrupted): kept
+    held: list[str] = field(default_factory=list)
 
 
 def update(
@@ -119,7 +121,11 @@ def update(
     a partial run must not forget known failures elsewhere. A failing MUST rule with no entry
     is added only with `must`: an expectation turns its failure into exit status 0, which
     must be a deliberate choice (it is still NOT CERTIFIED); left out, it is in must_left_out.
+    A run with problems (`run.problems`: stopped by -x/--maxfail, interrupted, a module that
+    did not import) removes nothing: a known failure's test may not have run, and its rule read
+    PASS on another test; such entries are kept and listed in `held`.
     """
+    whole = not (doc.get("run") or {}).get("problems")
     statuses = {str(r["id"]): str(r["status"]) for r in doc.get("rules", [])}
     messages = {str(r["id"]): r.get("reason") for r in doc.get("rules", [])}
     levels = {str(r["id"]): str(r.get("level")) for r in doc.get("rules", [])}
@@ -128,7 +134,7 @@ def update(
     # only partly fixed, and dropping its entry would turn that case into a FAIL next run
     still_failing = {str(c["rule_id"]) for c in doc.get("cases", []) if c.get("status") == XFAIL}
     result: dict[str, Expectation] = {}
-    added, removed, kept = [], [], []
+    added, removed, kept, held = [], [], [], []
     for rule_id, status in statuses.items():
         if status not in STILL_FAILING:
             continue
@@ -146,9 +152,14 @@ def update(
     for rule_id, old in existing.items():
         if rule_id in result:
             continue
-        if statuses.get(rule_id) in FIXED and rule_id not in still_failing:
+        fixed = statuses.get(rule_id) in FIXED and rule_id not in still_failing
+        if fixed and whole:
             removed.append(rule_id)
-        else:
-            result[rule_id] = old
-            kept.append(rule_id)
-    return Update(result, sorted(added), sorted(removed), sorted(kept), sorted(must_left_out))
+            continue
+        if fixed:
+            held.append(rule_id)
+        result[rule_id] = old
+        kept.append(rule_id)
+    return Update(
+        result, sorted(added), sorted(removed), sorted(kept), sorted(must_left_out), sorted(held)
+    )

@@ -29,6 +29,7 @@ from conformance.results import (
     FAIL,
     FLAKY,
     NA,
+    NO_VERDICT,
     NOT_CHECKED,
     NOT_CHECKED_PREFIX,
     PASS,
@@ -41,7 +42,7 @@ MESSAGE_LIMIT = 2000
 PACKAGE_ROOT = SUITE_DIR.parent.parent
 
 
-def stable_nodeid(report: pytest.TestReport, rootpath: Path) -> str:
+def stable_nodeid(report: pytest.TestReport | pytest.Item, rootpath: Path) -> str:
     """Node id of a suite test relative to the installed package, whatever the rootdir.
 
     pytest words node ids relative to the rootdir or to a --pyargs argument; results of runs
@@ -118,6 +119,8 @@ class _Pending:
     attempts: list[dict[str, Any]] = field(default_factory=list)
     attempt_rules: list[str | None] = field(default_factory=list)  # each attempt's failed_rule
     rerunning: bool = False
+    # what an expected failure (XFAIL) was: FAIL or ERROR, and its own message
+    xfailed_as: tuple[str, str] | None = None
 
     def status_of(self, rule_id: str) -> tuple[str, str | None, list[dict[str, Any]]]:
         """The outcome for one rule: a failure attributed to another rule passes this one."""
@@ -167,11 +170,12 @@ class _Pending:
 
     def final(self, rule_id: str | None = None) -> tuple[str, str | None, list[dict[str, Any]]]:
         """Verdict over all attempts: a pass after a failed attempt is FLAKY, not PASS; its
-        message and evidence are those of the first failed attempt (all are in `attempts`).
+        message and evidence are those of the first failed attempt (all are in `attempts`);
+        a skip (N/A, NOT-CHECKED) after a failed attempt keeps that attempt's failure.
         For one rule, only attempts whose failure may be that rule's count: a SHOULD check that
         flaked in a test that also checks a MUST rule leaves the MUST rule PASS."""
         status, message, evidence = self.outcome()
-        if not self.attempts or status != PASS:
+        if not self.attempts or status not in (PASS, *NO_VERDICT):
             return status, message, evidence
         failed = [
             attempt
@@ -180,8 +184,15 @@ class _Pending:
         ]
         if not failed:
             return status, message, evidence
-        first = failed[0]
         ran = len(self.attempts) + 1
+        if status != PASS:
+            # a skip gives no verdict: the failure of an earlier attempt stands (a FAIL then
+            # a skip must never read N/A, which certifies)
+            last = failed[-1]
+            note = f"attempt {ran} of {ran} was {status} ({message}); an earlier attempt was"
+            text = f"{note} {last['status']}: {last['message']}"
+            return last["status"], text, list(last["evidence"])
+        first = failed[0]
         note = f"passed on attempt {ran} of {ran}; attempt 1 was {self.attempts[0]['status']}"
         if first is not self.attempts[0]:
             note = f"passed on attempt {ran} of {ran}; an earlier attempt was {first['status']}"
@@ -199,6 +210,9 @@ class CaseRecorder:
     # rule ids with an expectation: an xfail marks the whole test, so the rules of it without
     # one take their own outcome (`unexpected`), never XFAIL/XPASS; None: not known, as given
     expected: frozenset[str] | None = None
+    # rule id -> the status (FAIL or ERROR) its expectation names: an XFAIL of the other one
+    # is a new breakage, recorded as what happened
+    expected_status: dict[str, str] = field(default_factory=dict)
     cases: list[dict[str, Any]] = field(default_factory=list)
     _pending: dict[str, _Pending] = field(default_factory=dict)
 
@@ -218,6 +232,9 @@ class CaseRecorder:
         pending.rerunning = pending.rerunning or is_rerun(report)
         if report.when == "call":
             pending.failed_rule = props.get(FAILED_RULE)
+        if status == XFAIL:
+            kind = props.get(FAILURE_KIND) if report.when == "call" else None
+            pending.xfailed_as = (FAIL if kind == "assertion" else ERROR), _message(report)
         evidence = list(props.get(EVIDENCE, []))
         if status in (FAIL, ERROR) and message is not None:
             message = with_exchange(message, evidence)
@@ -235,6 +252,10 @@ class CaseRecorder:
             status, message, evidence = pending.status_of(rule_id)
             if status in (XFAIL, XPASS) and self._by_expectation(pending, rule_id):
                 status, message, evidence = pending.unexpected(rule_id, status, message, evidence)
+            wanted, got_as = self.expected_status.get(rule_id), pending.xfailed_as
+            if status == XFAIL and wanted and got_as and got_as[0] != wanted:
+                status, got = got_as
+                message = with_exchange(f"expected {wanted}, got {status}: {got}", evidence)
             record = {
                 "rule_id": rule_id, "nodeid": pending.nodeid, "case": pending.case,
                 "status": status, "message": message,

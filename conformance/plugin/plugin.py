@@ -25,6 +25,7 @@ from conformance.plugin import (
     report_details,
     rerun,
     results_file,
+    uncollected,
     xfail_marks,
     zone_test_lock,
 )
@@ -43,6 +44,7 @@ SUBPLUGINS = (
     xfail_marks,
     allure_labels,
     deselected,
+    uncollected,
 )
 RECORDER_KEY = pytest.StashKey[CaseRecorder]()
 PROBLEMS_KEY = pytest.StashKey[ProblemRecorder]()
@@ -96,7 +98,10 @@ def pytest_configure(config: pytest.Config) -> None:
     if not state.is_worker and options.results is not None:
         links = {k: e.link for k, e in xfail_marks.loaded(config).items() if e.link}
         expected = frozenset(xfail_marks.loaded(config))
-        config.stash[RECORDER_KEY] = CaseRecorder(config.rootpath, links=links, expected=expected)
+        wanted = {k: e.status for k, e in xfail_marks.loaded(config).items()}
+        config.stash[RECORDER_KEY] = CaseRecorder(
+            config.rootpath, links=links, expected=expected, expected_status=wanted
+        )
         config.stash[STARTED_KEY] = started
         config.pluginmanager.register(config.stash[RECORDER_KEY], "edge_conformance.records")
         config.stash[PROBLEMS_KEY] = ProblemRecorder(config.rootpath, state.problems)

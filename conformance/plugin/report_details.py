@@ -97,7 +97,9 @@ def pytest_runtest_makereport(
             found[DOC] = doc
     if report.skipped and not hasattr(report, "wasxfail"):
         found[NA_REASON] = _skip_reason(report)
-    if report.failed and call.when == "call":
+    # an expected failure (xfail) keeps its kind too: an expectation says FAIL or ERROR
+    expected_failure = hasattr(report, "wasxfail") and call.excinfo is not None
+    if call.when == "call" and (report.failed or expected_failure):
         found[FAILURE_KIND] = "assertion" if _is_assertion(call.excinfo) else "error"
     # an expected failure (xfail) names its rule too: the test's other rules are not expected
     if call.when == "call" and (report.failed or hasattr(report, "wasxfail")):

@@ -19,6 +19,7 @@ from typing import Any
 from conformance import results
 from conformance.report import shadowed
 from conformance.report.load import Results
+from conformance.results import PLACEHOLDER_CASES
 
 Key = tuple[str, str]  # (target, as_of)
 NOTHING_CHECKED = "nothing-checked"  # the run problem of a run that checked no rule
@@ -101,7 +102,9 @@ def _flag_union(docs: Sequence[Results], name: str) -> list[str]:
 
 
 def _cases(docs: Sequence[Results]) -> tuple[list[dict[str, Any]], int]:
-    """Union of the cases; the same case in two shards keeps its worst status."""
+    """Union of the cases; the same case in two shards keeps its worst status. A placeholder
+    (a test a shard left out: NOT-CHECKED, case "deselected" or "uncollected") goes when
+    another shard has a real record of that test for that rule: it ran there."""
     kept: dict[tuple[str, str, str], dict[str, Any]] = {}
     duplicates = 0
     for doc in docs:
@@ -114,7 +117,22 @@ def _cases(docs: Sequence[Results]) -> tuple[list[dict[str, Any]], int]:
             duplicates += 1
             if results.worst([old["status"], case["status"]]) != old["status"]:
                 kept[key] = case
-    return list(kept.values()), duplicates
+    ran = [(rule_id, nodeid) for rule_id, nodeid, name in kept if name not in PLACEHOLDER_CASES]
+    merged = [
+        case
+        for (rule_id, nodeid, name), case in kept.items()
+        if name not in PLACEHOLDER_CASES or not _ran_elsewhere(rule_id, nodeid, ran)
+    ]
+    return merged, duplicates
+
+
+def _ran_elsewhere(rule_id: str, nodeid: str, ran: Sequence[tuple[str, str]]) -> bool:
+    """A real record of the placeholder's test: the same node id, or one under it (a
+    parametrized case `f[x]`, a test of an uncollected module or class `path::f`)."""
+    return any(
+        rid == rule_id and (nid == nodeid or nid.startswith((f"{nodeid}[", f"{nodeid}::")))
+        for rid, nid in ran
+    )
 
 
 def _rules(docs: Sequence[Results]) -> list[RecordRule]:

@@ -1,6 +1,6 @@
-"""Known defect (a review of 9788910), a strict xfail until it is fixed:
-an expectation's `status` (FAIL or ERROR, model/expectations.py) is never compared
-with what happened: the xfail it becomes has no `raises`, so a MUST rule expected to FAIL (the
+"""A defect found by a review of 9788910 (fixed): an expectation's `status` (FAIL or ERROR,
+model/expectations.py) was never compared with what happened: the xfail it becomes has no
+`raises`, so a MUST rule expected to FAIL (the
 target answers wrongly) that now ERRORs (the suite or target broke in a new way: a crash, a
 timeout) still reads XFAIL and `conformance run` exits 0; the new breakage is hidden."""
 
@@ -24,7 +24,6 @@ def test_known():
 """
 
 
-@pytest.mark.xfail(strict=True, reason="defect MEDIUM: expected FAIL, got ERROR, still XFAIL")
 def test_an_error_is_not_the_expected_fail(pytester: pytest.Pytester) -> None:
     pytester.makeconftest(conftest_source(RULES))
     pytester.makepyfile(TESTS)

@@ -1,8 +1,8 @@
-"""Known defect (a review of 9788910), a strict xfail until it is fixed:
-`conformance expectations update` reads a run that `-x` stopped (results.json has the
-run problem "pytest -x/--maxfail ... the tests after it did not run") as if it were whole: the
-known failure's test never ran, its rule read PASS on its other test, and the update deletes
-the entry, link and reason included (lost data); the next full run fails on it again as new."""
+"""A defect found by a review of 9788910 (fixed): `conformance expectations update` read a run
+that `-x` stopped (results.json has the run problem "pytest -x/--maxfail ... the tests after it
+did not run") as if it were whole: the known failure's test never ran, its rule read PASS on
+its other test, and the update deleted the entry, link and reason included (lost data); the
+next full run fails on it again as new."""
 
 from __future__ import annotations
 
@@ -33,7 +33,6 @@ def test_c_known_failure():
 ENTRY = "storage.must.known: {status: FAIL, link: 'https://tracker.example/42'}\n"
 
 
-@pytest.mark.xfail(strict=True, reason="defect HIGH: update after -x drops a known failure")
 def test_update_keeps_an_entry_whose_test_did_not_run(pytester: pytest.Pytester) -> None:
     pytester.makeconftest(conftest_source(RULES))
     pytester.makepyfile(TESTS)

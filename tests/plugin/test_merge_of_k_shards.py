@@ -1,10 +1,9 @@
-"""Known defect (a review of 9788910), a strict xfail until it is fixed:
-sharding by pytest's own selection (`-k`, docs/nightly.md "Scaling out") and merging
-never certifies, where the unsharded run does.
+"""A defect found by a review of 9788910 (fixed): sharding by pytest's own selection (`-k`,
+docs/nightly.md "Scaling out") and merging never certified, where the unsharded run does.
 
 Each `-k` shard records the other shard's tests as NOT-CHECKED cases with case "deselected"
 (deselected.py); merge keys cases by (rule, node id, case), so the deselected record of a test
-and the record of the same test run in the other shard are two cases, and the rule rolls up
+and the record of the same test run in the other shard were two cases, and the rule rolled up
 NOT-CHECKED: a MUST rule whose every test passed blocks the merged certificate.
 """
 
@@ -51,7 +50,6 @@ def test_unsharded_run_certifies(pytester: pytest.Pytester) -> None:
     assert results.verdict(_run(pytester, "all")) == results.CERTIFIED_VERDICT
 
 
-@pytest.mark.xfail(strict=True, reason="defect MEDIUM: -k shards merge to NOT CERTIFIED")
 def test_k_shards_merge_to_the_unsharded_verdict(pytester: pytest.Pytester) -> None:
     _setup(pytester)
     one = _run(pytester, "one", "-k", "test_one")

@@ -1,7 +1,7 @@
-"""Known defect (a review of 9788910), a strict xfail until it is fixed:
-with --rerun, a MUST test that FAILs and is then skipped on its rerun reads N/A.
+"""A defect found by a review of 9788910 (fixed): with --rerun, a MUST test that FAILs and is
+then skipped on its rerun read N/A.
 
-`_Pending.final` returns the last attempt's outcome whenever it is not PASS, so a failed attempt
+`_Pending.final` returned the last attempt's outcome whenever it is not PASS, so a failed attempt
 followed by a skipped one (a runtime capability probe or pytest.skip that flakes) drops the FAIL:
 the MUST rule reads N/A, which never blocks the certificate, and the run CERTIFIES although a
 MUST check failed on the target in this run. A failed attempt then a pass reads FLAKY (refused).
@@ -54,7 +54,6 @@ def test_without_rerun_the_failure_refuses(pytester: pytest.Pytester) -> None:
     assert results.verdict(_run(pytester)) == results.NOT_CERTIFIED_VERDICT
 
 
-@pytest.mark.xfail(strict=True, reason="defect HIGH: a FAIL then a skip on rerun reads N/A")
 def test_a_failed_attempt_is_not_forgotten_by_a_skipped_rerun(pytester: pytest.Pytester) -> None:
     doc = _run(pytester, "--rerun", "1")
     assert results.verdict(doc) == results.NOT_CERTIFIED_VERDICT, doc["rules"]

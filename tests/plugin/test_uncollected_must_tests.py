@@ -1,10 +1,10 @@
-"""Known defect (a review of 9788910), a strict xfail until it is fixed:
-selections that leave a failing test of a MUST rule out without pytest_deselected.
+"""A defect found by a review of 9788910 (fixed, plugin/uncollected.py): selections that left a
+failing test of a MUST rule out without pytest_deselected.
 
-deselected.py only sees tests pytest hands to `pytest_deselected` (-k, -m, --deselect). Naming
+deselected.py only saw tests pytest hands to `pytest_deselected` (-k, -m, --deselect). Naming
 the passing test on the command line (the usual way to run one test) or `--ignore` of the file
-holding the failing one never collects the failing test, so the rule reads PASS on the one test
-that ran and the run CERTIFIES, where the plain full run reads FAIL.
+holding the failing one never collects the failing test, so the rule read PASS on the one test
+that ran and the run CERTIFIED, where the plain full run reads FAIL.
 """
 
 from __future__ import annotations
@@ -50,7 +50,6 @@ def test_full_run_is_not_certified(pytester: pytest.Pytester) -> None:
     assert results.verdict(doc) == results.NOT_CERTIFIED_VERDICT
 
 
-@pytest.mark.xfail(strict=True, reason="defect HIGH: positional selection certifies a MUST rule")
 @pytest.mark.parametrize(
     "how", [("test_good.py::test_passes",), ("test_good.py",), ("--ignore", "test_bad.py")]
 )
