@@ -120,3 +120,18 @@ def test_abort_incomplete_uploads_on_clock(s3, mgmt, bucket, names):
     s3.wire.request("GET", bucket, key, query=query).assert_ok()  # ListParts: still there
     mgmt.advance_clock(2 * DAY, bucket).assert_envelope_ok()
     s3.wire.request("GET", bucket, key, query=query).assert_error(404, "NoSuchUpload")
+
+
+@pytest.mark.rule("storage.lifecycle.put-get")
+@pytest.mark.parametrize("days", [1, 2**30, 2**31 - 1], ids=["one", "2^30", "int32-max"])
+def test_days_across_the_integer_range_round_trip(s3, bucket, days):
+    """Days is a positive Integer (32-bit in S3's API): the smallest and the largest are kept.
+
+    An implementer may cap Days lower than the type allows; only its top end can tell.
+    """
+    put_lifecycle(s3, bucket, lifecycle_xml(expire_rule("far", "far/", days))).assert_ok()
+    reply = s3.wire.request("GET", bucket, query=LIFECYCLE).assert_ok()
+    root = reply.xml
+    assert root is not None, reply.body[:300]
+    kept = [rule for rule in root if _text(rule, "ID") == "far"]
+    assert kept and _text(kept[0], "Expiration/Days") == str(days), reply.body[:600]

@@ -46,3 +46,13 @@ def test_edge_ranges(s3, stored, header, first, last):
 def test_start_at_the_size_is_416(s3, stored, header):
     """A range starting exactly at the size selects nothing: 416 InvalidRange."""
     s3.wire.get_object(*stored, range=header).assert_error(416, "InvalidRange")
+
+
+@pytest.mark.rule("storage.get-object.range-unsatisfiable")
+def test_zero_length_suffix_is_416(s3, stored):
+    """`bytes=-0` asks for the last 0 bytes: it starts at the size, so it selects nothing.
+
+    RFC 9110 14.1.1: only a suffix range with a non-zero length is satisfiable. An implementer
+    may test the suffix length against the wrong constant and answer the whole object.
+    """
+    s3.wire.get_object(*stored, range="bytes=-0").assert_error(416, "InvalidRange")

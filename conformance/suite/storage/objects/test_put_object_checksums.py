@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 
+from conformance.clients import s3_chunked as chunked
+
 BODY = b"checksummed body " * 64
 
 
@@ -101,5 +103,25 @@ def test_content_md5_mismatch_is_bad_digest(s3, bucket, names):
     key = names.key()
     wrong = _b64(hashlib.md5(b"other").digest())
     reply = s3.wire.put_object(bucket, key, BODY, headers={"Content-MD5": wrong})
+    reply.assert_error(400, "BadDigest")
+    s3.wire.get_object(bucket, key).assert_error(404, "NoSuchKey")
+
+
+@pytest.mark.rule("storage.put-object.checksum-mismatch")
+@pytest.mark.parametrize("mode", ["signed-trailer", "unsigned-trailer"])
+def test_trailing_checksum_mismatch_is_bad_digest(s3, bucket, names, mode):
+    """The checksum sent as an aws-chunked trailer is verified like the header: 400 BadDigest.
+
+    A checksum can arrive in a header or, announced by x-amz-trailer, after the body; an
+    implementer may verify only the header form. A matching trailer is the control.
+    """
+    wire_mode = chunked.SIGNED_TRAILER if mode == "signed-trailer" else chunked.UNSIGNED_TRAILER
+    chunks = [b"a" * 8192, b"trailing checksum"]
+    name = s3.wire.vendor("checksum-sha256")
+    right = {name: chunked.checksum("sha256", b"".join(chunks))}
+    chunked.put_chunked(s3.wire, bucket, names.key(), chunks, wire_mode, trailers=right).assert_ok()
+    key = names.key()
+    wrong = {name: chunked.checksum("sha256", b"other")}
+    reply = chunked.put_chunked(s3.wire, bucket, key, chunks, wire_mode, trailers=wrong)
     reply.assert_error(400, "BadDigest")
     s3.wire.get_object(bucket, key).assert_error(404, "NoSuchKey")
