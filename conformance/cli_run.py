@@ -288,7 +288,7 @@ def _record_history(store_url: str, doc: dict[str, Any], code: int) -> int:
 def run(opts: RunOptions) -> int:
     """Run the suite, render the report, print the summary; return the exit status."""
     from conformance.report.diff import diff_results, format_text
-    from conformance.report.failing_rules import failing_rule_lines
+    from conformance.report.failing_rules import failing_rule_lines, xpass_rule_lines
     from conformance.report.render import render_report, write_html
     from conformance.report.sensitivity import terminal_line as sensitivity_line
     from conformance.report.summary import summary_lines
@@ -317,6 +317,8 @@ def run(opts: RunOptions) -> int:
             print(line)
         print(sensitivity_line())
         for line in failing_rule_lines(doc, run_dir / "results.json"):
+            print(line)
+        for line in xpass_rule_lines(doc, run_dir / "results.json"):
             print(line)
         if opts.rerun_of is not None:
             print(f"\nre-run of {opts.rerun_of['run_id']} (old → new):")
