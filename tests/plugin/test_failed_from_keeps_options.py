@@ -1,4 +1,4 @@
-"""Known defect (a review of 9788910), a strict xfail until it is fixed:
+"""Fixed defect (a review of 9788910), kept as a regression test:
 `--failed-from` claims to re-run what failed "with its target, date, areas and
 options", and `conformance run` prints it as "re-run exactly these"; but the run's `--rerun N`
 and the pytest options given after `--` (README: `conformance run -- --model-steps 1000`) are
@@ -26,7 +26,6 @@ def test_breaks():
 """
 
 
-@pytest.mark.xfail(strict=True, reason="defect MEDIUM: --failed-from drops --rerun and -- args")
 def test_failed_from_repeats_the_runs_options(pytester: pytest.Pytester) -> None:
     pytester.makeconftest(conftest_source(RULES))
     pytester.makepyfile(TESTS)
