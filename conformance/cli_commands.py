@@ -129,7 +129,8 @@ def report(
 
 
 def diff(old: Path, new: Path, fmt: str) -> int:
-    """Print the run-to-run diff; exit 1 on a regression, 0 otherwise, 2 on unreadable input."""
+    """Print the run-to-run diff; exit 1 on a regression or a lost certificate, 0 otherwise,
+    2 on unreadable input."""
     from conformance.report.diff import diff_results, format_markdown, format_text
 
     docs = load_all([old, new], per_rule=True)
@@ -137,4 +138,4 @@ def diff(old: Path, new: Path, fmt: str) -> int:
         return 2
     change = diff_results(docs[0], docs[1])
     print(format_markdown(change) if fmt == "markdown" else format_text(change))
-    return 1 if change.has_regressions else 0
+    return 1 if change.fails else 0

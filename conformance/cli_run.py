@@ -336,6 +336,6 @@ def run(opts: RunOptions) -> int:
             print(f"error: baseline: {exc}", file=sys.stderr)
             return code or 2
         print(f"\ncompared with {opts.baseline}:\n{format_text(change)}")
-        if change.has_regressions and code == 0:
+        if change.fails and code == 0:
             code = 1
     return code
