@@ -5,11 +5,11 @@ in the last test then read NOT CERTIFIED, where the same run without -x reads CE
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
 from fake_catalog import conftest_source
+from helpers.results_run import run_with_results
 
 from conformance import results
 from conformance.cli_run import agree, run_exit_code
@@ -30,11 +30,10 @@ def test_b_should():
 
 
 def _run(pytester: pytest.Pytester, *args: str) -> dict[str, Any]:
-    pytester.makeconftest(conftest_source(RULES))
-    pytester.makepyfile(SHOULD_LAST)
-    out = pytester.path / "results.json"
-    rc = int(pytester.runpytest("--results", str(out), "--as-of", "2024-01-01", *args).ret)
-    doc: dict[str, Any] = json.loads(out.read_text())
+    result, doc = run_with_results(
+        pytester, *args, source=SHOULD_LAST, conftest=conftest_source(RULES)
+    )
+    rc = int(result.ret)
     code, reasons = run_exit_code(doc, rc)
     agree(doc, code, reasons, rc)
     doc["_exit"] = code
@@ -62,9 +61,7 @@ def test_c_never_runs():
 
 
 def test_a_stop_before_the_last_test_is_still_a_stopped_run(pytester: pytest.Pytester) -> None:
-    pytester.makeconftest(conftest_source(RULES))
-    pytester.makepyfile(STOPS_EARLY)
-    out = pytester.path / "results.json"
-    pytester.runpytest("--results", str(out), "--as-of", "2024-01-01", "-x", "-p", "no:randomly")
-    doc: dict[str, Any] = json.loads(out.read_text())
+    _, doc = run_with_results(
+        pytester, "-x", "-p", "no:randomly", source=STOPS_EARLY, conftest=conftest_source(RULES)
+    )
     assert [p["where"] for p in doc["run"]["problems"]] == ["pytest -x/--maxfail"]
