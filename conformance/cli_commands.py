@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance.model import targets
-from conformance.report.load import ResultsError, load_results
+from conformance.report.load import ResultsError, load_results, shape_problem
 
 REFERENCE_SURFACES = ("s3", "rules_api", "mgmt", "gateway", "public")
 
@@ -68,15 +68,24 @@ def list_targets(targets_file: str | None) -> int:
     return 0
 
 
-def load_all(paths: list[Path]) -> list[dict[str, Any]] | None:
-    """Every results file, or None after printing why one cannot be read."""
+def load_all(paths: list[Path], per_rule: bool = False) -> list[dict[str, Any]] | None:
+    """Every results file, or None after printing why one cannot be read.
+
+    `per_rule`: the caller walks every rule and case, so a file whose rules or cases are
+    malformed (`shape_problem`) is refused here rather than crashing there.
+    """
     docs = []
     for path in paths:
         try:
-            docs.append(load_results(path))
+            doc = load_results(path)
         except ResultsError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return None
+        problem = shape_problem(doc) if per_rule else None
+        if problem:
+            print(f"error: {path}: not a usable results file ({problem})", file=sys.stderr)
+            return None
+        docs.append(doc)
     return docs
 
 
@@ -120,12 +129,13 @@ def report(
 
 
 def diff(old: Path, new: Path, fmt: str) -> int:
-    """Print the run-to-run diff; exit 1 on a regression, 0 otherwise, 2 on unreadable input."""
+    """Print the run-to-run diff; exit 1 on a regression or a lost certificate, 0 otherwise,
+    2 on unreadable input."""
     from conformance.report.diff import diff_results, format_markdown, format_text
 
-    docs = load_all([old, new])
+    docs = load_all([old, new], per_rule=True)
     if docs is None:
         return 2
     change = diff_results(docs[0], docs[1])
     print(format_markdown(change) if fmt == "markdown" else format_text(change))
-    return 1 if change.has_regressions else 0
+    return 1 if change.fails else 0

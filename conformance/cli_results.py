@@ -61,7 +61,7 @@ def expectations_update(results_path: Path, out: Path | None, must: bool = False
     failing MUST rule only with --must (exit 1 when one was left out)."""
     from conformance.model import expectations as core
 
-    docs = load_all([results_path])
+    docs = load_all([results_path], per_rule=True)
     if docs is None:
         return 2
     doc = docs[0]

@@ -1,8 +1,9 @@
 """`conformance run --failed-from RESULTS`: re-run exactly what failed, as it was run.
 
 The earlier results file is the only input: its rules that FAILed, ERRORed or were FLAKY are
-selected by exact id, and its target, as-of date, areas and options are reused unless the
-command line says otherwise. The new results file remembers each re-run rule's old status
+selected by exact id, and its target, as-of date, areas and options (`--rerun N`, and the
+plugin options given after `--`, e.g. `--model-steps N`) are reused unless the command line
+says otherwise. The new results file remembers each re-run rule's old status
 (`run.rerun_of`), so its report shows old → new.
 """
 
@@ -60,7 +61,20 @@ def options_from(doc: dict[str, Any], opts: RunOptions, ns: argparse.Namespace) 
         changes["expectations"] = str(flags["expectations"])
     if not _given(ns, "allow_shared_zone") and flags.get("allow_shared_zone"):
         changes["allow_shared_zone"] = True
+    if not _given(ns, "rerun") and flags.get("rerun"):
+        changes["rerun"] = int(flags["rerun"])
+    changes["pytest_args"] = _recorded_args(flags, opts.pytest_args) + list(opts.pytest_args)
     return replace(opts, **changes)
+
+
+def _recorded_args(flags: dict[str, Any], given: list[str]) -> list[str]:
+    """The earlier run's plugin options (`-- --model-steps N`) the new `--` does not repeat."""
+    recorded = [str(a) for a in flags.get("pytest_args") or []]
+    kept: list[str] = []
+    for flag, value in zip(recorded[::2], recorded[1::2], strict=False):
+        if not any(arg == flag or arg.startswith(f"{flag}=") for arg in given):
+            kept += [flag, value]
+    return kept
 
 
 def rerun_of(doc: dict[str, Any], path: Path) -> dict[str, Any]:

@@ -38,17 +38,26 @@ def text(setting: Setting) -> str | None:
     return os.environ.get(setting.name) or None
 
 
-def seconds(setting: Setting, default: float, *, strict: bool = False) -> float:
-    """A number of seconds; `default` when unset, and when malformed unless `strict`."""
-    raw = os.environ.get(setting.name)
-    if raw is None:
+class SettingError(ValueError):
+    """A variable set to a value that cannot be what it names (`CONFORMANCE_LOG_WAIT=1m`)."""
+
+
+def seconds(setting: Setting, default: float) -> float:
+    """A number of seconds; `default` when unset or empty (a CI template's `VAR: ""`).
+
+    A malformed value is a SettingError naming the variable, raised when the value is asked
+    for: callers ask when they use it, never at import.
+    """
+    raw = (os.environ.get(setting.name) or "").strip()
+    if not raw:
         return default
     try:
-        return float(raw)
+        value = float(raw)
     except ValueError:
-        if strict:
-            raise
-        return default
+        raise SettingError(f"{setting.name}={raw!r} is not a number of seconds") from None
+    if value != value or value < 0:  # NaN or negative: no wait means anything then
+        raise SettingError(f"{setting.name}={raw!r} is not a number of seconds (>= 0)")
+    return value
 
 
 def path(setting: Setting) -> Path | None:

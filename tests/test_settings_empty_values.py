@@ -1,4 +1,4 @@
-"""Known defect (a review of 9788910), a strict xfail until it is fixed:
+"""Fixed defect (a review of 9788910), kept as a regression test:
 an empty `CONFORMANCE_API_TIMEOUT` / `CONFORMANCE_READY_TIMEOUT` (a CI template's
 `VAR: ""`) crashes the import of the module that reads it, where settings.text treats empty as
 unset and the README shows a default; a malformed ZONE_WAIT/LEASE_TTL/LOG_WAIT is silently
@@ -13,7 +13,6 @@ import sys
 import pytest
 
 
-@pytest.mark.xfail(strict=True, reason="defect LOW: empty env var -> ValueError at import")
 @pytest.mark.parametrize(
     ("name", "module"),
     [
@@ -27,3 +26,17 @@ def test_an_empty_variable_is_unset(name: str, module: str) -> None:
         [sys.executable, "-c", f"import {module}"], env=env, capture_output=True, text=True
     )
     assert done.returncode == 0, done.stderr[-300:]
+
+
+def test_a_malformed_variable_is_a_clear_error_when_used(monkeypatch: pytest.MonkeyPatch) -> None:
+    from conformance import settings
+    from conformance.clients.rules_api import api_timeout
+
+    monkeypatch.setenv("CONFORMANCE_API_TIMEOUT", "15s")
+    with pytest.raises(settings.SettingError, match=r"CONFORMANCE_API_TIMEOUT='15s' is not a"):
+        api_timeout()
+    monkeypatch.setenv("CONFORMANCE_API_TIMEOUT", " ")
+    assert api_timeout() == 15.0
+    monkeypatch.setenv("CONFORMANCE_LOG_WAIT", "-1")
+    with pytest.raises(settings.SettingError, match="CONFORMANCE_LOG_WAIT"):
+        settings.seconds(settings.LOG_WAIT, 60.0)

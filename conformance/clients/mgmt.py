@@ -13,7 +13,7 @@ from urllib.parse import quote
 
 import requests
 
-from conformance.clients.rules_api import DEFAULT_TIMEOUT, EnvelopeClient, Reply
+from conformance.clients.rules_api import EnvelopeClient, Reply
 
 __all__ = ["MgmtClient", "Reply", "preflight"]
 
@@ -27,7 +27,7 @@ class MgmtClient(EnvelopeClient):
         email: str,
         api_key: str,
         account_id: str,
-        timeout: float = DEFAULT_TIMEOUT,
+        timeout: float | None = None,
     ) -> None:
         super().__init__(base_url, email, api_key, timeout)
         self.account_id = account_id

@@ -20,9 +20,16 @@ from conformance.clients import retry
 from conformance.clients.evidence import Exchange, collector
 
 LOG_PHASE = "http_log_custom_fields"
-# seconds per read of a management API call; CONFORMANCE_API_TIMEOUT raises it for a run that
-# may be paused mid-call (the safety tests SIGSTOP a run while its collector owes an answer)
-DEFAULT_TIMEOUT = settings.seconds(settings.API_TIMEOUT, 15.0, strict=True)
+
+
+def api_timeout() -> float:
+    """Seconds per read of a management API call (default 15); CONFORMANCE_API_TIMEOUT raises
+    it for a run that may be paused mid-call (the safety tests SIGSTOP a run while its
+    collector owes an answer). Read when a client is made: a malformed value is a clear
+    error there, never an import crash."""
+    return settings.seconds(settings.API_TIMEOUT, 15.0)
+
+
 _NO_JSON = object()
 
 
@@ -137,12 +144,12 @@ class EnvelopeClient:
     """
 
     def __init__(
-        self, base_url: str, email: str, api_key: str, timeout: float = DEFAULT_TIMEOUT
+        self, base_url: str, email: str, api_key: str, timeout: float | None = None
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.email = email
         self.api_key = api_key
-        self.timeout = timeout
+        self.timeout = api_timeout() if timeout is None else timeout
         self.session = retry.mount(requests.Session())
         self.session.trust_env = False  # no proxies from the environment: loopback stays local
 
@@ -195,7 +202,7 @@ class RulesApiClient(EnvelopeClient):
         email: str,
         api_key: str,
         zone_id: str,
-        timeout: float = DEFAULT_TIMEOUT,
+        timeout: float | None = None,
     ) -> None:
         super().__init__(base_url, email, api_key, timeout)
         self.zone_id = zone_id

@@ -214,6 +214,8 @@ class CaseRecorder:
     # is a new breakage, recorded as what happened
     expected_status: dict[str, str] = field(default_factory=dict)
     cases: list[dict[str, Any]] = field(default_factory=list)
+    # node ids whose teardown was reported: the tests that ran to their end (-x stopped early?)
+    finished: set[str] = field(default_factory=set)
     _pending: dict[str, _Pending] = field(default_factory=dict)
 
     def add(self, report: pytest.TestReport) -> None:
@@ -281,6 +283,8 @@ class CaseRecorder:
         return {"status": status, "message": message, "evidence": evidence}
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.when == "teardown":
+            self.finished.add(report.nodeid)
         self.add(report)
 
     def finish_all(self) -> None:

@@ -22,9 +22,13 @@ from typing import Any
 from conformance import settings
 from conformance.safety import statedir
 
-READY_TIMEOUT = settings.seconds(settings.READY_TIMEOUT, 30.0, strict=True)
 STOP_TIMEOUT = 10.0
-LOCK_TIMEOUT = READY_TIMEOUT + 30
+
+
+def ready_timeout() -> float:
+    """Seconds the reference has to become ready; read at launch, so a malformed
+    CONFORMANCE_READY_TIMEOUT is a clear error there, not an import crash."""
+    return settings.seconds(settings.READY_TIMEOUT, 30.0)
 
 
 class LaunchError(RuntimeError):
@@ -78,7 +82,8 @@ def command(data_dir: Path, ready: Path, as_of: dt.date, profile: dict[str, str]
 
 
 def launch(run_dir: Path, as_of: dt.date, profile: dict[str, str]) -> ReferenceProcess:
-    """Start the reference and wait for its ready file (READY_TIMEOUT seconds)."""
+    """Start the reference and wait for its ready file (`ready_timeout()` seconds)."""
+    timeout = ready_timeout()
     ready, log = ready_path(run_dir), stderr_path(run_dir)
     ready.unlink(missing_ok=True)
     with log.open("wb") as stderr:
@@ -87,7 +92,7 @@ def launch(run_dir: Path, as_of: dt.date, profile: dict[str, str]) -> ReferenceP
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr,
             start_new_session=True,  # a Ctrl-C of the run must not kill it before cleanup
         )  # fmt: skip
-    deadline = time.monotonic() + READY_TIMEOUT
+    deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if ready.is_file():
             return ReferenceProcess(json.loads(ready.read_text(encoding="utf-8")), process)
@@ -100,7 +105,7 @@ def launch(run_dir: Path, as_of: dt.date, profile: dict[str, str]) -> ReferenceP
     process.kill()
     process.wait()
     raise LaunchError(
-        f"reference implementation not ready within {READY_TIMEOUT:g} s; stderr tail:\n"
+        f"reference implementation not ready within {timeout:g} s; stderr tail:\n"
         f"{_stderr_tail(log)}"
     )
 
@@ -110,7 +115,7 @@ def ensure_running(run_dir: Path, as_of: dt.date, profile: dict[str, str]) -> Re
     from filelock import FileLock
 
     run_dir.mkdir(parents=True, exist_ok=True)
-    with FileLock(str(run_dir / "reference.lock"), timeout=LOCK_TIMEOUT):
+    with FileLock(str(run_dir / "reference.lock"), timeout=ready_timeout() + 30):
         ready = ready_path(run_dir)
         if ready.is_file():
             doc = json.loads(ready.read_text(encoding="utf-8"))

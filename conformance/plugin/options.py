@@ -32,6 +32,9 @@ class Options:
     compat_date: dt.date | None = None  # None: the as-of date (see effective_compat_date)
     compat_flags: tuple[str, ...] = ()
     allow_shared_zone: bool = False
+    rerun: int = 0  # --rerun N
+    # the plugin-only options given (`conformance run -- --model-steps N`), as arguments
+    plugin_args: tuple[str, ...] = ()
 
     @property
     def effective_compat_date(self) -> dt.date:
@@ -82,7 +85,21 @@ def read_options(config: pytest.Config) -> Options:
         compat_date=_compat_date(config.getoption("compat_date")),
         compat_flags=tuple(config.getoption("compat_flag")),
         allow_shared_zone=bool(config.getoption("allow_shared_zone")),
+        rerun=int(config.getoption("rerun", 0) or 0),
+        plugin_args=_plugin_args(config),
     )
+
+
+def _plugin_args(config: pytest.Config) -> tuple[str, ...]:
+    """The plugin-only options this run was given, as arguments `--failed-from` repeats."""
+    from conformance.model.run_options import RUN_OPTIONS, Scope
+
+    args: list[str] = []
+    for option in RUN_OPTIONS:
+        value = config.getoption(option.dest, None)
+        if option.scope is Scope.PLUGIN and value not in (None, option.default):
+            args += [option.flags[0], str(value)]
+    return tuple(args)
 
 
 def _compat_date(text: str | None) -> dt.date | None:

@@ -138,6 +138,15 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         xfail_marks.check_known(session.config, state.catalog(session.config))
 
 
+def _tests_left(session: pytest.Session) -> bool:
+    """Whether collected tests did not run: pytest sets `shouldfail` on the failure that
+    reaches -x/--maxfail even when it is the last test, which skipped nothing."""
+    recorder = session.config.stash.get(RECORDER_KEY, None)
+    if recorder is None:
+        return True  # nothing counted the tests that ran: read the stop as a stop
+    return len(recorder.finished) < session.testscollected
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_sessionfinish(session: pytest.Session) -> None:
     config = session.config
@@ -156,7 +165,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
             )  # fmt: skip
             if session.exitstatus == 0:
                 session.exitstatus = pytest.ExitCode.TESTS_FAILED
-        if session.shouldfail:
+        if session.shouldfail and _tests_left(session):
             # -x / --maxfail stopped the run (exit 1): the tests after the failure did not
             # run, so a rule they check may read PASS from an earlier test; a failing SHOULD
             # case must not make that exit read as explained

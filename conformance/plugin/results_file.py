@@ -51,6 +51,7 @@ def run_flags(options: Options) -> dict[str, Any]:
         "compat_flag": list(options.compat_flags),
         "expectations": str(options.expectations.resolve()) if options.expectations else None,
         "allow_shared_zone": options.allow_shared_zone,
+        "rerun": options.rerun, "pytest_args": list(options.plugin_args),
     }  # fmt: skip
 
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from conformance.report.load import Results
-from conformance.results import BROKEN, FLAKY, NOT_CHECKED, PASS
+from conformance.results import BROKEN, CERTIFIED_VERDICT, FLAKY, NOT_CHECKED, PASS, verdict
 
 # statuses whose first case message a change shows
 MESSAGED = BROKEN | {FLAKY, NOT_CHECKED}
@@ -35,10 +35,26 @@ class Diff:
     added: list[Change] = field(default_factory=list)
     removed: list[Change] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    # (old, new) overall verdict when it changed: a run problem or a MUST rule turned UNTESTED
+    # or NOT-CHECKED loses the certificate without any rule going PASS -> FAIL
+    verdicts: tuple[str, str] | None = None
+
+    @property
+    def lost_certificate(self) -> bool:
+        return self.verdicts is not None and self.verdicts[0] == CERTIFIED_VERDICT
 
     @property
     def has_regressions(self) -> bool:
+        """A rule PASS/FLAKY -> FAIL/ERROR."""
         return bool(self.regressions)
+
+    @property
+    def fails(self) -> bool:
+        """A rule regressed or the certificate was lost: `conformance diff` exits 1."""
+        return self.has_regressions or self.lost_certificate
+
+    def verdict_line(self) -> str | None:
+        return f"verdict: {self.verdicts[0]} → {self.verdicts[1]}" if self.verdicts else None
 
 
 def _first_message(doc: Results, rule_id: str) -> str | None:
@@ -55,6 +71,8 @@ def diff_results(old: Results, new: Results) -> Diff:
     old_rules = {str(r.get("id")): r for r in old.get("rules", [])}
     new_rules = {str(r.get("id")): r for r in new.get("rules", [])}
     result = Diff(old.get("run") or {}, new.get("run") or {})
+    if verdict(old) != verdict(new):
+        result.verdicts = (verdict(old), verdict(new))
     for key, label in (("target", "targets"), ("as_of", "as-of dates")):
         a, b = result.old_run.get(key), result.new_run.get(key)
         if a != b:
@@ -114,11 +132,14 @@ def _headline(d: Diff) -> str:
         for key, _ in SECTIONS
         if key != "not_checked" or d.not_checked  # named when there is one (older headlines)
     )
-    return ("REGRESSED: " if d.has_regressions else "no regressions: ") + counts
+    lost = "CERTIFICATE LOST; " if d.lost_certificate else ""
+    return lost + ("REGRESSED: " if d.has_regressions else "no regressions: ") + counts
 
 
 def format_text(d: Diff) -> str:
-    lines = [f"old: {_run_name(d.old_run)}", f"new: {_run_name(d.new_run)}"]
+    """The verdict change first (when there is one), the runs, each section, the headline."""
+    lines = [line for line in [d.verdict_line()] if line]
+    lines += [f"old: {_run_name(d.old_run)}", f"new: {_run_name(d.new_run)}"]
     lines += [f"note: {n}" for n in d.notes]
     for key, heading in SECTIONS:
         changes: list[Change] = getattr(d, key)
@@ -143,6 +164,7 @@ def format_markdown(d: Diff) -> str:
     lines = [
         f"## Conformance diff: {_md(str(d.new_run.get('target')))}",
         "",
+        *([f"**{d.verdict_line()}**", ""] if d.verdicts else []),
         f"- old: `{_md(_run_name(d.old_run))}`",
         f"- new: `{_md(_run_name(d.new_run))}`",
         *[f"- note: {_md(n)}" for n in d.notes],

@@ -19,28 +19,52 @@ SHOWN = 12  # rules listed before "... and N more"
 WIDTH = 150  # characters of the reason kept on a rule's line
 # what a reason starts with that says nothing to a reader: the exception's dotted class and
 # the rule id the attribution layer puts in brackets
+_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f]")
 _NOISE = re.compile(r"^(?:[\w.]+(?:Error|Failure|Exception)\s*:\s*)?(?:\[[^\]]+\]\s*)?")
 
 
 def failing_rule_lines(doc: Results, results_path: Path | None = None) -> list[str]:
     """`failing rules (N):`, one line per rule (MUST first), and the re-run command.
 
-    A rule is listed when its status needs a fix (FAIL, ERROR, FLAKY) or it passed against a
-    known failure (XPASS: the expectations file is out of date). Empty for a run with none.
+    A rule is listed when its status needs a fix (FAIL, ERROR, FLAKY): exactly the rules
+    `--failed-from` re-runs, so the command under the list does what it says. XPASS rules
+    are listed apart (`xpass_rule_lines`). Empty for a run with none.
     """
-    shown_statuses = set(RERUN) | {XPASS}
-    rules = [r for r in doc.get("rules") or [] if r.get("status") in shown_statuses]
+    lines = _listed(doc, set(RERUN), "failing rules")
+    if lines and results_path is not None:
+        command = f"conformance run --failed-from {shlex.quote(str(results_path))}"
+        lines.append(f"re-run exactly these: {command}")
+    return lines
+
+
+def xpass_rule_lines(doc: Results, results_path: Path | None = None) -> list[str]:
+    """The rules that passed against a known failure (XPASS), and how to update the file.
+
+    They fail the run (the expectations file is out of date) but need no fix in the target,
+    and `--failed-from` does not re-run them: updating the expectations is their remedy.
+    """
+    lines = _listed(doc, {XPASS}, "passed against a known failure")
+    if lines and results_path is not None:
+        command = f"conformance expectations update {shlex.quote(str(results_path))}"
+        lines.append(f"update the expectations: {command}")
+    return lines
+
+
+def _listed(doc: Results, statuses: set[str], title: str) -> list[str]:
+    rules_in = doc.get("rules")
+    rules = [
+        r
+        for r in (rules_in if isinstance(rules_in, list) else [])
+        if isinstance(r, dict) and r.get("status") in statuses
+    ]
     if not rules:
         return []
     rules.sort(key=_order)
-    lines = [f"failing rules ({len(rules)}):"]
+    lines = [f"{title} ({len(rules)}):"]
     for rule in rules[:SHOWN]:
         lines.append(_rule_line(rule))
     if len(rules) > SHOWN:
         lines.append(f"  ... and {len(rules) - SHOWN} more (the report lists every one)")
-    if results_path is not None and any(r.get("status") in RERUN for r in rules):
-        command = f"conformance run --failed-from {shlex.quote(str(results_path))}"
-        lines.append(f"re-run exactly these: {command}")
     return lines
 
 
@@ -53,7 +77,16 @@ def _order(rule: dict[str, Any]) -> tuple[int, str]:
 def _rule_line(rule: dict[str, Any]) -> str:
     head = f"  {rule.get('level')} {rule.get('status')} {rule.get('id')}"
     why = first_reason_line(str(rule.get("reason") or ""))
-    return f"{head}: {why}" if why else head
+    return printable(f"{head}: {why}" if why else head)
+
+
+def printable(text: str) -> str:
+    """`text` with every control character but tab written as an escape (`\\x1b`).
+
+    A reason quotes what the target answered; raw ESC sequences from a hostile target could
+    move the cursor and rewrite the verdict line printed just above.
+    """
+    return _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
 
 
 def first_reason_line(reason: str) -> str:

@@ -33,6 +33,26 @@ def load_results(path: str | Path) -> Results:
     return doc
 
 
+def shape_problem(doc: Results) -> str | None:
+    """Why `rules`/`cases` cannot be walked rule by rule, or None when they can.
+
+    `conformance report` renders what it can of a broken file; commands that act on each
+    rule (`expectations update`, `diff`) need every rule to be an object with an id and a
+    status, and every case an object with a rule id, or they would fail with a traceback.
+    """
+    for key, needed in (("rules", ("id", "status")), ("cases", ("rule_id",))):
+        items = doc.get(key)
+        if not isinstance(items, list):
+            return f"'{key}' is not a list"
+        for n, item in enumerate(items):
+            if not isinstance(item, dict):
+                return f"{key}[{n}] is not an object"
+            for field in needed:
+                if not isinstance(item.get(field), str):
+                    return f"{key}[{n}] has no string '{field}'"
+    return None
+
+
 def schema_problems(doc: Results, limit: int = 5) -> list[str]:
     """Schema violations of a results document (results.schema.json, as the writer checks).
 

@@ -24,6 +24,19 @@ class AreaScore:
     not_judged: int  # timeouts, start failures, collection errors, other exits
     score: float  # killed / (mutants - equivalent - out-of-spec - harness), in percent
 
+    @property
+    def judged(self) -> int:
+        """Mutants the suite either killed or let survive (not excused, not unjudged)."""
+        return max(self.mutants - self.equivalent - self.out_of_spec - self.not_judged, 0)
+
+    def phrase(self) -> str:
+        """`s3 20/29 killed, 2 not judged (64%)`: the % counts a not-judged mutant as a
+        survivor; no % for an area none of whose mutants was judged (no evidence either way)."""
+        counts = f"{self.area} {self.killed}/{self.judged} killed"
+        if self.not_judged:
+            counts += f", {self.not_judged} not judged"
+        return f"{counts} ({self.score:.0f}%)" if self.judged else f"{counts} (no %)"
+
 
 @dataclass(frozen=True)
 class Sensitivity:
@@ -35,8 +48,11 @@ class Sensitivity:
     areas: tuple[AreaScore, ...]
 
     def phrase(self) -> str:
-        """`sample: ... (97 mutants), measured 2026-11-26 at abc1234: bindings 80%, ...`."""
-        scores = ", ".join(f"{a.area} {a.score:.0f}%" for a in self.areas)
+        """`sample: ... (97 mutants), measured 2026-11-26 at abc1234: bindings 4/10 killed
+        (40%), ...`: per area its counts, so 2 of 3 does not read like 20 of 31."""
+        scores = "; ".join(area.phrase() for area in self.areas)
+        if any(area.not_judged for area in self.areas):
+            scores += " (a not-judged mutant counts as a survivor in the %)"
         what = self.scope if self.full_run else f"{self.scope}, not a full run"
         return (
             f"{what} ({self.mutants} mutants), measured {self.measured} at {self.commit}: {scores}"

@@ -29,7 +29,7 @@ OPT_OUT = "EC_TEST_NO_ZYGOTE"
 
 
 # variables read once, before a fork: by the interpreter at start, or by a preloaded module at
-# import (CONFORMANCE_READY_TIMEOUT, CONFORMANCE_API_TIMEOUT, hypothesis's settings)
+# import (hypothesis's settings); CONFORMANCE_* are read when used now, kept here to be safe
 FIXED_AT_START = ("PYTHON", "CONFORMANCE_", "HYPOTHESIS")
 
 

@@ -3,11 +3,11 @@ its other tests' word (MEDIUM: the failing test left out, the rule read PASS, CE
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
 from fake_catalog import conftest_source
+from helpers.results_run import run_with_results
 
 from conformance import results
 
@@ -26,11 +26,7 @@ def test_breaks():
 
 
 def _run(pytester: pytest.Pytester, *args: str) -> dict[str, Any]:
-    pytester.makeconftest(conftest_source(RULES))
-    pytester.makepyfile(TESTS)
-    out = pytester.path / "results.json"
-    pytester.runpytest("--results", str(out), "--as-of", "2024-01-01", *args)
-    doc: dict[str, Any] = json.loads(out.read_text())
+    _, doc = run_with_results(pytester, *args, source=TESTS, conftest=conftest_source(RULES))
     results.validate(doc)
     return doc
 

@@ -1,4 +1,4 @@
-"""Known defect (a review of 9788910), a strict xfail until it is fixed:
+"""Fixed defect (a review of 9788910), kept as a regression test:
 `--failed-from` claims to re-run what failed "with its target, date, areas and
 options", and `conformance run` prints it as "re-run exactly these"; but the run's `--rerun N`
 and the pytest options given after `--` (README: `conformance run -- --model-steps 1000`) are
@@ -7,11 +7,9 @@ of 1000 is re-run with the default budget and reads "FAIL -> PASS" (fixed)."""
 
 from __future__ import annotations
 
-import json
-from typing import Any
-
 import pytest
 from fake_catalog import conftest_source
+from helpers.results_run import run_with_results
 
 from conformance.cli import build_parser, run_options
 from conformance.cli_run import build_pytest_argv
@@ -26,15 +24,12 @@ def test_breaks():
 """
 
 
-@pytest.mark.xfail(strict=True, reason="defect MEDIUM: --failed-from drops --rerun and -- args")
 def test_failed_from_repeats_the_runs_options(pytester: pytest.Pytester) -> None:
-    pytester.makeconftest(conftest_source(RULES))
-    pytester.makepyfile(TESTS)
+    _, doc = run_with_results(
+        pytester, "--rerun", "2", "--model-steps", "1000",
+        source=TESTS, conftest=conftest_source(RULES),
+    )  # fmt: skip
     out = pytester.path / "results.json"
-    pytester.runpytest(
-        "--results", str(out), "--as-of", "2024-01-01", "--rerun", "2", "--model-steps", "1000"
-    )
-    doc: dict[str, Any] = json.loads(out.read_text())
     assert doc["rules"][0]["status"] == "FAIL"
     ns = build_parser().parse_args(["run", "--failed-from", str(out)])
     argv = build_pytest_argv(run_options(ns, []), pytester.path, "again")

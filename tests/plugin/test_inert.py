@@ -52,7 +52,7 @@ def test_rule_test_without_target_fixture_starts_nothing(
 
 
 def test_launch_failure_names_the_reason(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(launcher, "READY_TIMEOUT", 5.0)
+    monkeypatch.setenv("CONFORMANCE_READY_TIMEOUT", "5")
     monkeypatch.setattr(
         launcher, "command", lambda *a: ["python3", "-c", "import sys; sys.exit('no port')"]
     )

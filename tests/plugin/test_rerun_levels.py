@@ -4,11 +4,9 @@ and a FLAKY MUST rule refused the certificate)."""
 
 from __future__ import annotations
 
-import json
-from typing import Any
-
 import pytest
 from fake_catalog import conftest_source
+from helpers.results_run import run_with_results
 
 from conformance import results
 
@@ -38,11 +36,9 @@ UNNAMED = FLAKES.replace('raise RuleFailure("storage.should.flaky", ', "assert F
 
 
 def _run(pytester: pytest.Pytester, source: str) -> dict[str, str]:
-    pytester.makeconftest(conftest_source(RULES))
-    pytester.makepyfile(source)
-    out = pytester.path / "results.json"
-    pytester.runpytest("--results", str(out), "--as-of", "2024-01-01", "--rerun", "1")
-    doc: dict[str, Any] = json.loads(out.read_text())
+    _, doc = run_with_results(
+        pytester, "--rerun", "1", source=source, conftest=conftest_source(RULES)
+    )
     results.validate(doc)
     return {str(c["rule_id"]): str(c["status"]) for c in doc["cases"]}
 

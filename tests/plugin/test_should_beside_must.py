@@ -6,11 +6,11 @@ such a run read CERTIFIED; so did a run that -x stopped on a SHOULD failure."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
 from fake_catalog import conftest_source
+from helpers.results_run import run_with_results
 
 from conformance import results
 from conformance.cli_run import agree, run_exit_code
@@ -67,9 +67,8 @@ def suite(pytester: pytest.Pytester) -> pytest.Pytester:
 
 def _run(suite: pytest.Pytester, name: str, *args: str) -> dict[str, Any]:
     """What `conformance run` leaves: the plugin's results.json, then exit status and agree."""
-    out = suite.path / f"{name}.json"
-    rc = int(suite.runpytest("--results", str(out), "--as-of", "2024-01-01", *args).ret)
-    doc: dict[str, Any] = json.loads(out.read_text())
+    result, doc = run_with_results(suite, *args, name=name)
+    rc = int(result.ret)
     code, reasons = run_exit_code(doc, rc)
     agree(doc, code, reasons, rc)
     doc["_exit"] = code
@@ -117,8 +116,6 @@ def test_the_plugins_own_results_file_refuses_the_stopped_must_rule(
     """MEDIUM: only `conformance run`'s agree() recorded the stopped MUST rule, so the file a
     plain pytest run writes (read by `conformance report`) read CERTIFIED."""
     suite.makepyfile(SHARED)
-    out = suite.path / "plain.json"
-    suite.runpytest("--results", str(out), "--as-of", "2024-01-01")
-    doc: dict[str, Any] = json.loads(out.read_text())
+    _, doc = run_with_results(suite, name="plain")
     assert results.verdict(doc) == results.NOT_CERTIFIED_VERDICT
     assert "storage.must.kept" in doc["run"]["problems"][0]["message"]

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conformance.report.failing_rules import SHOWN, failing_rule_lines, first_reason_line
+from conformance.report.failing_rules import (
+    SHOWN,
+    failing_rule_lines,
+    first_reason_line,
+    xpass_rule_lines,
+)
 
 
 def _rule(rule_id: str, level: str, status: str, reason: str = "") -> dict[str, object]:
@@ -41,11 +46,16 @@ def test_a_run_without_failing_rules_prints_nothing() -> None:
     assert failing_rule_lines(doc, Path("r.json")) == []
 
 
-def test_xpass_alone_is_listed_without_a_rerun_command() -> None:
+def test_xpass_alone_is_listed_apart_without_a_rerun_command() -> None:
     """--failed-from re-runs FAIL, ERROR and FLAKY rules: XPASS needs the expectations file
-    updated, not a re-run, so no command is offered for it."""
-    lines = failing_rule_lines({"rules": [_rule("a.b", "MUST", "XPASS")]}, Path("r.json"))
-    assert lines == ["failing rules (1):", "  MUST XPASS a.b"]
+    updated, not a re-run, so no re-run command is offered for it, only the update."""
+    doc = {"rules": [_rule("a.b", "MUST", "XPASS")]}
+    assert failing_rule_lines(doc, Path("r.json")) == []
+    assert xpass_rule_lines(doc, Path("r.json")) == [
+        "passed against a known failure (1):",
+        "  MUST XPASS a.b",
+        "update the expectations: conformance expectations update r.json",
+    ]
 
 
 def test_long_lists_and_long_reasons_are_cut() -> None:

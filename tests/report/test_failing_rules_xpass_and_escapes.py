@@ -1,5 +1,5 @@
-"""Known defect (a review of 9788910), a strict xfail until it is fixed:
-`failing rules` lists XPASS rules under "re-run exactly these", which skips them.
+"""Fixed defect (a review of 9788910): `failing rules` listed XPASS rules under "re-run exactly
+these", which skips them; they are now listed apart with `expectations update`.
 
 failing_rules.py lists FAIL/ERROR/FLAKY and XPASS rules, then prints "re-run exactly these:
 conformance run --failed-from R"; --failed-from (failed_from.py) selects only FAIL, ERROR and
@@ -10,13 +10,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from conformance.failed_from import failed_rules
 from conformance.report.failing_rules import failing_rule_lines
 
 
-@pytest.mark.xfail(strict=True, reason="defect MEDIUM: XPASS listed but --failed-from skips it")
 def test_every_listed_rule_is_rerun_by_the_printed_command() -> None:
     doc = {
         "rules": [
@@ -30,7 +27,6 @@ def test_every_listed_rule_is_rerun_by_the_printed_command() -> None:
     assert listed == set(failed_rules(doc)), (listed, failed_rules(doc))
 
 
-@pytest.mark.xfail(strict=True, reason="defect MEDIUM: control characters reach the terminal")
 def test_a_reason_cannot_rewrite_the_terminal() -> None:
     """A rule's reason quotes what the target answered; a hostile target that answers with
     ANSI escapes (cursor up, erase line) can rewrite the `verdict:` line printed just above the

@@ -111,7 +111,8 @@ def test_diff_lists_pass_to_not_checked_apart_never_as_a_regression(
     old_path, new_path = tmp_path / "old.json", tmp_path / "new.json"
     old_path.write_text(json.dumps(all_pass))
     new_path.write_text(json.dumps(new))
-    assert main(["diff", str(old_path), str(new_path)]) == 0  # no regression: exit 0
+    # no rule regressed, but the MUST rule NOT-CHECKED lost the certificate: exit 1
+    assert main(["diff", str(old_path), str(new_path)]) == 1
     # and back: NOT-CHECKED -> PASS is no fix (nothing was broken), an "other" change
     back = diff_results(new, all_pass)
     assert back.fixes == [] and [c.rule_id for c in back.other] == [RULE]

@@ -1,4 +1,4 @@
-"""Known defect (a review of 9788910), a strict xfail until it is fixed:
+"""Fixed defect (a review of 9788910), kept as a regression test:
 the published sensitivity line prints "core 0%" for an area whose only mutant was
 never judged (a timeout / start failure: `not_judged` 1, killed 0, survived 0): the line reads
 as "the suite kills none of core's mutants" when no mutant of core was decided at all. The
@@ -6,12 +6,9 @@ line also gives no per-area count, so "migration 67%" (3 mutants) reads like "s3
 
 from __future__ import annotations
 
-import pytest
-
 from conformance.report.sensitivity import published
 
 
-@pytest.mark.xfail(strict=True, reason="defect LOW: an area with no judged mutant prints 0%")
 def test_an_area_with_no_judged_mutant_does_not_read_zero_percent() -> None:
     found = published()
     assert found is not None

@@ -1,4 +1,4 @@
-"""Known defect (a review of 9788910), a strict xfail until it is fixed:
+"""Fixed defect (a review of 9788910), kept as a regression test:
 `conformance expectations update` and `conformance diff` crash with a traceback on a
 results file `conformance report` refuses cleanly (a rule without `status`, `rules` not a list)."""
 
@@ -24,7 +24,6 @@ def _code(argv: list[str]) -> int | str:
         return f"{type(exc).__name__}: {exc}"
 
 
-@pytest.mark.xfail(strict=True, reason="defect MEDIUM: KeyError/TypeError traceback on odd input")
 @pytest.mark.parametrize("name", sorted(ODD))
 def test_expectations_update_refuses_an_odd_file(name: str, tmp_path: Path) -> None:
     path = tmp_path / "results.json"
@@ -32,7 +31,6 @@ def test_expectations_update_refuses_an_odd_file(name: str, tmp_path: Path) -> N
     assert _code(["expectations", "update", str(path), "-o", str(tmp_path / "e.yaml")]) == 2
 
 
-@pytest.mark.xfail(strict=True, reason="defect MEDIUM: AttributeError traceback on odd input")
 def test_diff_refuses_rules_that_are_not_a_list(tmp_path: Path) -> None:
     path = tmp_path / "results.json"
     path.write_text(ODD["rules-not-a-list"])
