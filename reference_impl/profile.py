@@ -2,7 +2,9 @@
 
 Fields and their dated values live in data files (`reference_impl/profiles/*.yaml`, one per
 surface) so that handlers never compare dates themselves. Any field can be overridden
-(`--profile key=value`), which is how project tests make the reference deviate on purpose.
+(`--profile key=value`). Deliberate deviations are not profile fields: they are the typed
+`Deviations` of reference_impl/deviations.py, reached as `profile.deviations`, and their
+`deviate_*` overrides are routed there.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from importlib import resources
 from typing import Any
 
 from reference_impl import yaml_data
+from reference_impl.deviations import DeviationError, Deviations, from_overrides, is_deviation_key
 
 
 class ProfileError(ValueError):
@@ -72,12 +75,23 @@ def _coerce(spec: FieldSpec, raw: str) -> Any:
 
 
 class Profile:
-    """Attribute bag of behaviour values at one behaviour date, plus explicit overrides."""
+    """Attribute bag of behaviour values at one behaviour date, plus explicit overrides.
+
+    Deviations are the typed exception: `deviations` is declared, so mypy checks every read.
+    """
+
+    deviations: Deviations
 
     def __init__(self, behaviour_date: dt.date, overrides: dict[str, str] | None = None) -> None:
         specs = load_field_specs()
         values = {name: spec.value_at(behaviour_date) for name, spec in specs.items()}
+        try:
+            self.deviations = from_overrides(overrides or {})
+        except DeviationError as exc:
+            raise ProfileError(str(exc)) from None
         for key, raw in (overrides or {}).items():
+            if is_deviation_key(key):
+                continue
             if key not in specs:
                 known = ", ".join(sorted(specs))
                 raise ProfileError(f"unknown profile field {key!r}; known fields: {known}")

@@ -157,7 +157,7 @@ def surface_app(module_name: str, ctx: ServerContext) -> Any:
     app = import_module(module_name).build_app(ctx)
     if ctx.durable_replies:
         app = DurableReplies(app, ctx)
-    if "early-answer-keeps-open" in (ctx.profile.deviate_breaks or ()):  # break-checks only
+    if ctx.profile.deviations.early_answer_keeps_open:  # break-checks only
         return QuietDisconnects(app)
     return QuietDisconnects(CloseUnreadBodies(app))
 

@@ -72,8 +72,7 @@ class BindingBucket:
         self.account = ctx.identity.account_id
         if ctx.store.get_bucket(self.account, name) is not None:
             return
-        breaks = ctx.profile.deviate_breaks
-        if breaks is not None and "bindings-create-bucket" in breaks:  # the defect of issue 26
+        if ctx.profile.deviations.bindings_create_bucket:  # the defect of issue 26
             ctx.store.create_bucket(self.account, name, "auto")
             return
         raise bucket_gone(operation)
@@ -86,21 +85,21 @@ class BindingBucket:
         return bool(self.profile.bindings_etag_lists)
 
     def _met(self, cond: conditions.Conditions | None, record: ObjectRecord | None) -> bool:
-        if cond is None or self.profile.deviate_bindings_ignore_only_if:
+        if cond is None or self.profile.deviations.bindings_ignore_only_if:
             return True
         etag, uploaded = (record.etag, record.modified) if record else (None, None)
-        first_only = bool(self.profile.deviate_bindings_first_etag_only)
+        first_only = bool(self.profile.deviations.bindings_first_etag_only)
         return conditions.satisfied(cond, etag, uploaded, first_only)
 
     def describe(
         self, record: ObjectRecord, include: tuple[str, ...] | None = None
     ) -> dict[str, Any]:
-        drop = bool(self.profile.deviate_bindings_drop_checksums)
+        drop = bool(self.profile.deviations.bindings_drop_checksums)
         if include is None:
             doc = objects.describe(record, drop_checksums=drop)
         else:
             doc = objects.describe(record, include, drop)
-        if self.profile.deviate_bindings_hide_s3_content_type and not record.meta.get(
+        if self.profile.deviations.bindings_hide_s3_content_type and not record.meta.get(
             objects.ORIGIN_KEY
         ):
             doc.get("httpMetadata", {}).pop("contentType", None)
@@ -118,7 +117,7 @@ class BindingBucket:
         cond = conditions.parse("put", options.get("onlyIf"), self._lists()) if extended else None
         if not self._met(cond, self._record(key)):
             return None
-        if self.profile.deviate_bindings_truncate_body:
+        if self.profile.deviations.bindings_truncate_body:
             value = base64_body.truncated(value)
         meta = self._meta(options)
         kept = await self._verify(claims, value)
@@ -166,7 +165,7 @@ class BindingBucket:
             actual = await base64_body.digest(algorithm, value)
             if len(wanted) != len(actual):
                 raise type_error("put", f"{algorithm} is {len(actual)} bytes long")
-            if wanted != actual and not self.profile.deviate_bindings_accept_wrong_checksum:
+            if wanted != actual and not self.profile.deviations.bindings_accept_wrong_checksum:
                 raise store_error(
                     "put",
                     f"The {algorithm.upper()} checksum you specified did not match what we "
@@ -190,9 +189,9 @@ class BindingBucket:
         bounds = ranges.resolve(
             options.get("range"),
             record.size,
-            bool(self.profile.deviate_bindings_malformed_range_internal),
+            bool(self.profile.deviations.bindings_malformed_range_internal),
         )
-        if bounds is None or self.profile.deviate_bindings_ignore_range:
+        if bounds is None or self.profile.deviations.bindings_ignore_range:
             start, length = 0, record.size
         else:
             start, length = bounds
@@ -211,16 +210,16 @@ class BindingBucket:
             # 10022 as other invalid arguments; 10003 is AccessDenied in the provider's table
             raise store_error("delete", "Too many keys in one delete", 10022)
         checked = [check_key("delete", key) for key in many]
-        if self.profile.deviate_bindings_delete_first_only:
+        if self.profile.deviations.bindings_delete_first_only:
             checked = checked[:1]
         for key in checked:
             self.ctx.store.delete_object(self.account, self.name, key)
 
     # list
     def honours_include(self) -> bool:
-        if self.profile.deviate_bindings_always_honor_include:
+        if self.profile.deviations.bindings_always_honor_include:
             return True
-        if self.profile.deviate_bindings_ignore_include:
+        if self.profile.deviations.bindings_ignore_include:
             return False
         since = self.profile.bindings_list_honor_include_date
         if since is None:
@@ -236,6 +235,6 @@ class BindingBucket:
         if self.honours_include():
             include = tuple(str(kind) for kind in options.get("include") or ())
         page = list_page(self, options, include)
-        if page.over_budget and self.profile.deviate_bindings_list_budget_error:
+        if page.over_budget and self.profile.deviations.bindings_list_budget_error:
             raise InternalError("list page over the metadata budget")
         return page.doc

@@ -69,7 +69,7 @@ def list_page(bucket: BindingBucket, options: dict[str, Any], include: tuple[str
     prefixes: list[str] = []
     used, last, truncated, over = 0, None, False, False
     records = bucket.ctx.store.iter_keys(bucket.account, bucket.name, prefix, after)
-    repeat = bool(bucket.profile.deviate_bindings_repeat_delimited_prefixes)
+    repeat = bool(bucket.profile.deviations.bindings_repeat_delimited_prefixes)
     for record in records:
         group = _group(record.key, prefix, delimiter)
         if group is not None and prefixes and prefixes[-1] == group and not repeat:

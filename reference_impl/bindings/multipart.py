@@ -117,7 +117,7 @@ async def complete(bucket: BindingBucket, key: Any, upload_id: Any, parts: Any) 
     store = bucket.ctx.store
     uploads = uploads_of(store)
     chosen = _chosen({p.number: p for p in uploads.parts(upload.upload_id)}, parts)
-    joined = chosen[:-1] if bucket.profile.deviate_bindings_multipart_drop_last_part else chosen
+    joined = chosen[:-1] if bucket.profile.deviations.bindings_multipart_drop_last_part else chosen
     meta = {**upload.meta, objects.MULTIPART_KEY: True}
     try:
         blob = await uploads.join(joined)

@@ -94,17 +94,17 @@ def log_options(ctx: ServerContext) -> LogOptions:
     """The profile's custom-field logging at its date, with its deliberate deviations."""
     profile = ctx.profile
     limit = profile.custom_field_data_limit
-    if profile.deviate_custom_data_limit:  # a lower cut, whether or not a limit is in force
-        limit = profile.deviate_custom_data_limit
-    if profile.deviate_no_custom_data_limit:
+    if profile.deviations.custom_data_limit:  # a lower cut, whether or not a limit is in force
+        limit = profile.deviations.custom_data_limit
+    if profile.deviations.no_custom_data_limit:
         limit = None
     return LogOptions(
         limit=limit,
         response_transformed=bool(profile.response_fields_transformed)
-        and not profile.deviate_log_raw_response_fields,
-        every_instance=bool(profile.deviate_log_every_instance),
-        first_only=bool(profile.deviate_first_instance_only),
-        arrays_as_defaults=bool(profile.deviate_arrays_as_defaults),
+        and not profile.deviations.log_raw_response_fields,
+        every_instance=bool(profile.deviations.log_every_instance),
+        first_only=bool(profile.deviations.first_instance_only),
+        arrays_as_defaults=bool(profile.deviations.arrays_as_defaults),
     )
 
 
@@ -126,7 +126,7 @@ class Edge:
         transform_response(response)
         async for _ in request.stream():  # drain without keeping: the origin echoes headers only
             pass
-        raw = transformed if self.ctx.profile.deviate_log_transformed_headers else original
+        raw = transformed if self.ctx.profile.deviations.log_transformed_headers else original
         exchange = Exchange(raw, transformed, from_origin, _response_headers(response))
         self._log(request, uri, start_ns, exchange, response)
         return response
@@ -153,9 +153,9 @@ class Edge:
             client_ip=request.client.host if request.client else "",
         )
         record.update(custom_field_objects(config, exchange, log_options(self.ctx)))
-        if self.ctx.profile.deviate_lowercase_logged_cookies and "Cookies" in record:
+        if self.ctx.profile.deviations.lowercase_logged_cookies and "Cookies" in record:
             record["Cookies"] = {k.lower(): v for k, v in record["Cookies"].items()}
-        for name in self.ctx.profile.deviate_drop_record_fields or ():
+        for name in self.ctx.profile.deviations.drop_record_fields or ():
             record.pop(name, None)
         self.delivery.add(zone_id, record)
 

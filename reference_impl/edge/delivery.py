@@ -71,8 +71,8 @@ class Delivery:
             line = job_line(
                 record,
                 job.get("logpull_options"),
-                every_field=bool(profile.deviate_log_unselected_fields),
-                fixed_format="unixnano" if profile.deviate_ignore_timestamp_format else None,
+                every_field=bool(profile.deviations.log_unselected_fields),
+                fixed_format="unixnano" if profile.deviations.ignore_timestamp_format else None,
             )
             key = (zone_id, str(job["id"]))
             lines = self.pending.get(key)

@@ -71,7 +71,7 @@ def build_app(ctx: ServerContext) -> Starlette:
     async def network_refusal(name: str, net: Network | None, body: bytes) -> Response:
         req_id = await _single_id(body)
         if net is None:
-            status = prof.deviate_unknown_network_status or 404
+            status = prof.deviations.unknown_network_status or 404
             known = ", ".join(n for n, v in gateway.networks.items() if v.served)
             err = RpcError(
                 SERVER_ERROR,
@@ -79,7 +79,7 @@ def build_app(ctx: ServerContext) -> Starlette:
                 {"network": name[:60]},
             )
             return refuse(int(status), err, req_id)
-        status = prof.deviate_retired_status or 410
+        status = prof.deviations.retired_status or 410
         message = f"network {name!r} is retired and no longer supported"
         data: dict[str, Any] = {"network": name}
         if net.replacement:
@@ -92,7 +92,7 @@ def build_app(ctx: ServerContext) -> Starlette:
         ctype = request.headers.get("content-type", "")
         media = ctype.split(";")[0].strip().lower()
         if (media and media != JSON and not media.endswith("+json")) or (
-            prof.deviate_require_no_content_type and media == JSON
+            prof.deviations.require_no_content_type and media == JSON
         ):
             return refuse(415, RpcError(INVALID_REQUEST, f"unsupported content type {ctype!r:.60}"))
         try:
@@ -113,12 +113,12 @@ def build_app(ctx: ServerContext) -> Starlette:
             return await gateway.dispatch(net, method, params, deadline)
 
         answer = await handle(doc, dispatch, gateway.envelope, int(gateway.limits["max_batch"]))
-        if prof.deviate_internal_errors and _has_code(answer, INVALID_PARAMS):
+        if prof.deviations.internal_errors and _has_code(answer, INVALID_PARAMS):
             return Response("Internal Server Error", status_code=500, media_type="text/plain")
         if isinstance(answer, dict) and _has_code(answer, METHOD_NOT_FOUND):
             # the provider documents 403 for an unsupported method (dates.md, "Other facts");
             # in a batch the other entries still need their 200, so only single requests
-            return reply(answer, int(prof.deviate_unsupported_method_status or 403))
+            return reply(answer, int(prof.deviations.unsupported_method_status or 403))
         return reply(answer)
 
     async def not_post(request: Request) -> Response:

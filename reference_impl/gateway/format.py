@@ -1,8 +1,8 @@
 """Renders eth-tester's Python objects in the execution API's JSON shapes.
 
 Quantities are minimal hex, data is even-length hex, logsBloom is 256 bytes. `padded` and
-`hashes_only` exist only for the `deviate_padded_quantities` and
-`deviate_transaction_hashes_only` profile fields.
+`hashes_only` exist only for the `padded_quantities` and
+`transaction_hashes_only` deviations.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Transport-agnostic: `handle` takes a parsed JSON document and a dispatch coroutine and returns
 the response document, or None when nothing is to be sent (notifications only). `Envelope`
-holds the profile's `deviate_*` switches so a test can break each rule on purpose.
+holds the profile's deviation switches so a test can break each rule on purpose.
 """
 
 from __future__ import annotations

@@ -53,20 +53,20 @@ class Gateway:
             for name, body in self.config["networks"].items()
         }
         self.envelope = Envelope(
-            drop_id=bool(prof.deviate_drop_id),
-            version=prof.deviate_jsonrpc_version,
-            result_with_error=bool(prof.deviate_result_with_error),
-            error_code=prof.deviate_error_code,
-            answer_notifications=bool(prof.deviate_answer_notifications),
-            empty_batch_array=bool(prof.deviate_empty_batch_array),
-            batch_first_only=bool(prof.deviate_batch_first_only),
+            drop_id=bool(prof.deviations.drop_id),
+            version=prof.deviations.jsonrpc_version,
+            result_with_error=bool(prof.deviations.result_with_error),
+            error_code=prof.deviations.error_code,
+            answer_notifications=bool(prof.deviations.answer_notifications),
+            empty_batch_array=bool(prof.deviations.empty_batch_array),
+            batch_first_only=bool(prof.deviations.batch_first_only),
         )
         self.formatter = Formatter(
-            padded=bool(prof.deviate_padded_quantities),
-            hashes_only=bool(prof.deviate_transaction_hashes_only),
+            padded=bool(prof.deviations.padded_quantities),
+            hashes_only=bool(prof.deviations.transaction_hashes_only),
         )
         self._upstreams: dict[str, Upstream] = {}
-        self._chain_id_calls = 0  # for deviate_chain_id_every_other
+        self._chain_id_calls = 0  # for deviation chain_id_every_other
 
     def upstream(self, network: Network) -> Upstream:
         if network.name not in self._upstreams:
@@ -90,12 +90,12 @@ class Gateway:
         self, network: Network, method: str, params: Any, deadline: float | None = None
     ) -> Any:
         """The result of one call; `deadline` (`time.monotonic()`) ends the batch's budget."""
-        refused = self.profile.deviate_refused_methods or ()
+        refused = self.profile.deviations.refused_methods or ()
         if method not in p.method_specs() or method in refused:
             raise RpcError(METHOD_NOT_FOUND, f"method not found: {method[:80]}")
         p.check(method, params)  # before any upstream sees it, so bad input is always -32602
-        override = self.profile.deviate_chain_id_override
-        if self.profile.deviate_chain_id_every_other and method == "eth_chainId":
+        override = self.profile.deviations.chain_id_override
+        if self.profile.deviations.chain_id_every_other and method == "eth_chainId":
             self._chain_id_calls += 1
             override = 1 if self._chain_id_calls % 2 == 0 else override
         if override is not None and method in ("eth_chainId", "net_version"):

@@ -80,7 +80,7 @@ async def apply_all(ctx: ServerContext, only: tuple[str, str] | None = None) -> 
     what was removed. Passes run one at a time (a pass yields the loop, so the periodic one and
     a clock advance could meet)."""
     total = {"expired": 0, "aborted": 0}
-    if ctx.profile.deviate_lifecycle_not_applied or not ctx.profile.lifecycles:
+    if ctx.profile.deviations.lifecycle_not_applied or not ctx.profile.lifecycles:
         return total
     lock = ctx.shared.lifecycle_lock
     if lock is None:

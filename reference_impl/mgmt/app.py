@@ -111,7 +111,7 @@ class MgmtApi:
                 depth = int(self.profile.max_json_depth)
                 body = await jsonbody.loads_bounded(raw, depth) if raw.strip() else None
             except jsonbody.JsonBodyError as exc:
-                if self.profile.deviate_invalid_json_plain:
+                if self.profile.deviations.invalid_json_plain:
                     return PlainTextResponse("bad json", status_code=400)
                 raise ApiError("invalid_json", str(exc)) from None
         result = await handler(params, body)
@@ -130,7 +130,7 @@ class MgmtApi:
             raise ApiError("body_too_large", f"stored rulesets and jobs would pass {cap} bytes")
 
     def _authenticate(self, request: Request) -> None:
-        if self.profile.deviate_skip_auth:
+        if self.profile.deviations.skip_auth:
             return
         email = request.headers.get("x-auth-email", "")
         key = request.headers.get("x-auth-key", "")
@@ -146,7 +146,7 @@ class MgmtApi:
             chain.append("invalid_key_header")
         if chain:
             raise ApiError("invalid_headers", chain=chain)
-        if not self.profile.deviate_accept_unknown_credentials:
+        if not self.profile.deviations.accept_unknown_credentials:
             raise ApiError("unknown_credentials")
 
     # -- handlers: (path params, parsed body) -> result -----------------------------------

@@ -12,14 +12,14 @@ from reference_impl.profile import Profile
 
 def new_id(profile: Profile) -> str:
     """A 32-hex identifier (16 hex under the deviation that proves the suite checks ids)."""
-    return secrets.token_hex(8 if profile.deviate_short_ids else 16)
+    return secrets.token_hex(8 if profile.deviations.short_ids else 16)
 
 
 def now_iso(profile: Profile, seconds: float) -> str:
     """`seconds` (the reference's clock, storage/clock.py) in ISO 8601 UTC with fractional
     seconds, e.g. 2026-11-21T10:00:00.123456Z."""
     now = dt.datetime.fromtimestamp(seconds, dt.UTC)
-    if profile.deviate_timestamp_without_fraction:
+    if profile.deviations.timestamp_without_fraction:
         return now.strftime("%Y-%m-%dT%H:%M:%SZ")
     return now.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 

@@ -58,8 +58,8 @@ class ApiError(Exception):
 
 
 def drop_fields(profile: Profile, kind: str, shown: dict[str, Any]) -> dict[str, Any]:
-    """Remove the `kind.field` names of `deviate_drop_fields` from an answer (break-checks)."""
-    for name in profile.deviate_drop_fields or ():
+    """Remove the `kind.field` names of deviation `drop_fields` from an answer (break-checks)."""
+    for name in profile.deviations.drop_fields or ():
         owner, _, key = name.partition(".")
         if owner == kind:
             shown.pop(key, None)
@@ -67,15 +67,15 @@ def drop_fields(profile: Profile, kind: str, shown: dict[str, Any]) -> dict[str,
 
 
 def ok(profile: Profile, result: Any, status: int = 200) -> JSONResponse:
-    if profile.deviate_bare_result:
+    if profile.deviations.bare_result:
         return JSONResponse(result, status_code=status)
     body = {"result": result, "success": True, "errors": [], "messages": []}
-    body.update(profile.deviate_success_envelope or {})
+    body.update(profile.deviations.success_envelope or {})
     return JSONResponse(body, status_code=status)
 
 
 def fail(profile: Profile, error: ApiError) -> JSONResponse:
-    shown = error.as_error(with_pointer=not profile.deviate_error_without_pointer)
+    shown = error.as_error(with_pointer=not profile.deviations.error_without_pointer)
     drop_fields(profile, "error", shown)
     body = {
         "result": None,

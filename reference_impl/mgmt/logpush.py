@@ -49,7 +49,9 @@ class Jobs:
     async def ownership(self, zone_id: str, body: Any) -> dict[str, Any]:
         body = require_object(body, "destination_invalid")
         destination = check_destination(self.profile, body.get("destination_conf"))
-        token = "" if self.profile.deviate_empty_ownership_challenge else secrets.token_urlsafe(48)
+        token = (
+            "" if self.profile.deviations.empty_ownership_challenge else secrets.token_urlsafe(48)
+        )
         parts = urlsplit(destination)
         folder = parts.path.strip("/")
         name = f"ownership-challenge-{secrets.token_hex(4)}.txt"
@@ -101,7 +103,7 @@ class Jobs:
             raise ApiError("destination_invalid", error, "/destination_conf")
 
     def _check_challenge(self, zone_id: str, destination: str, token: Any) -> None:
-        if self.profile.deviate_skip_ownership_check:
+        if self.profile.deviations.skip_ownership_check:
             return
         expected = self.state.challenges(zone_id).get(destination)
         if not isinstance(token, str) or not token:
@@ -167,14 +169,14 @@ class Jobs:
             )
         if "enabled" in body:
             changes["enabled"] = self._enabled(body["enabled"], job["enabled"])
-        if not self.profile.deviate_job_update_ignored:
+        if not self.profile.deviations.job_update_ignored:
             job.update(changes)
             self.state.save()
         return self._shown(job)
 
     def delete(self, zone_id: str, job_id: str) -> dict[str, Any]:
         job = self._find(zone_id, job_id)
-        if not self.profile.deviate_job_delete_keeps:
+        if not self.profile.deviations.job_delete_keeps:
             del self.state.jobs(zone_id)[str(job["id"])]
             self.state.save()
         return {"id": self._shown(job)["id"]}
@@ -196,6 +198,6 @@ class Jobs:
 
     def _shown(self, job: dict[str, Any]) -> dict[str, Any]:
         shown = copy.deepcopy(job)
-        if self.profile.deviate_job_string_ids:
+        if self.profile.deviations.job_string_ids:
             shown["id"] = str(shown["id"])
         return drop_fields(self.profile, "job", shown)

@@ -60,7 +60,7 @@ def check_destination(profile: Profile, value: Any, pointer: str = "/destination
     system takes; anything else is a 400 in the envelope, never an OSError or encode error."""
     if not isinstance(value, str) or not value:
         raise ApiError("destination_invalid", "destination_conf is required", pointer)
-    if profile.deviate_accept_any_destination:
+    if profile.deviations.accept_any_destination:
         return value
     vocab = vocabulary()
     if len(value) > vocab.destination_max_chars:
@@ -98,7 +98,7 @@ def check_dataset(profile: Profile, value: Any) -> str:
     if value is None:
         return vocabulary().custom_fields_dataset
     if not isinstance(value, str) or (
-        value not in vocabulary().datasets and not profile.deviate_accept_any_dataset
+        value not in vocabulary().datasets and not profile.deviations.accept_any_dataset
     ):
         raise ApiError("job_invalid", f"unknown dataset {value!r}", "/dataset")
     return value
@@ -111,7 +111,7 @@ def check_logpull_options(profile: Profile, value: Any, dataset: str) -> str | N
     at = "/logpull_options"
     if not isinstance(value, str):
         raise ApiError("job_invalid", "logpull_options must be a string", at)
-    if profile.deviate_accept_any_logpull_options:
+    if profile.deviations.accept_any_logpull_options:
         return value
     vocab = vocabulary()
     query = value.split("?", 1)[1] if "?" in value else value

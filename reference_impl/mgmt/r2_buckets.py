@@ -32,7 +32,7 @@ DEFAULT_PER_PAGE = 20
 def with_result_info(ctx: ServerContext, result: Any, info: dict[str, Any]) -> Response:
     """The envelope plus `result_info` (paging), as the provider's list endpoints answer."""
     response = ok(ctx.profile, result)
-    if ctx.profile.deviate_bare_result:
+    if ctx.profile.deviations.bare_result:
         return response
     body = json.loads(bytes(response.body))
     body["result_info"] = info
@@ -49,14 +49,17 @@ class R2Buckets:
     def account(self, params: dict[str, str]) -> str:
         """The path's account, refused with 403 unless it is the credentials' own."""
         account = params["account"]
-        if account != self.ctx.identity.account_id and not self.profile.deviate_mgmt_cross_account:
+        if (
+            account != self.ctx.identity.account_id
+            and not self.profile.deviations.mgmt_cross_account
+        ):
             raise ApiError("account_forbidden", account)
         return account
 
     def require(self, account: str, name: str) -> Any:
         bucket = self.ctx.store.get_bucket(account, name)
         if bucket is None:
-            status = self.profile.deviate_missing_bucket_status
+            status = self.profile.deviations.missing_bucket_status
             if status is not None:
                 return JSONResponse({"success": False}, status_code=int(status))
             raise ApiError("bucket_not_found", name)
@@ -68,7 +71,7 @@ class R2Buckets:
         described = {
             "name": bucket.name,
             "creation_date": created.strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
-            "location": self.profile.deviate_mgmt_location or "auto",
+            "location": self.profile.deviations.mgmt_location or "auto",
             "jurisdiction": jurisdiction or "default",
             "storage_class": "Standard",
         }
@@ -86,13 +89,13 @@ class R2Buckets:
         for bucket in self.ctx.store.list_buckets(account):
             item = self.describe(account, bucket)
             haystack = item["name"]
-            if self.profile.deviate_name_contains_jurisdiction:
+            if self.profile.deviations.name_contains_jurisdiction:
                 haystack += "\n" + item.get("jurisdiction", "")
-            if self.profile.deviate_name_contains_ignored:
+            if self.profile.deviations.name_contains_ignored:
                 haystack = needle
             if needle in haystack and (after is None or item["name"] > after):
                 found.append(item)
-        if self.profile.deviate_per_page_ignored:
+        if self.profile.deviations.per_page_ignored:
             per_page = len(found)
         page = found[:per_page]
         info: dict[str, Any] = {"per_page": per_page}
@@ -132,7 +135,7 @@ class R2Buckets:
             return bucket
         if not self.ctx.store.bucket_is_empty(account, bucket.name):
             raise ApiError("bucket_not_empty", bucket.name)
-        if not self.profile.deviate_bucket_delete_keeps:
+        if not self.profile.deviations.bucket_delete_keeps:
             self.ctx.store.delete_bucket(account, bucket.name)
             registry(self.ctx).remove_bucket(account, bucket.name)  # recreated: private
         audit.record(self.ctx, account, bucket.name, "DeleteBucket", None, self._actor())

@@ -31,9 +31,9 @@ def normalise_rules(profile: Profile, phase: str, rules: Any) -> list[dict[str, 
     if not isinstance(rules, list):
         raise ApiError("rule_invalid", "rules must be an array", "/rules")
     out = [_rule(profile, phase, index, rule) for index, rule in enumerate(rules)]
-    if phase == LOG_PHASE and not profile.deviate_ignore_field_limit:
+    if phase == LOG_PHASE and not profile.deviations.ignore_field_limit:
         _check_field_count(profile, out)
-    if phase == LOG_PHASE and not profile.deviate_raw_and_transformed_both:
+    if phase == LOG_PHASE and not profile.deviations.raw_and_transformed_both:
         _check_twins(out)
     return out
 
@@ -53,9 +53,9 @@ def _rule(profile: Profile, phase: str, index: int, rule: Any) -> dict[str, Any]
             raise ApiError("rule_invalid", f"{key} has the wrong type", f"{at}/{key}")
     params = rule.get("action_parameters")
     if phase == LOG_PHASE:
-        if action != ACTION and not profile.deviate_accept_any_action:
+        if action != ACTION and not profile.deviations.accept_any_action:
             raise ApiError("rule_invalid", f"action must be {ACTION!r}", f"{at}/action")
-        if expression != "true" and not profile.deviate_accept_any_expression:
+        if expression != "true" and not profile.deviations.accept_any_expression:
             raise ApiError("rule_invalid", "expression must be 'true'", f"{at}/expression")
         params = _log_parameters(profile, at, params)
     elif params is not None and not isinstance(params, dict):
@@ -72,12 +72,12 @@ def _rule(profile: Profile, phase: str, index: int, rule: Any) -> dict[str, Any]
 def _log_parameters(profile: Profile, at: str, params: Any) -> dict[str, Any]:
     at = f"{at}/action_parameters"
     if not isinstance(params, dict):
-        if profile.deviate_accept_empty_action_parameters and params is None:
+        if profile.deviations.accept_empty_action_parameters and params is None:
             return {}
         raise ApiError("rule_invalid", "action_parameters must be an object", at)
     arrays: list[str] = list(profile.custom_field_arrays)
     present = [key for key in arrays if params.get(key) is not None]
-    if not present and not profile.deviate_accept_empty_action_parameters:
+    if not present and not profile.deviations.accept_empty_action_parameters:
         raise ApiError("rule_invalid", "name at least one of " + ", ".join(arrays), at)
     out: dict[str, Any] = {}
     for key in present:
@@ -103,15 +103,15 @@ def _field_name(profile: Profile, array: str, at: str, item: Any) -> str:
         raise ApiError("rule_invalid", "each field is an object with a string name", at)
     name: str = item["name"]
     if not name:
-        if profile.deviate_accept_empty_field_name:
+        if profile.deviations.accept_empty_field_name:
             return name
         raise ApiError("rule_invalid", "the field name is empty", f"{at}/name")
     if not HEADER_TOKEN.match(name):
         raise ApiError("rule_invalid", f"{name!r} is not a valid name", f"{at}/name")
     if array == COOKIE_ARRAY:
-        return name.lower() if profile.deviate_lowercase_cookie_names else name
+        return name.lower() if profile.deviations.lowercase_cookie_names else name
     if name != name.lower():
-        if profile.deviate_lowercase_header_names:
+        if profile.deviations.lowercase_header_names:
             return name.lower()
         raise ApiError("rule_invalid", f"header name {name!r} must be lower case", f"{at}/name")
     return name
@@ -120,9 +120,9 @@ def _field_name(profile: Profile, array: str, at: str, item: Any) -> str:
 def _check_field_count(profile: Profile, rules: list[dict[str, Any]]) -> None:
     """The limit in force: across every array (the spec's 40) or per array (100 from 2025)."""
     total_max, per_array_max = profile.custom_fields_total_max, profile.custom_fields_per_array_max
-    if profile.deviate_custom_fields_max:  # a lower limit, wherever one is in force
-        total_max = profile.deviate_custom_fields_max if total_max else None
-        per_array_max = profile.deviate_custom_fields_max if per_array_max else None
+    if profile.deviations.custom_fields_max:  # a lower limit, wherever one is in force
+        total_max = profile.deviations.custom_fields_max if total_max else None
+        per_array_max = profile.deviations.custom_fields_max if per_array_max else None
     seen = 0
     per_array: dict[str, int] = {}
     for index, rule in enumerate(rules):

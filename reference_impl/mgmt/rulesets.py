@@ -68,7 +68,7 @@ class Rulesets:
         if (
             kind == "zone"
             and self.state.entrypoint(zone_id, phase) is not None
-            and not self.profile.deviate_allow_second_zone_ruleset
+            and not self.profile.deviations.allow_second_zone_ruleset
         ):
             raise ApiError("zone_ruleset_exists", f"phase {phase}", "/kind")
         description = optional_str(body, "description", "ruleset_invalid") or ""
@@ -133,10 +133,10 @@ class Rulesets:
                 ruleset[key] = value
         now = now_iso(self.profile, self.clock.now())
         stamped = self._stamped(rules, ruleset["rules"], now)
-        if self.profile.deviate_put_appends_rules:
+        if self.profile.deviations.put_appends_rules:
             stamped = ruleset["rules"] + stamped
         ruleset["rules"] = stamped
-        if not self.profile.deviate_static_version:
+        if not self.profile.deviations.static_version:
             ruleset["version"] = str(int(ruleset["version"]) + 1)
         ruleset["last_updated"] = now
         self.state.save()

@@ -31,7 +31,7 @@ class Sippy:
     async def get(self, p: dict[str, str], body: Any) -> Any:
         account, name = self._bucket(p)
         stored = self.ctx.store.get_bucket_config(account, name, source.SIPPY_KIND)
-        if self.profile.deviate_sippy_get_unset:
+        if self.profile.deviations.sippy_get_unset:
             stored = None
         return config.render(self.profile, stored, account, name)
 
@@ -45,7 +45,7 @@ class Sippy:
 
     async def delete(self, p: dict[str, str], body: Any) -> Any:
         account, name = self._bucket(p)
-        if not self.profile.deviate_sippy_delete_keeps:
+        if not self.profile.deviations.sippy_delete_keeps:
             self.ctx.store.delete_bucket_config(account, name, source.SIPPY_KIND)
         audit.record(self.ctx, account, name, "DeleteBucketMigration", None,
                      self.buckets._actor())  # fmt: skip
@@ -61,7 +61,7 @@ class Sippy:
                 raise ApiError("sippy_invalid", "no body and no stored configuration", "/")
         else:
             stored = config.parse(self.profile, body)
-        if not self.profile.deviate_sippy_validate_accepts_all:
+        if not self.profile.deviations.sippy_validate_accepts_all:
             problem = await source.validate(stored)
             if problem is not None:
                 raise ApiError("sippy_validation_failed", problem)

@@ -14,13 +14,14 @@ from __future__ import annotations
 from typing import Any
 
 from reference_impl.mgmt.envelope import ApiError
+from reference_impl.profile import Profile
 
 AWS_KEYS = ("bucket", "region", "accessKeyId", "secretAccessKey")
 FLAT_KEYS = ("bucket", "region", "access_key_id", "secret_access_key")
 
 
-def shape(profile: Any) -> str:
-    return str(profile.deviate_sippy_shape or profile.sippy_shape)
+def shape(profile: Profile) -> str:
+    return str(profile.deviations.sippy_shape or profile.sippy_shape)
 
 
 def parse(profile: Any, body: Any) -> dict[str, Any]:

@@ -16,7 +16,6 @@ from typing import Any
 
 from reference_impl import offload
 from reference_impl.context import ServerContext
-from reference_impl.s3.call import broken
 from reference_impl.storage.engine import ObjectRecord
 from reference_impl.storage.watches import Watch
 
@@ -104,14 +103,14 @@ async def fetch_missing(
     transaction): a PUT acknowledged meanwhile keeps its bytes, a DELETE keeps the key gone.
     Then the reader gets what the bucket holds now (None: the key is missing after all).
     """
-    if ctx.profile.deviate_migration_off:
+    if ctx.profile.deviations.migration_off:
         return None
     stored = ctx.store.get_bucket_config(account, bucket, SIPPY_KIND)
     if not stored or stored["source"].get("provider") != "aws":
         return None
     with ctx.store.watches.watch(account, bucket, key) as watch:
         record = await _fetch(ctx, stored["source"], account, bucket, key, watch)
-    if record is not None and ctx.profile.deviate_migration_not_kept and record.inline:
+    if record is not None and ctx.profile.deviations.migration_not_kept and record.inline:
         ctx.store.delete_object(account, bucket, key)  # served from the record, then forgotten
     return record
 
@@ -158,7 +157,7 @@ async def _fetch(
         if current is not None or watch.changed:
             raise Superseded(key)
 
-    check = None if broken(ctx, "migration-fetch-overwrites") else still_missing
+    check = None if ctx.profile.deviations.migration_fetch_overwrites else still_missing
     try:
         record: ObjectRecord = ctx.store.put_object(
             account, bucket, key, blob, content_type, meta, check=check

@@ -66,13 +66,13 @@ async def _read(ctx: ServerContext, request: Request, account: str, bucket: str)
         raise S3Error("InvalidURI") from None
     if request.method not in ("GET", "HEAD"):
         raise S3Error("MethodNotAllowed")
-    if ctx.profile.deviate_public_require_auth:
+    if ctx.profile.deviations.public_require_auth:
         raise S3Error("AccessDenied")
     if not key:
         raise S3Error("NoSuchKey", Key=key)
     accept = request.headers.get("accept-encoding")
     decode = (
-        not encoding.accepts_gzip(accept) and not ctx.profile.deviate_public_gzip_refusal_ignored
+        not encoding.accepts_gzip(accept) and not ctx.profile.deviations.public_gzip_refusal_ignored
     )
     if decode and "range" in request.headers:
         record = ctx.store.get_object(account, bucket, key)
@@ -82,7 +82,7 @@ async def _read(ctx: ServerContext, request: Request, account: str, bucket: str)
             request = _without_range(request)
     response = await get_object(ctx, Call(request, account, bucket, key))
     if encoding.is_gzip(response):
-        if ctx.profile.deviate_public_drop_content_encoding:
+        if ctx.profile.deviations.public_drop_content_encoding:
             del response.headers["content-encoding"]
         elif decode:
             response = await encoding.decoded(response)
@@ -93,10 +93,10 @@ async def _read(ctx: ServerContext, request: Request, account: str, bucket: str)
 def _range_deviations(ctx: ServerContext, response: Response) -> None:
     headers: MutableHeaders = response.headers
     profile = ctx.profile
-    if response.status_code == 206 and profile.deviate_public_range_status_200:
+    if response.status_code == 206 and profile.deviations.public_range_status_200:
         response.status_code = 200
     length = headers.get("content-length")
-    if profile.deviate_public_content_range_always and "content-range" not in headers and length:
+    if profile.deviations.public_content_range_always and "content-range" not in headers and length:
         headers["Content-Range"] = f"bytes 0-{int(length) - 1}/{length}"
 
 

@@ -22,7 +22,7 @@ def _allow_origin(origins: list[str], origin: str) -> str:
 def _expose(ctx: ServerContext, expose: list[str], headers: dict[str, str]) -> None:
     if expose:
         headers["Access-Control-Expose-Headers"] = ", ".join(expose)
-    elif ctx.profile.deviate_public_expose_when_undefined:
+    elif ctx.profile.deviations.public_expose_when_undefined:
         headers["Access-Control-Expose-Headers"] = ""
 
 
@@ -50,7 +50,7 @@ async def preflight(ctx: ServerContext, request: Request, account: str, bucket: 
         "Access-Control-Allow-Methods": ", ".join(rule["methods"]),
         "Vary": VARY,
     }
-    if wanted and not ctx.profile.deviate_public_no_allow_headers:
+    if wanted and not ctx.profile.deviations.public_no_allow_headers:
         headers["Access-Control-Allow-Headers"] = ", ".join(wanted)
     if rule["max_age"] is not None:
         headers["Access-Control-Max-Age"] = str(rule["max_age"])
@@ -67,7 +67,7 @@ async def decorate(
         return response
     rule = await find_allowed(ctx, account, bucket, origin, request.method)
     if rule is None:
-        if ctx.profile.deviate_public_cors_403_without_match:
+        if ctx.profile.deviations.public_cors_403_without_match:
             raise S3Error("AccessForbidden", Method=request.method, ResourceType="OBJECT")
         return response
     headers = {

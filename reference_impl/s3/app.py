@@ -31,7 +31,7 @@ def error_response(ctx: ServerContext, error: S3Error, resource: str = "") -> Re
         code=error.code,
         message=xml_safe(error.message),
         details=details,
-        xmlns=S3_XMLNS if ctx.profile.deviate_error_xmlns else "",
+        xmlns=S3_XMLNS if ctx.profile.deviations.error_xmlns else "",
     )
     return Response(
         body, status_code=error.status, headers=error.headers, media_type=XML_CONTENT_TYPE

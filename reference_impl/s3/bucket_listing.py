@@ -12,7 +12,7 @@ from starlette.responses import Response
 
 from reference_impl.context import ServerContext
 from reference_impl.numbers import is_decimal
-from reference_impl.s3.call import Call, broken
+from reference_impl.s3.call import Call
 from reference_impl.s3.errors import S3Error
 from reference_impl.s3.listing import decode_token, encode_token
 from reference_impl.s3.xmlio import iso8601, xml_response
@@ -40,7 +40,7 @@ def _page_size(raw: str | None) -> int:
 async def list_buckets(ctx: ServerContext, call: Call) -> Response:
     paged = bool(ctx.profile.list_buckets_ext_params)
     names = ctx.store.list_buckets(call.account)
-    if broken(ctx, "list-buckets-hides-newest") and names:
+    if ctx.profile.deviations.list_buckets_hides_newest and names:
         names = [b for b in names if b.created < max(n.created for n in names)]
     if not paged:
         rows = [{"name": b.name, "created": iso8601(b.created)} for b in names]

@@ -9,7 +9,7 @@ from starlette.responses import Response
 from reference_impl.context import ServerContext
 from reference_impl.lifecycle import applier as lifecycle_applier
 from reference_impl.lifecycle import config as lifecycle_config
-from reference_impl.s3.call import Call, broken
+from reference_impl.s3.call import Call
 from reference_impl.s3.errors import S3Error
 from reference_impl.s3.xmlio import parse_request_body, xml_response
 from reference_impl.services import audit
@@ -27,7 +27,7 @@ def require_bucket(ctx: ServerContext, call: Call) -> Bucket:
     assert call.bucket is not None
     bucket = ctx.store.get_bucket(call.account, call.bucket)
     if bucket is None:
-        if broken(ctx, "missing-bucket-403"):
+        if ctx.profile.deviations.missing_bucket_403:
             raise S3Error("AccessDenied")
         raise S3Error("NoSuchBucket", BucketName=call.bucket)
     return bucket
@@ -36,7 +36,12 @@ def require_bucket(ctx: ServerContext, call: Call) -> Bucket:
 def delete_bucket_setting(ctx: ServerContext, call: Call, kind: str, operation: str) -> Response:
     """Delete one stored bucket configuration (CORS, encryption, lifecycle) and audit it: 204."""
     bucket = require_bucket(ctx, call)
-    if not broken(ctx, f"{kind}-delete-keeps"):
+    keeps = {
+        "cors": ctx.profile.deviations.cors_delete_keeps,
+        "encryption": ctx.profile.deviations.encryption_delete_keeps,
+        "lifecycle": ctx.profile.deviations.lifecycle_delete_keeps,
+    }[kind]
+    if not keeps:
         ctx.store.delete_bucket_config(call.account, bucket.name, kind)
     audit.record_s3(ctx, call, operation)
     return Response(status_code=204)
@@ -44,12 +49,12 @@ def delete_bucket_setting(ctx: ServerContext, call: Call, kind: str, operation: 
 
 async def create_bucket(ctx: ServerContext, call: Call) -> Response:
     assert call.bucket is not None
-    if not valid_bucket_name(call.bucket) and not broken(ctx, "bucket-names"):
+    if not valid_bucket_name(call.bucket) and not ctx.profile.deviations.bucket_names:
         raise S3Error("InvalidBucketName", BucketName=call.bucket)
     body = await call.small_body()
     location = "auto"
     if body.strip():
-        root = await parse_request_body(body, not ctx.profile.deviate_refuse_xml_declaration)
+        root = await parse_request_body(body, not ctx.profile.deviations.refuse_xml_declaration)
         if root.tag != "CreateBucketConfiguration":
             raise S3Error("MalformedXML")
         node = root.find("LocationConstraint")
@@ -60,9 +65,9 @@ async def create_bucket(ctx: ServerContext, call: Call) -> Response:
         raise S3Error("InvalidLocationConstraint", LocationConstraint=location)
     lock = call.header("x-amz-bucket-object-lock-enabled")
     if lock is not None and lock.strip().lower() == "true":
-        if not broken(ctx, "object-lock-ignored"):
+        if not ctx.profile.deviations.object_lock_ignored:
             raise S3Error("NotImplemented", "Object lock is not supported")
-    elif lock is not None and broken(ctx, "object-lock-false-refused"):
+    elif lock is not None and ctx.profile.deviations.object_lock_false_refused:
         raise S3Error("NotImplemented", "Object lock is not supported")
     if not ctx.store.create_bucket(call.account, call.bucket, "auto"):
         raise S3Error("BucketAlreadyOwnedByYou", BucketName=call.bucket)
@@ -78,7 +83,7 @@ async def create_bucket(ctx: ServerContext, call: Call) -> Response:
 async def delete_bucket(ctx: ServerContext, call: Call) -> Response:
     bucket = require_bucket(ctx, call)
     empty = ctx.store.bucket_is_empty(call.account, bucket.name)
-    if not empty and not broken(ctx, "delete-non-empty"):
+    if not empty and not ctx.profile.deviations.delete_non_empty:
         raise S3Error("BucketNotEmpty", BucketName=bucket.name)
     ctx.store.delete_bucket(call.account, bucket.name)
     registry(ctx).remove_bucket(call.account, bucket.name)  # a recreated bucket starts private
@@ -87,7 +92,7 @@ async def delete_bucket(ctx: ServerContext, call: Call) -> Response:
 
 
 async def head_bucket(ctx: ServerContext, call: Call) -> Response:
-    if broken(ctx, "head-missing-bucket-500"):  # the defect fixed 2023-06-16
+    if ctx.profile.deviations.head_missing_bucket_500:  # the defect fixed 2023-06-16
         assert call.bucket is not None
         if ctx.store.get_bucket(call.account, call.bucket) is None:
             raise S3Error("InternalError")
@@ -101,5 +106,5 @@ async def head_bucket(ctx: ServerContext, call: Call) -> Response:
 
 async def get_bucket_location(ctx: ServerContext, call: Call) -> Response:
     require_bucket(ctx, call)
-    location = ctx.profile.deviate_bucket_location or "auto"
+    location = ctx.profile.deviations.bucket_location or "auto"
     return xml_response("location.xml.j2", location=location)

@@ -32,12 +32,6 @@ SIGNING_QUERY_KEYS = {
 }
 
 
-def broken(ctx: ServerContext, name: str) -> bool:
-    """True when the profile's `deviate_breaks` names this rule break (sensitivity tests)."""
-    breaks = ctx.profile.deviate_breaks
-    return breaks is not None and name in breaks
-
-
 @dataclass
 class Call:
     request: Request
@@ -153,7 +147,7 @@ def resolve(ctx: ServerContext, request: Request) -> Call:
             None if regions is None else frozenset(regions),
             int(profile.s3_max_clock_skew_seconds),
             bool(profile.s3_presigned_urls),
-            not broken(ctx, "presign-no-expiry"),
+            not ctx.profile.deviations.presign_no_expiry,
         )
         headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in request.scope["headers"]]
         try:
@@ -167,7 +161,7 @@ def resolve(ctx: ServerContext, request: Request) -> Call:
                 dt.datetime.now(dt.UTC),
             )
         except S3Error as exc:
-            if exc.code == "Unauthorized" and broken(ctx, "unsigned-access-denied"):
+            if exc.code == "Unauthorized" and ctx.profile.deviations.unsigned_access_denied:
                 raise S3Error("AccessDenied", "Anonymous access is not allowed") from None
             raise
         account, payload = verified.account, verified.payload_sha256
@@ -176,10 +170,10 @@ def resolve(ctx: ServerContext, request: Request) -> Call:
         account, payload = _unverified_account(request, keys, ctx.identity.account_id), None
         streaming = _unverified_streaming(request)
 
-    if broken(ctx, "one-account"):
+    if ctx.profile.deviations.one_account:
         account = ctx.identity.account_id
     host_account, host_bucket = _parse_host(request.headers.get("host", ""), keys)
-    if broken(ctx, "host-ignored"):
+    if ctx.profile.deviations.host_ignored:
         host_account = host_bucket = None
     if host_account is not None and host_account != account:
         raise S3Error("AccessDenied", "The credentials do not grant access to this account")
@@ -201,7 +195,7 @@ def resolve(ctx: ServerContext, request: Request) -> Call:
         message = "Object keys hold no control characters but TAB and LF (XML 1.0)"
         raise S3Error("InvalidArgument", message, ArgumentName="key")
     if (
-        profile.deviate_refuse_signed_payload
+        profile.deviations.refuse_signed_payload
         and payload not in (None, EMPTY_SHA256)
         and key is not None
         and request.method in ("PUT", "POST")

@@ -70,7 +70,7 @@ async def verify(ctx: ServerContext, blob: BlobInfo, claims: Mapping[str, str]) 
     actual = await offload.run("hash", computed, ctx, blob, list(claims))
     kept: dict[str, str] = {}
     for algorithm, claim in claims.items():
-        if actual[algorithm] != claim and not ctx.profile.deviate_checksum_unverified:
+        if actual[algorithm] != claim and not ctx.profile.deviations.checksum_unverified:
             ctx.store.blobs.remove(blob.name)
             raise S3Error(
                 "BadDigest",

@@ -14,7 +14,7 @@ from dataclasses import replace
 from reference_impl.context import ServerContext
 from reference_impl.s3 import conditions
 from reference_impl.s3.buckets import require_bucket, valid_bucket_name
-from reference_impl.s3.call import Call, broken
+from reference_impl.s3.call import Call
 from reference_impl.s3.errors import S3Error
 from reference_impl.storage.engine import ObjectRecord, PublishCheck
 
@@ -43,14 +43,14 @@ def check_write_conditions(ctx: ServerContext, call: Call) -> None:
     wanted = conditions.from_headers(call.header)
     if not wanted.present:
         return
-    if broken(ctx, "put-met-conditions-412"):
+    if ctx.profile.deviations.put_met_conditions_412:
         raise S3Error("PreconditionFailed", Condition="any")
     current = ctx.store.get_object(call.account, call.bucket, call.key)
     _check(ctx, wanted, current)
 
 
 def _check(ctx: ServerContext, wanted: conditions.Conditions, current: ObjectRecord | None) -> None:
-    if current is None and broken(ctx, "if-match-missing-writes"):
+    if current is None and ctx.profile.deviations.if_match_missing_writes:
         wanted = replace(wanted, if_match=None)
     lists = bool(ctx.profile.conditional_etag_lists)
     conditions.check_write(wanted, current, lists, missing=missing_if_match(ctx))
@@ -65,7 +65,7 @@ def publish_check(
     trust its early check (the defect of issue 26: both create-if-absent writes win).
     """
     wanted = conditions.from_headers(call.header, prefix)
-    if not wanted.present or broken(ctx, "write-conditions-at-start"):
+    if not wanted.present or ctx.profile.deviations.write_conditions_at_start:
         return None
     if prefix:  # CopyObject's destination conditions: no missing-key special cases
         lists = bool(ctx.profile.conditional_etag_lists)
@@ -75,7 +75,7 @@ def publish_check(
 
 def missing_if_match(ctx: ServerContext) -> str:
     """The error of an If-Match write on a missing key: S3's 404 NoSuchKey (break: 412)."""
-    return "PreconditionFailed" if broken(ctx, "if-match-missing-412") else "NoSuchKey"
+    return "PreconditionFailed" if ctx.profile.deviations.if_match_missing_412 else "NoSuchKey"
 
 
 def prepare_write(ctx: ServerContext, call: Call) -> None:

@@ -59,7 +59,7 @@ def infer(ctx: ServerContext, key: str, blob: BlobInfo) -> str:
 
 def xml_content_type_deviation(ctx: ServerContext, response: Response) -> Response:
     """Sensitivity runs only: swap application/xml for another type on XML responses."""
-    replacement = ctx.profile.deviate_xml_content_type
+    replacement = ctx.profile.deviations.xml_content_type
     if replacement and response.headers.get("content-type", "").startswith("application/xml"):
         response.headers["content-type"] = str(replacement)
     return response

@@ -15,7 +15,7 @@ from starlette.responses import Response
 from reference_impl.context import ServerContext
 from reference_impl.s3 import conditions
 from reference_impl.s3.buckets import require_bucket
-from reference_impl.s3.call import Call, broken
+from reference_impl.s3.call import Call
 from reference_impl.s3.conditions_put import publish_check
 from reference_impl.s3.errors import S3Error
 from reference_impl.s3.multipart import part_number, record_part, require_upload
@@ -38,7 +38,7 @@ def parse_source(ctx: ServerContext, text: str) -> tuple[str, str]:
         raise S3Error(
             "InvalidArgument", "Copy Source is not valid UTF-8", ArgumentName=SOURCE_HEADER
         ) from None
-    if ctx.profile.deviate_copy_source_slash_refused and path.startswith("/"):
+    if ctx.profile.deviations.copy_source_slash_refused and path.startswith("/"):
         raise S3Error("InvalidArgument", "Invalid copy source", ArgumentName=SOURCE_HEADER)
     bucket, sep, key = path.lstrip("/").partition("/")
     if not bucket or not sep or not key:
@@ -53,12 +53,12 @@ def require_source(ctx: ServerContext, call: Call) -> ObjectRecord:
     """The source object: NoSuchBucket / NoSuchKey when missing; 412 on unmet source conditions."""
     bucket, key = parse_source(ctx, call.header(SOURCE_HEADER) or "")
     if ctx.store.get_bucket(call.account, bucket) is None:
-        if broken(ctx, "copy-missing-source-bucket-403"):
+        if ctx.profile.deviations.copy_missing_source_bucket_403:
             raise S3Error("AccessDenied")
         raise S3Error("NoSuchBucket", BucketName=bucket)
     record: ObjectRecord | None = ctx.store.get_object(call.account, bucket, key)
     if record is None:
-        if broken(ctx, "copy-missing-source-key-403"):
+        if ctx.profile.deviations.copy_missing_source_key_403:
             raise S3Error("AccessDenied")
         raise S3Error("NoSuchKey", Key=key)
     if "-" in record.etag and not ctx.profile.copy_multipart_sources:
@@ -111,7 +111,7 @@ async def _copy_blob(
 async def copy_object(ctx: ServerContext, call: Call) -> Response:
     assert call.bucket is not None and call.key is not None
     check_key(call.key)
-    if broken(ctx, "copy-missing-destination-403") and not ctx.store.get_bucket(
+    if ctx.profile.deviations.copy_missing_destination_403 and not ctx.store.get_bucket(
         call.account, call.bucket
     ):
         raise S3Error("AccessDenied")
@@ -119,7 +119,7 @@ async def copy_object(ctx: ServerContext, call: Call) -> Response:
     source = require_source(ctx, call)
     if ctx.profile.copy_destination_conditions:
         wanted = conditions.from_headers(call.header, DESTINATION_PREFIX)
-        if wanted.present and broken(ctx, "copy-met-conditions-412"):
+        if wanted.present and ctx.profile.deviations.copy_met_conditions_412:
             raise S3Error("PreconditionFailed", Condition="destination")
         if wanted.present:
             current = ctx.store.get_object(call.account, call.bucket, call.key)
@@ -128,19 +128,21 @@ async def copy_object(ctx: ServerContext, call: Call) -> Response:
     directive = (call.header("x-amz-metadata-directive") or "COPY").upper()
     if directive not in {"COPY", "REPLACE"}:
         raise S3Error("InvalidArgument", "Unknown metadata directive")
-    refuse = directive == "COPY" or broken(ctx, "self-copy-always-refused")
-    if refuse and _onto_itself(ctx, call) and not broken(ctx, "self-copy-allowed"):
+    refuse = directive == "COPY" or ctx.profile.deviations.self_copy_always_refused
+    if refuse and _onto_itself(ctx, call) and not ctx.profile.deviations.self_copy_allowed:
         raise S3Error("InvalidRequest", SELF_COPY)
     if directive == "REPLACE":
         meta = _metadata(ctx, call)
         content_type = call.header("content-type") or source.content_type
     else:
         meta, content_type = source.meta, source.content_type
-        if broken(ctx, "copy-drops-metadata"):  # the source's custom metadata left behind
+        if ctx.profile.deviations.copy_drops_metadata:  # the source's custom metadata left behind
             meta = {**meta, "user": {}}
     blob = await _copy_blob(ctx, source)
     etag = source.etag if "-" in source.etag else None
-    if etag is None and broken(ctx, "copy-drops-metadata"):  # and a fresh ETag, not the source's
+    if (
+        etag is None and ctx.profile.deviations.copy_drops_metadata
+    ):  # and a fresh ETag, not the source's
         etag = secrets.token_hex(16)
     if etag is not None and "parts" in source.meta:  # GetObject ?partNumber= on the copy
         meta = {**meta, "parts": source.meta["parts"]}

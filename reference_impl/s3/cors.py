@@ -19,7 +19,7 @@ from reference_impl import offload
 from reference_impl.context import ServerContext
 from reference_impl.numbers import is_decimal
 from reference_impl.s3.buckets import delete_bucket_setting, require_bucket
-from reference_impl.s3.call import Call, broken
+from reference_impl.s3.call import Call
 from reference_impl.s3.errors import S3Error
 from reference_impl.s3.xmlio import XML_CONTENT_TYPE, parse_request_body, render, xml_response
 from reference_impl.services import audit
@@ -70,9 +70,9 @@ async def parse_rules(ctx: ServerContext, body: bytes) -> list[dict[str, Any]]:
     """The CORSRule list of a PutBucketCors body; S3Error on anything the profile refuses."""
     profile = ctx.profile
     try:
-        root = await parse_request_body(body, not profile.deviate_refuse_xml_declaration)
+        root = await parse_request_body(body, not profile.deviations.refuse_xml_declaration)
     except S3Error:
-        if broken(ctx, "malformed-xml-500"):
+        if ctx.profile.deviations.malformed_xml_500:
             raise S3Error("InternalError") from None
         raise
     if len(body) <= RULES_INLINE_BYTES:
@@ -120,7 +120,7 @@ def _parse_rule(ctx: ServerContext, node: ET.Element) -> dict[str, Any]:
             raise S3Error(
                 "InvalidRequest", f"Found unsupported HTTP method in CORS config: {method}"
             )
-    if broken(ctx, "cors-wildcard-origin-refused") and "*" in "".join(rule["origins"]):
+    if ctx.profile.deviations.cors_wildcard_origin_refused and "*" in "".join(rule["origins"]):
         raise S3Error("InvalidArgument", "AllowedOrigin is not a valid origin")
     if profile.cors_valid_origins_only:
         for origin in rule["origins"]:

@@ -29,7 +29,7 @@ VARY = "Origin, Access-Control-Request-Headers, Access-Control-Request-Method"
 def treat_as_signed(ctx: ServerContext, request: Request) -> bool:
     """Sensitivity runs only: a preflight to a presigned URL checked as a signed request."""
     signed = "X-Amz-Signature" in request.query_params
-    return bool(ctx.profile.deviate_cors_preflight_signed) and signed
+    return bool(ctx.profile.deviations.cors_preflight_signed) and signed
 
 
 # a configuration with more patterns is compiled and matched on a worker, not on the loop
@@ -181,7 +181,7 @@ async def preflight(ctx: ServerContext, request: Request) -> Response:
 def _expose(ctx: ServerContext, rule: dict[str, Any], headers: dict[str, str]) -> None:
     if rule["expose"]:
         headers["Access-Control-Expose-Headers"] = ", ".join(rule["expose"])
-    elif ctx.profile.deviate_cors_expose_when_undefined:
+    elif ctx.profile.deviations.cors_expose_when_undefined:
         headers["Access-Control-Expose-Headers"] = ""
 
 
@@ -198,7 +198,7 @@ async def decorate(ctx: ServerContext, call: Call, response: Response) -> Respon
         return response
     rule = await find_allowed(ctx, call.account, call.bucket, origin, call.method)
     if rule is None:
-        if profile.deviate_cors_403_without_match:
+        if profile.deviations.cors_403_without_match:
             raise S3Error("AccessForbidden", Method=call.method, ResourceType="OBJECT")
         return response
     headers: dict[str, str] = {

@@ -7,7 +7,7 @@ from starlette.responses import Response
 from reference_impl.context import ServerContext
 from reference_impl.s3 import conditions
 from reference_impl.s3.buckets import require_bucket
-from reference_impl.s3.call import Call, broken
+from reference_impl.s3.call import Call
 from reference_impl.s3.errors import S3Error, error_table
 from reference_impl.s3.xmlio import parse_request_body, xml_response
 
@@ -15,7 +15,7 @@ from reference_impl.s3.xmlio import parse_request_body, xml_response
 async def delete_objects(ctx: ServerContext, call: Call) -> Response:
     bucket = require_bucket(ctx, call)
     body = await call.small_body()
-    root = await parse_request_body(body, not ctx.profile.deviate_refuse_xml_declaration)
+    root = await parse_request_body(body, not ctx.profile.deviations.refuse_xml_declaration)
     if root.tag != "Delete":
         raise S3Error("MalformedXML")
     quiet = (root.findtext("Quiet") or "false").strip().lower() == "true"
@@ -26,9 +26,9 @@ async def delete_objects(ctx: ServerContext, call: Call) -> Response:
             raise S3Error("MalformedXML")
         key = key_node.text
         etag = node.findtext("ETag")
-        if broken(ctx, "delete-objects-etag-ignored"):
+        if ctx.profile.deviations.delete_objects_etag_ignored:
             etag = None
-        keys.append((key.strip() if ctx.profile.deviate_trim_delete_keys else key, etag))
+        keys.append((key.strip() if ctx.profile.deviations.trim_delete_keys else key, etag))
     if not keys or len(keys) > int(ctx.profile.delete_objects_max_keys):
         raise S3Error("MalformedXML")
     deleted: list[str] = []
@@ -50,11 +50,11 @@ async def delete_objects(ctx: ServerContext, call: Call) -> Response:
                 unmet = error_table()["PreconditionFailed"]["message"]
                 errors.append({"key": key, "code": "PreconditionFailed", "message": unmet})
                 continue
-        if not broken(ctx, "delete-keeps"):
+        if not ctx.profile.deviations.delete_keeps:
             ctx.store.delete_object(call.account, bucket.name, key)
         deleted.append(key)
     return xml_response(
         "delete_result.xml.j2",
-        deleted=[] if quiet and not broken(ctx, "quiet-lists-deleted") else deleted,
+        deleted=[] if quiet and not ctx.profile.deviations.quiet_lists_deleted else deleted,
         errors=errors,
     )

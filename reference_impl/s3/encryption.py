@@ -31,7 +31,7 @@ async def put_bucket_encryption(ctx: ServerContext, call: Call) -> Response:
     _offered(ctx)
     bucket = require_bucket(ctx, call)
     body = await call.small_body()
-    root = await parse_request_body(body, not ctx.profile.deviate_refuse_xml_declaration)
+    root = await parse_request_body(body, not ctx.profile.deviations.refuse_xml_declaration)
     if root.tag != "ServerSideEncryptionConfiguration":
         raise S3Error("MalformedXML")
     rules = []

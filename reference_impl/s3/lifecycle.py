@@ -30,8 +30,8 @@ async def put_bucket_lifecycle(ctx: ServerContext, call: Call) -> Response:
     _offered(ctx)
     bucket = require_bucket(ctx, call)
     body = await call.small_body()
-    rules = await config.parse_request(body, not ctx.profile.deviate_refuse_xml_declaration)
-    if not ctx.profile.deviate_lifecycle_forgotten:
+    rules = await config.parse_request(body, not ctx.profile.deviations.refuse_xml_declaration)
+    if not ctx.profile.deviations.lifecycle_forgotten:
         ctx.store.put_bucket_config(call.account, bucket.name, config.KIND, rules)
     audit.record_s3(ctx, call, "PutBucketLifecycleConfiguration", {"rules": rules})
     applier.ensure_running(ctx)

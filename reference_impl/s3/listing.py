@@ -16,7 +16,7 @@ from starlette.responses import Response
 from reference_impl.context import ServerContext
 from reference_impl.numbers import is_decimal
 from reference_impl.s3.buckets import require_bucket
-from reference_impl.s3.call import Call, broken
+from reference_impl.s3.call import Call
 from reference_impl.s3.errors import S3Error
 from reference_impl.s3.xml_text import fits_xml, xml_escape
 from reference_impl.s3.xmlio import fragment, iso8601, xml_response
@@ -49,7 +49,7 @@ def collect(
     """Walk keys in order, folding common prefixes, until the page is full (one look-ahead)."""
     assert call.bucket is not None
     page = Page()
-    if max_keys == 0 and not broken(ctx, "max-keys-zero-truncated"):
+    if max_keys == 0 and not ctx.profile.deviations.max_keys_zero_truncated:
         return page  # nothing asked for, nothing left out: S3 answers IsTruncated false
     start_at: str | None = None
     shown = 0  # len(page.contents) + len(page.prefixes)
@@ -75,7 +75,7 @@ def collect(
                 page.last = record.key
                 shown += 1
                 continue
-            if entry_prefix == after and not ctx.profile.deviate_list_repeat_common_prefix:
+            if entry_prefix == after and not ctx.profile.deviations.list_repeat_common_prefix:
                 # token points inside this prefix: it was already returned
                 pass
             else:
@@ -200,8 +200,8 @@ def decode_token(token: str, magic: str = TOKEN_MAGIC) -> str:
 
 
 def _deviated(call: Call, ctx: ServerContext) -> Call:
-    """The call without the query parameters `deviate_list_ignore_params` names (break-checks)."""
-    ignored = ctx.profile.deviate_list_ignore_params
+    """The call without the query parameters deviation `list_ignore_params` names (break-checks)."""
+    ignored = ctx.profile.deviations.list_ignore_params
     if not ignored:
         return call
     return replace(call, query={k: v for k, v in call.query.items() if k not in ignored})
@@ -209,14 +209,14 @@ def _deviated(call: Call, ctx: ServerContext) -> Call:
 
 def _listing(ctx: ServerContext, template: str, **values: Any) -> Response:
     response = xml_response(template, **values)
-    for name in ctx.profile.deviate_list_unrendered or ():  # break-checks: elements left out
+    for name in ctx.profile.deviations.list_unrendered or ():  # break-checks: elements left out
         body = re.sub(rf"<{name}>[^<]*</{name}>", "", bytes(response.body).decode(), count=1)
         response = Response(body, media_type=response.media_type)
     return response
 
 
 async def list_objects_v2(ctx: ServerContext, call: Call) -> Response:
-    if not ctx.profile.deviate_list_ignore_unsupported:
+    if not ctx.profile.deviations.list_ignore_unsupported:
         _unsupported(call, V2_PARAMS)
     call = _deviated(call, ctx)
     bucket = require_bucket(ctx, call)
@@ -225,7 +225,7 @@ async def list_objects_v2(ctx: ServerContext, call: Call) -> Response:
     delimiter = call.query.get("delimiter") or None
     token = call.query.get("continuation-token")
     start_after = call.query.get("start-after")
-    if token and ctx.profile.deviate_invalid_cursor_internal_error:
+    if token and ctx.profile.deviations.invalid_cursor_internal_error:
         try:
             decode_token(token)
         except S3Error:
@@ -238,12 +238,12 @@ async def list_objects_v2(ctx: ServerContext, call: Call) -> Response:
     owner = call.query.get("fetch-owner") == "true"
     page = collect(ctx, call, prefix, delimiter, after, max_keys)
     truncated = page.truncated or (
-        ctx.profile.deviate_cursor_when_full
+        ctx.profile.deviations.cursor_when_full
         and max_keys > 0
         and len(page.contents) + len(page.prefixes) == max_keys
     )
     key_count = len(page.contents)
-    if not ctx.profile.deviate_key_count_keys_only:
+    if not ctx.profile.deviations.key_count_keys_only:
         key_count += len(page.prefixes)
     return _listing(
         ctx,
@@ -256,14 +256,14 @@ async def list_objects_v2(ctx: ServerContext, call: Call) -> Response:
         truncated=truncated,
         encoding_type=enc.encoding,
         start_after=enc.opt(start_after),
-        continuation_token=None if ctx.profile.deviate_list_no_token_echo else token,
+        continuation_token=None if ctx.profile.deviations.list_no_token_echo else token,
         next_token=encode_token(page.last) if truncated and page.last else None,
         entries=entries(page, enc, call.account if owner and call.account else None),
     )
 
 
 async def list_objects_v1(ctx: ServerContext, call: Call) -> Response:
-    if not ctx.profile.deviate_list_ignore_unsupported:
+    if not ctx.profile.deviations.list_ignore_unsupported:
         _unsupported(call, V1_PARAMS)
     call = _deviated(call, ctx)
     bucket = require_bucket(ctx, call)
@@ -273,7 +273,7 @@ async def list_objects_v1(ctx: ServerContext, call: Call) -> Response:
     marker = call.query.get("marker", "")
     max_keys = _max_keys(call, ctx)
     page = collect(ctx, call, prefix, delimiter, marker or None, max_keys)
-    marked = page.truncated or ctx.profile.deviate_v1_next_marker_always
+    marked = page.truncated or ctx.profile.deviations.v1_next_marker_always
     next_marker = page.last if marked and delimiter else None
     return _listing(
         ctx,

@@ -13,7 +13,7 @@ from starlette.responses import Response
 from reference_impl.context import ServerContext
 from reference_impl.numbers import is_decimal
 from reference_impl.s3.buckets import require_bucket
-from reference_impl.s3.call import Call, broken, check_content_md5
+from reference_impl.s3.call import Call, check_content_md5
 from reference_impl.s3.conditions_put import prepare_write
 from reference_impl.s3.errors import S3Error
 from reference_impl.s3.objects import DEFAULT_CONTENT_TYPE, _metadata, check_key
@@ -33,12 +33,12 @@ def uploads(ctx: ServerContext) -> UploadStore:
 def require_upload(ctx: ServerContext, call: Call) -> Upload:
     """The upload named by `uploadId`; NoSuchBucket only when the bucket itself is missing."""
     assert call.bucket is not None and call.key is not None
-    if not ctx.profile.deviate_upload_part_no_such_bucket:
+    if not ctx.profile.deviations.upload_part_no_such_bucket:
         require_bucket(ctx, call)
     upload_id = call.query.get("uploadId", "")
     found = uploads(ctx).get(call.account, call.bucket, call.key, upload_id)
     if found is None:
-        if ctx.profile.deviate_upload_part_no_such_bucket:
+        if ctx.profile.deviations.upload_part_no_such_bucket:
             raise S3Error("NoSuchBucket", BucketName=call.bucket)
         raise S3Error("NoSuchUpload", UploadId=upload_id)
     if found.upload_id in COMPLETING:
@@ -103,7 +103,7 @@ async def upload_part(ctx: ServerContext, call: Call) -> Response:
             raise S3Error("InvalidArgument", "Content-Length is not a number")
         if int(declared) > int(ctx.profile.put_object_max_bytes):
             raise S3Error("EntityTooLarge")
-        if int(declared) == 0 and ctx.profile.deviate_zero_length_part_refused:
+        if int(declared) == 0 and ctx.profile.deviations.zero_length_part_refused:
             raise S3Error("EntityTooSmall")
         check_part_size(ctx, upload, number, int(declared))
     try:
@@ -145,10 +145,10 @@ async def abort_multipart_upload(ctx: ServerContext, call: Call) -> Response:
         raise S3Error("TooMuchConcurrency")
     found = uploads(ctx).get(call.account, call.bucket, call.key, upload_id)
     if found is None:
-        if ctx.profile.deviate_abort_repeat_error:
+        if ctx.profile.deviations.abort_repeat_error:
             raise S3Error("NoSuchUpload", UploadId=upload_id)
         return Response(status_code=204)
-    if broken(ctx, "abort-keeps"):
+    if ctx.profile.deviations.abort_keeps:
         return Response(status_code=204)
     uploads(ctx).delete(found.upload_id)
     return Response(status_code=204)

@@ -16,7 +16,7 @@ from starlette.responses import Response
 from reference_impl.context import ServerContext
 from reference_impl.numbers import is_decimal
 from reference_impl.s3 import conditions, multipart_done
-from reference_impl.s3.call import Call, broken
+from reference_impl.s3.call import Call
 from reference_impl.s3.conditions_put import missing_if_match, publish_check
 from reference_impl.s3.errors import S3Error
 from reference_impl.s3.multipart import COMPLETING, require_upload, uploads
@@ -35,7 +35,7 @@ def _requested(ctx: ServerContext, root: ET.Element) -> list[tuple[int, str]]:
         if not is_decimal(number) or not etag:
             raise S3Error("MalformedXML")
         quoted = etag.startswith('"') and etag.endswith('"') and len(etag) >= 2
-        if ctx.profile.deviate_multipart_quotes_required and not quoted:
+        if ctx.profile.deviations.multipart_quotes_required and not quoted:
             raise S3Error("InvalidPart", "ETags must be quoted")
         pairs.append((int(number), etag.strip('"')))
     if not pairs:
@@ -92,7 +92,7 @@ def _check_conditions(ctx: ServerContext, call: Call, upload: Upload) -> None:
         return
     current = ctx.store.get_object(upload.account, upload.bucket, upload.key)
     try:
-        if broken(ctx, "complete-met-conditions-412"):
+        if ctx.profile.deviations.complete_met_conditions_412:
             raise S3Error("PreconditionFailed", Condition="any")
         lists = bool(ctx.profile.conditional_etag_lists)
         conditions.check_write(wanted, current, lists, missing=missing_if_match(ctx))
@@ -102,7 +102,7 @@ def _check_conditions(ctx: ServerContext, call: Call, upload: Upload) -> None:
 
 
 def _abort_failed(ctx: ServerContext, upload: Upload) -> None:
-    if not ctx.profile.deviate_failed_completion_keeps_upload:
+    if not ctx.profile.deviations.failed_completion_keeps_upload:
         uploads(ctx).delete(upload.upload_id)
 
 
@@ -112,10 +112,10 @@ async def _retried(ctx: ServerContext, call: Call, missing: S3Error) -> Response
     upload_id = call.query.get("uploadId", "")
     generation = ctx.store.bucket_generation(call.account, call.bucket)
     done = multipart_done.recall(call.account, call.bucket, generation, call.key, upload_id)
-    if done is None or broken(ctx, "complete-retry-forgotten"):
+    if done is None or ctx.profile.deviations.complete_retry_forgotten:
         raise missing
     body = await call.small_body()
-    root = await parse_request_body(body, not ctx.profile.deviate_refuse_xml_declaration)
+    root = await parse_request_body(body, not ctx.profile.deviations.refuse_xml_declaration)
     if tuple(_in_order(ctx, _requested(ctx, root))) != done.pairs:
         raise missing
     return _completed(call.bucket, call.key, done.etag)
@@ -138,11 +138,13 @@ async def complete_multipart_upload(ctx: ServerContext, call: Call) -> Response:
         if error.code != "NoSuchUpload":
             raise
         return await _retried(ctx, call, error)
-    early = broken(ctx, "write-conditions-at-start")  # the defect: checked before the body only
+    early = (
+        ctx.profile.deviations.write_conditions_at_start
+    )  # the defect: checked before the body only
     if early:
         _check_conditions(ctx, call, upload)
     body = await call.small_body()
-    root = await parse_request_body(body, not ctx.profile.deviate_refuse_xml_declaration)
+    root = await parse_request_body(body, not ctx.profile.deviations.refuse_xml_declaration)
     pairs = _in_order(ctx, _requested(ctx, root))
     if not early:
         _check_conditions(ctx, call, upload)
@@ -163,7 +165,7 @@ async def complete_multipart_upload(ctx: ServerContext, call: Call) -> Response:
         except UploadGone:  # aborted with its bucket while the parts were joined
             raise S3Error("NoSuchUpload", UploadId=upload.upload_id) from None
         etag = multipart_etag(chosen)
-        if ctx.profile.deviate_multipart_etag_plain:
+        if ctx.profile.deviations.multipart_etag_plain:
             etag = blob.md5_hex
         meta = {**upload.meta, "parts": [part.size for part in chosen]}  # ?partNumber=
         check = publish_check(ctx, call) if ctx.profile.multipart_conditional_complete else None

@@ -18,7 +18,7 @@ from reference_impl.numbers import is_decimal
 from reference_impl.s3 import checksums, conditions
 from reference_impl.s3.bodies import ClosingStream, WholeBody
 from reference_impl.s3.buckets import require_bucket
-from reference_impl.s3.call import Call, broken, check_content_md5
+from reference_impl.s3.call import Call, check_content_md5
 from reference_impl.s3.conditions_put import prepare_write, publish_check
 from reference_impl.s3.content_type import infer as content_type_of
 from reference_impl.s3.errors import S3Error
@@ -53,15 +53,15 @@ def _metadata(ctx: ServerContext, call: Call) -> dict[str, Any]:
         for name, value in call.request.headers.items()
         if name.lower().startswith(META_PREFIX)
     }
-    limit = MAX_METADATA_BYTES * (2 if broken(ctx, "metadata-limit-doubled") else 1)
+    limit = MAX_METADATA_BYTES * (2 if ctx.profile.deviations.metadata_limit_doubled else 1)
     if sum(len(k) + len(v) for k, v in user.items()) > limit:
         raise S3Error("MetadataTooLarge")
-    if ctx.profile.deviate_drop_user_metadata:
+    if ctx.profile.deviations.drop_user_metadata:
         user = {}
     http = {
         name: call.request.headers[name]
         for name in HTTP_METADATA[1:]
-        if name in call.request.headers and not broken(ctx, "http-metadata-dropped")
+        if name in call.request.headers and not ctx.profile.deviations.http_metadata_dropped
     }
     if "content-encoding" in http:  # aws-chunked is how the body travelled, not what it is
         kept = [e for e in http["content-encoding"].split(",") if e.strip() != "aws-chunked"]
@@ -76,23 +76,23 @@ async def put_object(ctx: ServerContext, call: Call) -> Response:
     assert call.key is not None
     if call.method == "POST" and not ctx.profile.put_object_post:
         raise S3Error("NotImplemented", "PutObject by POST is not supported")
-    if not broken(ctx, "key-limit-ignored"):
+    if not ctx.profile.deviations.key_limit_ignored:
         check_key(call.key)
     prepare_write(ctx, call)  # bucket (or cf-create-bucket-if-missing), If-* → 412
     declared = call.declared_length()
     chunked = "chunked" in (call.header("transfer-encoding") or "")
-    if declared is None and not chunked and not broken(ctx, "missing-length-as-empty"):
+    if declared is None and not chunked and not ctx.profile.deviations.missing_length_as_empty:
         raise S3Error("MissingContentLength")
     if declared is not None:
         if not is_decimal(declared):
             raise S3Error("InvalidArgument", "Content-Length is not a number")
         if int(declared) > int(ctx.profile.put_object_max_bytes):
             raise S3Error("EntityTooLarge")
-    if call.header("x-amz-acl") is not None and broken(ctx, "acl-refused"):
+    if call.header("x-amz-acl") is not None and ctx.profile.deviations.acl_refused:
         raise S3Error("NotImplemented", "ACLs are not supported")
     meta = _metadata(ctx, call)
     record = await store_body(ctx, call, meta)
-    etag = record.etag if broken(ctx, "etag-unquoted") else f'"{record.etag}"'
+    etag = record.etag if ctx.profile.deviations.etag_unquoted else f'"{record.etag}"'
     headers = {"ETag": etag, **call.checksum_headers()}
     headers.update({f"x-amz-checksum-{a}": v for a, v in record.meta.get("checksums", {}).items()})
     return Response(status_code=200, headers=headers)
@@ -108,7 +108,7 @@ async def store_body(ctx: ServerContext, call: Call, meta: dict[str, Any]) -> Ob
     except ClientDisconnect:
         raise S3Error("IncompleteBody") from None
     try:
-        if not broken(ctx, "content-md5-ignored"):
+        if not ctx.profile.deviations.content_md5_ignored:
             check_content_md5(call.header("content-md5"), bytes.fromhex(blob.md5_hex))
     except S3Error:
         ctx.store.blobs.remove(blob.name)
@@ -118,7 +118,7 @@ async def store_body(ctx: ServerContext, call: Call, meta: dict[str, Any]) -> Ob
     elif claims := checksums.declared(ctx, call.request.headers):  # x-amz-checksum-* headers
         meta.setdefault("checksums", {}).update(await checksums.verify(ctx, blob, claims))
     content_type = call.header("content-type") or content_type_of(ctx, call.key, blob)
-    if broken(ctx, "content-type-always-inferred"):
+    if ctx.profile.deviations.content_type_always_inferred:
         content_type = content_type_of(ctx, call.key, blob)
     check = publish_check(ctx, call) if ctx.profile.conditional_writes else None
     record: ObjectRecord = ctx.store.put_object(
@@ -175,7 +175,7 @@ def _require_object(ctx: ServerContext, call: Call) -> ObjectRecord:
     require_bucket(ctx, call)
     record: ObjectRecord | None = ctx.store.get_object(call.account, call.bucket, call.key)
     if record is None:
-        if broken(ctx, "missing-key-403"):
+        if ctx.profile.deviations.missing_key_403:
             raise S3Error("AccessDenied")
         raise S3Error("NoSuchKey", Key=call.key)
     return record
@@ -184,24 +184,26 @@ def _require_object(ctx: ServerContext, call: Call) -> ObjectRecord:
 async def get_object(ctx: ServerContext, call: Call) -> Response:
     record = await require_or_fetch(ctx, call, _require_object)  # miss: migration source
     headers = _object_headers(record)
-    if broken(ctx, "etag-unquoted"):
+    if ctx.profile.deviations.etag_unquoted:
         headers["ETag"] = record.etag
-    if broken(ctx, "no-last-modified"):
+    if ctx.profile.deviations.no_last_modified:
         del headers["Last-Modified"]
     wanted = conditions.from_headers(call.header)
-    if broken(ctx, "if-match-ignored"):
+    if ctx.profile.deviations.if_match_ignored:
         wanted = replace(wanted, if_match=None)
     lists = bool(ctx.profile.conditional_etag_lists)
     if conditions.check_read(wanted, record, lists) == conditions.NOT_MODIFIED:
         kept = {k: v for k, v in headers.items() if k in ("ETag", "Last-Modified")}
-        if broken(ctx, "not-modified-without-etag"):
+        if ctx.profile.deviations.not_modified_without_etag:
             del kept["ETag"]
         return Response(status_code=conditions.NOT_MODIFIED, headers=kept)
     profile = ctx.profile
     query = call.query
-    if query and not broken(ctx, "response-overrides-ignored"):
+    if query and not ctx.profile.deviations.response_overrides_ignored:
         _override_headers(headers, query)
-    part = query.get("partNumber") if query and not broken(ctx, "part-number-whole") else None
+    part = (
+        query.get("partNumber") if query and not ctx.profile.deviations.part_number_whole else None
+    )
     try:
         if part is not None:
             selected, count = part_range(part, record, call.header("range") is not None)
@@ -209,12 +211,12 @@ async def get_object(ctx: ServerContext, call: Call) -> Response:
                 headers["x-amz-mp-parts-count"] = str(count)
         else:
             selected = parse_range(
-                call.header("range"), record.size, profile.deviate_range_exclusive_end
+                call.header("range"), record.size, profile.deviations.range_exclusive_end
             )
     except S3Error as error:
-        if error.code == "InvalidRange" and broken(ctx, "416-without-content-range"):
+        if error.code == "InvalidRange" and ctx.profile.deviations.status_416_without_content_range:
             error.headers.pop("Content-Range", None)
-        if error.code != "InvalidRange" or not broken(ctx, "range-past-end-full"):
+        if error.code != "InvalidRange" or not ctx.profile.deviations.range_past_end_full:
             raise
         selected = None
     status = 200
@@ -222,13 +224,13 @@ async def get_object(ctx: ServerContext, call: Call) -> Response:
     if selected is not None:
         start, end = selected
         length = end - start + 1
-        status = 200 if profile.deviate_range_status_200 else 206
+        status = 200 if profile.deviations.range_status_200 else 206
         headers["Content-Range"] = f"bytes {start}-{end}/{record.size}"
         headers.pop("Content-MD5", None)
     elif (call.header("x-amz-checksum-mode") or "").upper() == "ENABLED":
         for algorithm, value in record.meta.get("checksums", {}).items():
             headers[f"x-amz-checksum-{algorithm}"] = value
-    if selected is None and profile.deviate_content_range_always and record.size:
+    if selected is None and profile.deviations.content_range_always and record.size:
         headers["Content-Range"] = f"bytes 0-{record.size - 1}/{record.size}"
     headers["Content-Length"] = str(length)
     if call.method == "HEAD":
@@ -255,17 +257,17 @@ async def get_object(ctx: ServerContext, call: Call) -> Response:
 async def delete_object(ctx: ServerContext, call: Call) -> Response:
     assert call.bucket is not None and call.key is not None
     require_bucket(ctx, call)
-    key = call.key.strip() if broken(ctx, "delete-object-trims") else call.key
+    key = call.key.strip() if ctx.profile.deviations.delete_object_trims else call.key
     wanted = call.header("if-match")
-    if wanted is not None and not broken(ctx, "delete-if-match-ignored"):
+    if wanted is not None and not ctx.profile.deviations.delete_if_match_ignored:
         current = ctx.store.get_object(call.account, call.bucket, key)
         if not conditions.delete_allowed(wanted, current, bool(ctx.profile.conditional_etag_lists)):
             raise S3Error("PreconditionFailed", Condition="If-Match")
     if (
-        broken(ctx, "delete-missing-key-404")
+        ctx.profile.deviations.delete_missing_key_404
         and ctx.store.get_object(call.account, call.bucket, key) is None
     ):
         raise S3Error("NoSuchKey", Key=key)
-    if not broken(ctx, "delete-keeps"):
+    if not ctx.profile.deviations.delete_keeps:
         ctx.store.delete_object(call.account, call.bucket, key)
     return Response(status_code=204)

@@ -53,7 +53,7 @@ def _not_found(name: str) -> Callable[[ServerContext, Call], Awaitable[Response]
 
 async def unsupported_bucket_operation(ctx: ServerContext, call: Call) -> Response:
     """501 NotImplemented; never a silent fallback to another bucket operation."""
-    if ctx.profile.deviate_unsupported_mapped:
+    if ctx.profile.deviations.unsupported_mapped:
         if call.method == "GET":
             return await listing.list_objects_v2(ctx, _without_subresource(call))
         if call.method == "PUT":

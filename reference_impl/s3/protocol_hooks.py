@@ -52,14 +52,14 @@ def before(ctx: ServerContext, call: Call) -> None:
     presigned = _signed_in_query(call)
     if presigned and _is_list(call) and not profile.s3_presigned_list:
         raise S3Error("AccessDenied", "Presigned URLs are not supported for list operations")
-    if profile.deviate_x_purpose_rejected and (
+    if profile.deviations.x_purpose_rejected and (
         "x-purpose" in call.query or "x-purpose" in call.request.headers
     ):
         raise S3Error("InvalidArgument", "x-purpose is not supported")
-    if profile.deviate_x_id_rejected and "x-id" in call.query:
+    if profile.deviations.x_id_rejected and "x-id" in call.query:
         raise S3Error("NotImplemented", "x-id is not supported")
     claimed = X_ID_OPERATIONS.get(call.query.get("x-id", ""))
-    if profile.deviate_x_id_honoured and claimed is not None:
+    if profile.deviations.x_id_honoured and claimed is not None:
         method, on_key = claimed
         if method != call.method or on_key != (call.key is not None):
             raise S3Error("InvalidRequest", "x-id does not match the operation")

@@ -49,7 +49,7 @@ class AuthPolicy:
     regions: frozenset[str] | None  # None: any region accepted
     max_skew_seconds: int
     presigned_urls: bool
-    check_expiry: bool = True  # False only under the deviate_breaks `presign-no-expiry`
+    check_expiry: bool = True  # False only under the deviation `presign_no_expiry`
 
 
 @dataclass(frozen=True)

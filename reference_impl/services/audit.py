@@ -28,7 +28,7 @@ def record(
     actor: str | None = None,
 ) -> None:
     """Append one entry: `action` names the operation (PutBucketCors), `change` what changed."""
-    if ctx.profile.deviate_audit_off or bucket is None:
+    if ctx.profile.deviations.audit_off or bucket is None:
         return
     ctx.audit.append(
         account, bucket, clock.now(ctx, account, bucket), actor or f"account:{account}",

@@ -12,6 +12,7 @@ import threading
 from types import SimpleNamespace
 from typing import Any
 
+from reference_impl.deviations import Deviations
 from reference_impl.edge.delivery import Delivery
 
 ZONE, JOB = "zone", "1"
@@ -34,8 +35,7 @@ class _State:
 def _delivery(answers: list[str | None]) -> tuple[Delivery, _State]:
     state = _State()
     profile = SimpleNamespace(log_pending_max_lines=2, log_pending_max_bytes=1 << 20,
-                              logpush_timeout_s=1.0, deviate_log_unselected_fields=False,
-                              deviate_ignore_timestamp_format=False)  # fmt: skip
+                              logpush_timeout_s=1.0, deviations=Deviations())  # fmt: skip
     ctx: Any = SimpleNamespace(
         profile=profile, shared=SimpleNamespace(mgmt_state=state), store=None
     )

@@ -1,7 +1,7 @@
 """Break-checks for the log record rules (area A, issue 5 item 3).
 
-For each case the reference's edge is made to break the rules (one `deviate_*` field of
-`reference_impl/profiles/edge.yaml`, or a dated field set to its other value) and the suite must
+For each case the reference's edge is made to break the rules (one deviation of
+`reference_impl/deviations.py`, or a dated field set to its other value) and the suite must
 report every listed rule FAIL at the case's date (the spec's world, 2024-06-07, for the rules that
 end on 2025-04-18; today otherwise); the baseline wants them all PASS against the unmodified
 reference at those dates.

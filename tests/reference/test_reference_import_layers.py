@@ -42,7 +42,6 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("lifecycle", "reference_impl.s3.xmlio"): "lifecycle configurations are S3 XML",
     ("migration", "reference_impl.mgmt.envelope"): "Sippy config errors are mgmt API errors",
     ("migration", "reference_impl.s3.errors"): "a failed copy from the source is an S3 error",
-    ("migration", "reference_impl.s3.call"): "the migration source speaks S3 calls",
     ("mgmt", "reference_impl.lifecycle.admin"): "the mgmt API routes the lifecycle clock admin",
     ("mgmt", "reference_impl.lifecycle.applier"): "mgmt lifecycle rules apply on change",
     ("mgmt", "reference_impl.lifecycle.config"): "mgmt lifecycle rules share S3's model",

@@ -1,8 +1,8 @@
 """Break-checks, one suite run per case: the rules API, log push, log records, the gateway,
 and S3 listing, copy, conditional, error and bucket-management rules.
 
-Each case runs the listed rules' tests against a reference made to break them (a `deviate_*`
-field of reference_impl/profiles/*.yaml, or a `deviate_breaks` code point of s3.yaml) and wants
+Each case runs the listed rules' tests against a reference made to break them (a deviation of
+reference_impl/deviations.py: `deviate_<name>=value`, or a `deviate_breaks` rule break) and wants
 every listed rule FAIL. A rule whose test checks several fields gets a case per field
 (`deviate_drop_fields` leaves one out), and listing parameters are broken one at a time, so
 that each rule is shown to fail for its own reason; a run of one area's tests for one rule
