@@ -181,8 +181,15 @@ def run_options(ns: argparse.Namespace, pytest_args: list[str]) -> RunOptions:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from conformance.settings import SettingError, check_seconds
+
     try:
+        check_seconds()
         return _main(argv)
+    except SettingError as exc:
+        # a malformed CONFORMANCE_* variable: the user's input, said as such, never a traceback
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     except BrokenPipeError:
         # `conformance rules --format json | head`: the reader left; not an error of ours
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

@@ -31,6 +31,7 @@ SPEC_BASE = Setting("CONFORMANCE_SPEC_BASE", "", "base URL of the spec files the
 LEDGERS = Setting("CONFORMANCE_LEDGERS", "", "folder of peer verdict ledgers for the report")
 
 ALL = (API_TIMEOUT, READY_TIMEOUT, LOG_WAIT, ZONE_WAIT, LEASE_TTL, STATE_DIR, SPEC_BASE, LEDGERS)
+SECONDS = (API_TIMEOUT, READY_TIMEOUT, LOG_WAIT, ZONE_WAIT, LEASE_TTL)
 
 
 def text(setting: Setting) -> str | None:
@@ -63,3 +64,10 @@ def seconds(setting: Setting, default: float) -> float:
 def path(setting: Setting) -> Path | None:
     value = text(setting)
     return Path(value) if value else None
+
+
+def check_seconds() -> None:
+    """Raise SettingError for the first malformed seconds variable: `conformance` asks before
+    it starts a run, so a typo is refused up front rather than inside the pytest child."""
+    for setting in SECONDS:
+        seconds(setting, float(setting.default))
