@@ -56,6 +56,20 @@ def test_delimiter_rolls_up(s3, filled, version):
     assert got == (["c", "e"], ["a/", "b/", "d/"]), f"(keys, common prefixes) {got}"
 
 
+@pytest.mark.rule("storage.list-objects.delimiter")
+@pytest.mark.parametrize("version", VERSIONS)
+def test_delimiter_at_the_last_code_point(s3, bucket, version):
+    """A delimiter of U+10FFFF, the last code point a UTF-8 key can hold: the keys before it
+    roll up into one common prefix that ends in it, and the listing goes on past that prefix
+    to the keys after it (nothing sorts between, so a listing that skips a rolled-up prefix
+    by stepping its last character up has no next character to step to)."""
+    top = "\U0010ffff"
+    fill(s3, bucket, [f"a{top}1", f"a{top}2", "b"])
+    root = _list(s3, bucket, version, delimiter=top)
+    assert prefixes_of(root) == [f"a{top}"], f"CommonPrefixes {prefixes_of(root)!r}"
+    assert keys_of(root) == ["b"], f"Contents {keys_of(root)!r}"
+
+
 @pytest.mark.rule("storage.list-objects.renders-delimiter")
 @pytest.mark.parametrize("version", VERSIONS)
 def test_delimiter_rendered(s3, filled, version):
