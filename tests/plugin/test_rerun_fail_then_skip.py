@@ -9,11 +9,11 @@ MUST check failed on the target in this run. A failed attempt then a pass reads 
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
 from fake_catalog import conftest_source
+from helpers.results_run import run_with_results
 
 from conformance import results
 
@@ -41,11 +41,9 @@ def test_other():
 
 
 def _run(pytester: pytest.Pytester, *args: str) -> dict[str, Any]:
-    pytester.makeconftest(conftest_source(RULES))
-    pytester.makepyfile(FAILS_THEN_SKIPS)
-    out = pytester.path / "results.json"
-    pytester.runpytest("--results", str(out), "--as-of", "2024-01-01", *args)
-    doc: dict[str, Any] = json.loads(out.read_text())
+    _, doc = run_with_results(
+        pytester, *args, source=FAILS_THEN_SKIPS, conftest=conftest_source(RULES)
+    )
     results.validate(doc)
     return doc
 
