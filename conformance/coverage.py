@@ -104,6 +104,28 @@ def rule_locations(path: Path) -> list[tuple[str, str]]:
     return [(rule_id, where.removeprefix("::")) for rule_id, where in pairs]
 
 
+def literal_rule_ids(path: Path) -> set[str] | None:
+    """Every id any rule mark of one module names, wherever the mark sits; None when a mark
+    has an argument that is not a string literal or the module does not parse (only an import
+    would tell its rules)."""
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    except (OSError, SyntaxError, UnicodeDecodeError):
+        return None
+    ids: set[str] = set()
+    for node in ast.walk(tree):
+        if not _is_rule_mark(node):
+            continue
+        assert isinstance(node, ast.Call)
+        if node.keywords:
+            return None
+        for arg in node.args:
+            if not (isinstance(arg, ast.Constant) and isinstance(arg.value, str)):
+                return None
+            ids.add(arg.value)
+    return ids
+
+
 def rule_ids_in_file(path: str) -> list[str]:
     """Rule ids named by one test module (or every module under a package directory), read
     from its source: what a module that failed to import would have checked."""

@@ -17,11 +17,13 @@ from conformance.plugin import (
     account,
     allure_labels,
     applicability,
+    cleanup,
     collection,
     deselected,
     fixtures,
     hookspecs,
     lifecycle,
+    prefilter,
     report_details,
     rerun,
     results_file,
@@ -36,6 +38,7 @@ from conformance.plugin.state import STATE_KEY, WORKERINPUT_KEY, State, build_st
 from conformance.safety import signals
 
 SUBPLUGINS = (
+    prefilter,
     collection,
     applicability,
     report_details,
@@ -77,6 +80,7 @@ def with_report_dir(config: pytest.Config, state: State, started: str) -> Option
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
     started = results_file.utc_now()
+    cleanup.forget_silent_targets()
     state = build_state(config, read_options(config))
     if not state.is_worker:
         state.options = with_report_dir(config, state, started)
