@@ -14,6 +14,7 @@ import pytest
 from filelock import FileLock
 
 from conformance.model.targets import REFERENCE, Target
+from conformance.plugin import cleanup
 from conformance.plugin.preflight import stop_session
 from conformance.plugin.state import State
 from conformance.safety import guard, registry, zone_run_lock
@@ -124,6 +125,10 @@ def unregister_run(state: State, target: Target | None) -> None:
         from conformance.clients.s3 import S3Client
 
         client = S3Client.from_surface(target.surface("s3"), state.run_prefix)
+        if cleanup.silent_reason(client):  # its buckets may remain: recover will look
+            say("edge-conformance: the target stopped answering the cleanup; "
+                f"`{context(state).recover_command()}` removes what this run left")  # fmt: skip
+            return
         left = [n for n in client.list_bucket_names() if n.startswith(state.run_prefix + "-")]
     if left:
         say(f"edge-conformance: buckets of this run remain ({', '.join(left)}); "

@@ -1,7 +1,11 @@
 """Delete exactly the buckets this run created: those whose name starts with its prefix.
 
 Cleanup never raises: a bucket it cannot delete becomes a warning, so that a broken target
-does not hide the run's real results behind a crash.
+does not hide the run's real results behind a crash. Nor does it wait on a target that has
+stopped answering: after one cleanup request of this process times out against an endpoint,
+the other cleanup steps skip it (each would wait the client's 60 s read timeout again, minutes
+in all at the end of a run that found the target hung). The run then stays registered, so
+`conformance recover` removes what is left (docs/safety.md).
 """
 
 from __future__ import annotations
@@ -16,10 +20,48 @@ class CleanupWarning(pytest.PytestWarning):
     """A resource of the run could not be removed."""
 
 
+# endpoint -> the timeout after which this process's cleanup stopped calling it
+_SILENT: dict[str, str] = {}
+
+
+def forget_silent_targets() -> None:
+    """A new session (pytester runs several in one process) gives every target a fresh try."""
+    _SILENT.clear()
+
+
+def _endpoint(s3: Any) -> str:
+    surface = getattr(s3, "surface", None)
+    return str(surface.get("endpoint", "")) if isinstance(surface, dict) else ""
+
+
+def silent_reason(s3: Any) -> str | None:
+    """Why cleanup no longer calls this client's target (a timeout), or None."""
+    return _SILENT.get(_endpoint(s3))
+
+
+def _note_timeout(s3: Any, exc: Exception) -> None:
+    from botocore.exceptions import ConnectTimeoutError, ReadTimeoutError
+
+    if isinstance(exc, ConnectTimeoutError | ReadTimeoutError) and _endpoint(s3):
+        _SILENT.setdefault(_endpoint(s3), str(exc))
+
+
+def _skipped(what: str, reason: str) -> None:
+    warnings.warn(
+        CleanupWarning(f"cleanup: {what}: the target did not answer an earlier cleanup "
+                       f"request ({reason}); `conformance recover` removes what is left"),
+        stacklevel=3,
+    )  # fmt: skip
+
+
 def delete_bucket(s3: Any, name: str) -> None:
+    if reason := silent_reason(s3):
+        _skipped(f"bucket {name!r} not deleted", reason)
+        return
     try:
         s3.delete_bucket_recursive(name)
     except Exception as exc:
+        _note_timeout(s3, exc)
         warnings.warn(CleanupWarning(f"cleanup: bucket {name!r} not deleted: {exc}"), stacklevel=2)
 
 
@@ -27,9 +69,13 @@ def delete_prefixed(s3: Any, prefix: str) -> list[str]:
     """Delete every bucket starting with `prefix`; returns the names it tried."""
     if not prefix.startswith("ec-"):
         raise ValueError(f"refusing to clean up with prefix {prefix!r}")
+    if reason := silent_reason(s3):
+        _skipped(f"buckets {prefix}* not listed", reason)
+        return []
     try:
         names = [name for name in s3.list_bucket_names() if name.startswith(prefix)]
     except Exception as exc:
+        _note_timeout(s3, exc)
         warnings.warn(CleanupWarning(f"cleanup: cannot list buckets: {exc}"), stacklevel=2)
         return []
     for name in names:
