@@ -11,7 +11,7 @@ from typing import Any
 
 import boto3
 import pytest
-from botocore.config import Config
+from helpers.boto_config import reference_boto_config
 from helpers.reference_process import launch_reference, stop_process
 
 STARTUP_TIMEOUT = 30.0
@@ -48,14 +48,7 @@ def boto_client(surface: dict[str, Any], **overrides: Any) -> Any:
         "s3",
         endpoint_url=surface["endpoint"],
         region_name=overrides.pop("region", surface.get("region", "auto")),
-        config=Config(
-            s3={"addressing_style": "path"},
-            retries={"max_attempts": 1, "mode": "standard"},
-            request_checksum_calculation="when_required",
-            response_checksum_validation="when_required",
-            connect_timeout=5,
-            read_timeout=60,
-        ),
+        config=reference_boto_config(read_timeout=60),
         **creds,
     )
 
