@@ -14,6 +14,8 @@ import pytest
 from helpers.boto_config import reference_boto_config
 from helpers.reference_process import launch_reference, stop_process
 
+from conformance.clients.s3_wire import WireClient
+
 STARTUP_TIMEOUT = 30.0
 
 
@@ -79,6 +81,14 @@ def launch(tmp_path: Path) -> Iterator[Callable[..., Reference]]:
 @pytest.fixture(scope="session")
 def s3(reference: Reference) -> Any:
     return boto_client(reference.s3)
+
+
+@pytest.fixture(scope="module")
+def wire(reference: Reference) -> WireClient:
+    """Raw signed S3 requests to the session's reference, one client per module (a module may
+    define its own, as test_s3_chunked does per test)."""
+    s = reference.s3
+    return WireClient(s["endpoint"], s["access_key_id"], s["secret_access_key"])
 
 
 _counter = iter(range(1_000_000))
