@@ -47,17 +47,13 @@ def _scan_module(source: str, location: str) -> Iterator[tuple[str, str]]:
                 for rule_id in _rule_ids(node):
                     yield rule_id, location
         elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            for decorator in node.decorator_list:
-                for rule_id in _rule_ids(decorator):
-                    yield rule_id, f"{location}::{node.name}"
+            yield from _decorated(node, f"{location}::{node.name}")
         elif isinstance(node, ast.ClassDef):
             yield from _scan_class(node, f"{location}::{node.name}")
 
 
 def _scan_class(node: ast.ClassDef, location: str) -> Iterator[tuple[str, str]]:
-    for decorator in node.decorator_list:
-        for rule_id in _rule_ids(decorator):
-            yield rule_id, location
+    yield from _decorated(node, location)
     for child in node.body:
         if isinstance(child, ast.Assign) and any(
             isinstance(t, ast.Name) and t.id == "pytestmark" for t in child.targets
@@ -65,9 +61,16 @@ def _scan_class(node: ast.ClassDef, location: str) -> Iterator[tuple[str, str]]:
             for rule_id in _rule_ids(child):
                 yield rule_id, location
         elif isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
-            for decorator in child.decorator_list:
-                for rule_id in _rule_ids(decorator):
-                    yield rule_id, f"{location}::{child.name}"
+            yield from _decorated(child, f"{location}::{child.name}")
+
+
+def _decorated(
+    node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, location: str
+) -> Iterator[tuple[str, str]]:
+    """(rule id, `location`) pairs of the rule marks among the decorators of a test or class."""
+    for decorator in node.decorator_list:
+        for rule_id in _rule_ids(decorator):
+            yield rule_id, location
 
 
 def _modules(root: Traversable, prefix: str) -> Iterator[tuple[Traversable, str]]:

@@ -48,7 +48,9 @@ def _continued(conn: http.client.HTTPConnection) -> bool:
     return first[:9] in (b"HTTP/1.1 ", b"HTTP/1.0 ") and first[9:12] == b"100"
 
 
-def _connection(wire: WireClient, url: str, timeout: float) -> http.client.HTTPConnection:
+def connection(wire: WireClient, url: str, timeout: float) -> http.client.HTTPConnection:
+    """An unopened HTTP(S) connection to `url`'s host, TLS verified as `wire` verifies it, for a
+    test that writes a request by hand (http.client, not `requests`)."""
     parts = urlsplit(url)
     host = parts.hostname or "localhost"
     if parts.scheme != "https":
@@ -82,7 +84,7 @@ def send_head(
     dropped = {name.lower() for name in drop}
     sent = {k: v for k, v in prepared.headers.items() if k.lower() not in dropped}
     parts = urlsplit(prepared.url)
-    conn = _connection(wire, prepared.url, timeout)
+    conn = connection(wire, prepared.url, timeout)
     try:
         conn.putrequest(
             method,

@@ -46,11 +46,16 @@ class Options:
 
 
 def parse_date(text: str) -> dt.date:
+    return _iso_date("--as-of", text, ", e.g. 2022-05-01")
+
+
+def _iso_date(option: str, text: str, example: str = "") -> dt.date:
+    """`text` as a YYYY-MM-DD date, or a usage error naming `option` (and `example`)."""
     try:
         return dt.date.fromisoformat(text)
     except ValueError:
         raise pytest.UsageError(
-            f"--as-of: {text!r} is not a date; expected YYYY-MM-DD, e.g. 2022-05-01"
+            f"{option}: {text!r} is not a date; expected YYYY-MM-DD{example}"
         ) from None
 
 
@@ -105,9 +110,4 @@ def _plugin_args(config: pytest.Config) -> tuple[str, ...]:
 def _compat_date(text: str | None) -> dt.date | None:
     if not text:
         return None
-    try:
-        return dt.date.fromisoformat(text)
-    except ValueError:
-        raise pytest.UsageError(
-            f"--compat-date: {text!r} is not a date; expected YYYY-MM-DD"
-        ) from None
+    return _iso_date("--compat-date", text)

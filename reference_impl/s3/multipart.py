@@ -16,7 +16,12 @@ from reference_impl.s3.buckets import require_bucket
 from reference_impl.s3.call import Call, check_content_md5
 from reference_impl.s3.conditions_put import prepare_write
 from reference_impl.s3.errors import S3Error
-from reference_impl.s3.objects import DEFAULT_CONTENT_TYPE, _metadata, check_key
+from reference_impl.s3.objects import (
+    DEFAULT_CONTENT_TYPE,
+    _metadata,
+    check_declared_length,
+    check_key,
+)
 from reference_impl.s3.xmlio import xml_response
 from reference_impl.storage.blobs import BlobInfo, PayloadHashMismatch
 from reference_impl.storage.multipart import Part, Upload, UploadStore, uploads_of
@@ -99,13 +104,10 @@ async def upload_part(ctx: ServerContext, call: Call) -> Response:
     if declared is None and "chunked" not in (call.header("transfer-encoding") or ""):
         raise S3Error("MissingContentLength")
     if declared is not None:
-        if not is_decimal(declared):
-            raise S3Error("InvalidArgument", "Content-Length is not a number")
-        if int(declared) > int(ctx.profile.put_object_max_bytes):
-            raise S3Error("EntityTooLarge")
-        if int(declared) == 0 and ctx.profile.deviations.zero_length_part_refused:
+        size = check_declared_length(ctx, declared)
+        if size == 0 and ctx.profile.deviations.zero_length_part_refused:
             raise S3Error("EntityTooSmall")
-        check_part_size(ctx, upload, number, int(declared))
+        check_part_size(ctx, upload, number, size)
     try:
         blob = await ctx.store.write_blob(call.body_stream(), call.payload_sha256, inline=False)
     except PayloadHashMismatch:

@@ -72,6 +72,16 @@ def _metadata(ctx: ServerContext, call: Call) -> dict[str, Any]:
     return {"user": user, "http": http}
 
 
+def check_declared_length(ctx: ServerContext, declared: str) -> int:
+    """The declared Content-Length of a PutObject or UploadPart body, as a number: a decimal no
+    larger than the profile's PutObject limit (InvalidArgument, EntityTooLarge otherwise)."""
+    if not is_decimal(declared):
+        raise S3Error("InvalidArgument", "Content-Length is not a number")
+    if int(declared) > int(ctx.profile.put_object_max_bytes):
+        raise S3Error("EntityTooLarge")
+    return int(declared)
+
+
 async def put_object(ctx: ServerContext, call: Call) -> Response:
     assert call.key is not None
     if call.method == "POST" and not ctx.profile.put_object_post:
@@ -84,10 +94,7 @@ async def put_object(ctx: ServerContext, call: Call) -> Response:
     if declared is None and not chunked and not ctx.profile.deviations.missing_length_as_empty:
         raise S3Error("MissingContentLength")
     if declared is not None:
-        if not is_decimal(declared):
-            raise S3Error("InvalidArgument", "Content-Length is not a number")
-        if int(declared) > int(ctx.profile.put_object_max_bytes):
-            raise S3Error("EntityTooLarge")
+        check_declared_length(ctx, declared)
     if call.header("x-amz-acl") is not None and ctx.profile.deviations.acl_refused:
         raise S3Error("NotImplemented", "ACLs are not supported")
     meta = _metadata(ctx, call)

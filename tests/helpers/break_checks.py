@@ -9,7 +9,7 @@ named below; a rule counts as break-checked when its full id appears in that dat
 from __future__ import annotations
 
 import importlib.util
-from collections.abc import Iterable
+from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -46,27 +46,32 @@ def _load(relative: str) -> ModuleType:
     return module
 
 
-def _strings(value: Any) -> Iterable[str]:
-    """Every string inside nested data (pytest.param objects included)."""
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
+def nested_values(value: Any) -> Iterator[Any]:
+    """`value` and every value inside it, depth first: dict keys and items, list, tuple and set
+    members, a pytest.param's values (the shapes the case data is written in)."""
+    yield value
+    if isinstance(value, dict):
         for key, item in value.items():
-            yield from _strings(key)
-            yield from _strings(item)
+            yield from nested_values(key)
+            yield from nested_values(item)
     elif isinstance(value, list | tuple | set | frozenset):
         for item in value:
-            yield from _strings(item)
+            yield from nested_values(item)
     elif hasattr(value, "values") and hasattr(value, "marks"):  # pytest.param
-        yield from _strings(value.values)
+        yield from nested_values(value.values)
 
 
-def break_checked_rules(known_ids: set[str]) -> set[str]:
-    """The catalog ids that some break-check case lists."""
+def case_data() -> list[Any]:
+    """All break-check case data: the modules' upper-case module-level values, then the YAML."""
     data: list[Any] = []
     for relative in BREAK_CHECK_MODULES:
         module = _load(relative)
         data += [v for k, v in vars(module).items() if k.isupper()]
     for relative in BREAK_CHECK_DATA:
         data.append(yaml.safe_load((TESTS / relative).read_text("utf-8")))
-    return {s for s in _strings(data) if s in known_ids}
+    return data
+
+
+def break_checked_rules(known_ids: set[str]) -> set[str]:
+    """The catalog ids that some break-check case lists."""
+    return {v for v in nested_values(case_data()) if isinstance(v, str) and v in known_ids}

@@ -6,11 +6,11 @@ next full run fails on it again as new."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 from fake_catalog import conftest_source
+from helpers.results_run import run_with_results
 
 from conformance.cli import main
 
@@ -34,14 +34,11 @@ ENTRY = "storage.must.known: {status: FAIL, link: 'https://tracker.example/42'}\
 
 
 def test_update_keeps_an_entry_whose_test_did_not_run(pytester: pytest.Pytester) -> None:
-    pytester.makeconftest(conftest_source(RULES))
-    pytester.makepyfile(TESTS)
     known = pytester.path / "known.yaml"
     known.write_text(ENTRY)
-    out = pytester.path / "results.json"
-    pytester.runpytest(
-        "--results", str(out), "--as-of", "2024-01-01", "--expectations", str(known), "-x"
+    _, doc = run_with_results(
+        pytester, "--expectations", str(known), "-x", source=TESTS, conftest=conftest_source(RULES)
     )
-    assert json.loads(out.read_text())["run"].get("problems")  # the run knows it was stopped
-    main(["expectations", "update", str(out), "-o", str(known)])
+    assert doc["run"].get("problems")  # the run knows it was stopped
+    main(["expectations", "update", str(pytester.path / "results.json"), "-o", str(known)])
     assert "storage.must.known" in Path(known).read_text()

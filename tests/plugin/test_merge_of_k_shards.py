@@ -9,11 +9,11 @@ NOT-CHECKED: a MUST rule whose every test passed blocks the merged certificate.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
 from fake_catalog import conftest_source
+from helpers.results_run import run_with_results
 
 from conformance import results
 from conformance.report.merge import merge_run
@@ -33,25 +33,18 @@ def test_two():
 
 
 def _run(pytester: pytest.Pytester, name: str, *args: str) -> dict[str, Any]:
-    out = pytester.path / f"{name}.json"
-    pytester.runpytest("--results", str(out), "--as-of", "2024-01-01", *args)
-    doc: dict[str, Any] = json.loads(out.read_text())
+    _, doc = run_with_results(
+        pytester, *args, conftest=conftest_source(RULES), modules={"test_shards": TESTS}, name=name
+    )
     results.validate(doc)
     return doc
 
 
-def _setup(pytester: pytest.Pytester) -> None:
-    pytester.makeconftest(conftest_source(RULES))
-    pytester.makepyfile(test_shards=TESTS)
-
-
 def test_unsharded_run_certifies(pytester: pytest.Pytester) -> None:
-    _setup(pytester)
     assert results.verdict(_run(pytester, "all")) == results.CERTIFIED_VERDICT
 
 
 def test_k_shards_merge_to_the_unsharded_verdict(pytester: pytest.Pytester) -> None:
-    _setup(pytester)
     one = _run(pytester, "one", "-k", "test_one")
     two = _run(pytester, "two", "-k", "test_two")
     merged = merge_run([one, two], ["one", "two"])

@@ -9,11 +9,11 @@ that ran and the run CERTIFIED, where the plain full run reads FAIL.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
 from fake_catalog import conftest_source
+from helpers.results_run import run_with_results
 
 from conformance import results
 
@@ -35,11 +35,12 @@ def test_breaks():
 
 
 def _run(pytester: pytest.Pytester, *args: str) -> dict[str, Any]:
-    pytester.makeconftest(conftest_source(RULES))
-    pytester.makepyfile(test_good=PASSING, test_bad=FAILING)
-    out = pytester.path / "results.json"
-    pytester.runpytest("--results", str(out), "--as-of", "2024-01-01", *args)
-    doc: dict[str, Any] = json.loads(out.read_text())
+    _, doc = run_with_results(
+        pytester,
+        *args,
+        conftest=conftest_source(RULES),
+        modules={"test_good": PASSING, "test_bad": FAILING},
+    )
     results.validate(doc)
     return doc
 

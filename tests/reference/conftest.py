@@ -11,8 +11,10 @@ from typing import Any
 
 import boto3
 import pytest
-from botocore.config import Config
+from helpers.boto_config import reference_boto_config
 from helpers.reference_process import launch_reference, stop_process
+
+from conformance.clients.s3_wire import WireClient
 
 STARTUP_TIMEOUT = 30.0
 
@@ -48,14 +50,7 @@ def boto_client(surface: dict[str, Any], **overrides: Any) -> Any:
         "s3",
         endpoint_url=surface["endpoint"],
         region_name=overrides.pop("region", surface.get("region", "auto")),
-        config=Config(
-            s3={"addressing_style": "path"},
-            retries={"max_attempts": 1, "mode": "standard"},
-            request_checksum_calculation="when_required",
-            response_checksum_validation="when_required",
-            connect_timeout=5,
-            read_timeout=60,
-        ),
+        config=reference_boto_config(read_timeout=60),
         **creds,
     )
 
@@ -86,6 +81,14 @@ def launch(tmp_path: Path) -> Iterator[Callable[..., Reference]]:
 @pytest.fixture(scope="session")
 def s3(reference: Reference) -> Any:
     return boto_client(reference.s3)
+
+
+@pytest.fixture(scope="module")
+def wire(reference: Reference) -> WireClient:
+    """Raw signed S3 requests to the session's reference, one client per module (a module may
+    define its own, as test_s3_chunked does per test)."""
+    s = reference.s3
+    return WireClient(s["endpoint"], s["access_key_id"], s["secret_access_key"])
 
 
 _counter = iter(range(1_000_000))

@@ -27,12 +27,6 @@ def test_an_altered_token_is_refused(extra: str) -> None:
         decode_token(encode_token("a") + extra)
 
 
-@pytest.fixture(scope="module")
-def wire(reference: Any) -> WireClient:
-    s = reference.s3
-    return WireClient(s["endpoint"], s["access_key_id"], s["secret_access_key"])
-
-
 def test_a_control_character_in_a_token_is_a_400_or_valid_xml(
     s3: Any, wire: WireClient, bucket: str
 ) -> None:

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
-
 from conformance.clients.s3 import WireClient
 
 RULE = (
@@ -14,12 +12,6 @@ RULE = (
     b"<ExposeHeader>ETag</ExposeHeader><MaxAgeSeconds>60</MaxAgeSeconds></CORSRule>"
     b"</CORSConfiguration>"
 )
-
-
-@pytest.fixture(scope="module")
-def wire(reference: Any) -> WireClient:
-    s = reference.s3
-    return WireClient(s["endpoint"], s["access_key_id"], s["secret_access_key"])
 
 
 def _preflight(wire: WireClient, bucket: str, **headers: str) -> Any:

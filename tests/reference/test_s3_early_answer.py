@@ -21,12 +21,6 @@ from conformance.clients.s3_wire import WireClient
 BODY = b"0123456789"
 
 
-@pytest.fixture(scope="module")
-def wire(reference: Any) -> WireClient:
-    s = reference.s3
-    return WireClient(s["endpoint"], s["access_key_id"], s["secret_access_key"])
-
-
 def _send_head_only(conn: http.client.HTTPConnection, wire: WireClient, method: str,
                     bucket: str, key: str, query: list[tuple[str, str | None]],
                     headers: dict[str, str]) -> http.client.HTTPResponse:  # fmt: skip

@@ -17,12 +17,6 @@ from conformance.clients.s3_wire import WireClient
 PART = 5 * 1024 * 1024
 
 
-@pytest.fixture(scope="module")
-def wire(reference: Any) -> WireClient:
-    s = reference.s3
-    return WireClient(s["endpoint"], s["access_key_id"], s["secret_access_key"])
-
-
 def _error(exc: pytest.ExceptionInfo[ClientError]) -> tuple[int, str]:
     err = exc.value.response
     return err["ResponseMetadata"]["HTTPStatusCode"], err["Error"]["Code"]

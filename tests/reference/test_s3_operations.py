@@ -13,12 +13,6 @@ from conformance.clients.public import CustomDomains
 from conformance.clients.s3 import WireClient
 
 
-@pytest.fixture(scope="module")
-def wire(reference: Any) -> WireClient:
-    s = reference.s3
-    return WireClient(s["endpoint"], s["access_key_id"], s["secret_access_key"])
-
-
 def _code(exc: pytest.ExceptionInfo[ClientError]) -> tuple[int, str]:
     err = exc.value.response
     return err["ResponseMetadata"]["HTTPStatusCode"], err["Error"]["Code"]

@@ -28,12 +28,6 @@ ODD_KEYS = [
 
 
 @pytest.fixture(scope="module")
-def wire(reference: Any) -> WireClient:
-    surface = reference.s3
-    return WireClient(surface["endpoint"], surface["access_key_id"], surface["secret_access_key"])
-
-
-@pytest.fixture(scope="module")
 def wbucket(wire: WireClient) -> str:
     name = "sigv4-verifier"
     wire.create_bucket(name).assert_ok()

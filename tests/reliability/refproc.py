@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import boto3
-from botocore.config import Config
+from helpers.boto_config import reference_boto_config
 from helpers.reference_process import launch_reference
 from hypothesis import HealthCheck, settings
 
@@ -84,15 +84,7 @@ class RefProcess:
             region_name="auto",
             aws_access_key_id=s3["access_key_id"],
             aws_secret_access_key=s3["secret_access_key"],
-            config=Config(
-                s3={"addressing_style": "path"},
-                retries={"max_attempts": 1, "mode": "standard"},
-                request_checksum_calculation="when_required",
-                response_checksum_validation="when_required",
-                connect_timeout=5,
-                read_timeout=20,
-                **config,
-            ),
+            config=reference_boto_config(read_timeout=20, **config),
         )
 
 

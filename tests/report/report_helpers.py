@@ -1,4 +1,5 @@
-"""Helpers of the report tests: the sample results files and an HTML nesting check."""
+"""Helpers of the report tests: the sample results files, runs and shards built from them as
+`conformance run` leaves them, and an HTML nesting check."""
 
 from __future__ import annotations
 
@@ -7,6 +8,10 @@ import json
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
+
+from conformance import results
+from conformance.cli_run import agree, run_exit_code
+from conformance.report.merge import merge_run
 
 RESULTS = Path(__file__).resolve().parents[2] / "fixtures" / "results"
 VOID = {"meta", "link", "br", "hr", "img", "input", "col", "area", "base", "wbr", "source",
@@ -69,3 +74,22 @@ def with_status(doc: dict[str, Any], rule_id: str, status: str) -> dict[str, Any
             case["status"] = status
             case["message"] = None if status == "PASS" else f"{status} made by the test"
     return doc
+
+
+def as_run(doc: dict[str, Any], pytest_rc: int | None = None, label: str = "run") -> dict[str, Any]:
+    """`doc` as `conformance run` leaves it: rolled up (a merge of one, named `label`), then its
+    exit status made to agree with pytest's `pytest_rc` (by default 1 when a case failed)."""
+    ran = merge_run([doc], [label], doc["run"]["run_id"])
+    if pytest_rc is None:
+        pytest_rc = int(any(c["status"] in results.EXIT_FAILING for c in ran["cases"]))
+    code, reasons = run_exit_code(ran, pytest_rc)
+    agree(ran, code, reasons, pytest_rc)
+    return ran
+
+
+def shard_of(doc: dict[str, Any], rule_ids: set[str]) -> dict[str, Any]:
+    """A copy of `doc` holding only the rules `rule_ids` and their cases (one shard's part)."""
+    shard = copy.deepcopy(doc)
+    shard["rules"] = [r for r in doc["rules"] if r["id"] in rule_ids]
+    shard["cases"] = [c for c in doc["cases"] if c["rule_id"] in rule_ids]
+    return shard

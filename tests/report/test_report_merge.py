@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from report_helpers import RESULTS
+from report_helpers import RESULTS, as_run, shard_of
 
 from conformance import results
 from conformance.cli import main
@@ -106,24 +106,6 @@ def test_a_shards_run_problem_refuses_the_merged_verdict() -> None:
     assert results.verdict(merge_run([clean, copy.deepcopy(clean)], ["a", "b"])) == "CERTIFIED"
 
 
-def _as_run(doc: dict[str, Any]) -> dict[str, Any]:
-    """A shard as `conformance run` leaves it: rolled up, then its exit status made to agree."""
-    from conformance.cli_run import agree, run_exit_code
-
-    ran = merge_run([doc], ["shard"], doc["run"]["run_id"])
-    pytest_rc = 1 if any(c["status"] in results.EXIT_FAILING for c in ran["cases"]) else 0
-    code, reasons = run_exit_code(ran, pytest_rc)
-    agree(ran, code, reasons, pytest_rc)
-    return ran
-
-
-def _shard_of(doc: dict[str, Any], rule_ids: set[str]) -> dict[str, Any]:
-    shard = copy.deepcopy(doc)
-    shard["rules"] = [r for r in doc["rules"] if r["id"] in rule_ids]
-    shard["cases"] = [c for c in doc["cases"] if c["rule_id"] in rule_ids]
-    return shard
-
-
 @pytest.mark.parametrize("split", ["by-level", "not-applicable-apart"])
 def test_the_merged_verdict_does_not_depend_on_the_sharding(split: str) -> None:
     """A SHOULD rule that fails, or a shard whose rules were all N/A, must not refuse the
@@ -141,8 +123,8 @@ def test_the_merged_verdict_does_not_depend_on_the_sharding(split: str) -> None:
     else:
         apart = {r["id"] for r in whole["rules"] if r["status"] == "N/A"}
     rest = {r["id"] for r in whole["rules"]} - apart
-    unsharded = _as_run(whole)
+    unsharded = as_run(whole, label="shard")
     assert results.verdict(unsharded) == results.CERTIFIED_VERDICT
-    shards = [_as_run(_shard_of(whole, apart)), _as_run(_shard_of(whole, rest))]
+    shards = [as_run(shard_of(whole, part), label="shard") for part in (apart, rest)]
     merged = merge_run(shards, ["a", "b"])
     assert results.verdict(merged) == results.verdict(unsharded)

@@ -6,29 +6,14 @@ Shards are built as `conformance run` leaves them (roll-up, exit status, `agree`
 from __future__ import annotations
 
 import copy
-import json
 from typing import Any
 
-from report_helpers import RESULTS
+from report_helpers import as_run, load
 
 from conformance import results
-from conformance.cli_run import agree, run_exit_code
 from conformance.report.merge import merge_run
 
 SHARED = "conformance/suite/storage/test_shared.py::test_should_then_must"
-
-
-def _whole() -> dict[str, Any]:
-    doc: dict[str, Any] = json.loads((RESULTS / "all-pass.json").read_text("utf-8"))
-    return doc
-
-
-def _as_run(doc: dict[str, Any]) -> dict[str, Any]:
-    ran = merge_run([doc], ["run"], doc["run"]["run_id"])
-    pytest_rc = int(any(c["status"] in results.EXIT_FAILING for c in ran["cases"]))
-    code, reasons = run_exit_code(ran, pytest_rc)
-    agree(ran, code, reasons, pytest_rc)
-    return ran
 
 
 def _with_shadowing_test(doc: dict[str, Any]) -> dict[str, Any]:
@@ -56,10 +41,10 @@ def _split_by_test(doc: dict[str, Any]) -> list[dict[str, Any]]:
 def test_merging_k_shards_keeps_the_shadowed_must_problem() -> None:
     """HIGH1: the shard running the shared test was NOT CERTIFIED already (its other MUST rules
     UNTESTED), so `agree` did not record the shadowed MUST rule; the merge read CERTIFIED."""
-    whole = _with_shadowing_test(_whole())
-    unsharded = _as_run(whole)
+    whole = _with_shadowing_test(load("all-pass"))
+    unsharded = as_run(whole)
     assert results.verdict(unsharded) == results.NOT_CERTIFIED_VERDICT
-    shards = [_as_run(part) for part in _split_by_test(whole)]
+    shards = [as_run(part) for part in _split_by_test(whole)]
     merged = merge_run(shards, ["a", "b"])
     results.validate(merged)
     assert results.verdict(merged) == results.verdict(unsharded)

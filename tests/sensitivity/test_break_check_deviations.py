@@ -10,37 +10,22 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from collections.abc import Iterable
 from typing import Any
 
-import yaml
-from helpers.break_checks import BREAK_CHECK_DATA, BREAK_CHECK_MODULES, TESTS, _load
+from helpers.break_checks import case_data, nested_values
 
 from reference_impl.deviations import Deviations, is_deviation_key
 from reference_impl.profile import Profile
 
 
-def _override_dicts(value: Any) -> Iterable[dict[str, Any]]:
-    """Every dict inside nested case data that names at least one deviation."""
-    if isinstance(value, dict):
-        if any(isinstance(k, str) and is_deviation_key(k) for k in value):
-            yield value
-        for item in value.values():
-            yield from _override_dicts(item)
-    elif isinstance(value, list | tuple | set | frozenset):
-        for item in value:
-            yield from _override_dicts(item)
-    elif hasattr(value, "values") and hasattr(value, "marks"):  # pytest.param
-        yield from _override_dicts(value.values)
-
-
 def _cases() -> list[dict[str, Any]]:
-    data: list[Any] = []
-    for relative in BREAK_CHECK_MODULES:
-        data += [v for k, v in vars(_load(relative)).items() if k.isupper()]
-    for relative in BREAK_CHECK_DATA:
-        data.append(yaml.safe_load((TESTS / relative).read_text("utf-8")))
-    return list(_override_dicts(data))
+    """Every dict inside the case data that names at least one deviation."""
+    return [
+        value
+        for value in nested_values(case_data())
+        if isinstance(value, dict)
+        and any(isinstance(k, str) and is_deviation_key(k) for k in value)
+    ]
 
 
 def test_break_checks_ask_only_for_known_deviations() -> None:

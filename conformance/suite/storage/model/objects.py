@@ -194,26 +194,24 @@ class ObjectSteps(ModelBase):
         what = f"{method} {short} after the write"
         self.check.status(reply, {200}, set(), self.origin_check(obj), what)
         self.verify_read(reply, obj, what, body=method == "GET")
-        etag = f'"{obj.etag}"'
-        reply = self.send(
-            f"HEAD {short} If-None-Match: {etag}",
-            self.wire.request,
-            *("HEAD", name, key),
-            headers={"If-None-Match": etag},
-        )
+        reply = self.head_with(name, key, "If-None-Match", f'"{obj.etag}"')
         what = f"HeadObject {short} If-None-Match its ETag"
         self.check.status(reply, {304}, set(), "get-if-none-match", what)
         self.not_modified(reply, obj, what)
         if obj.last_modified is not None:  # a day before Last-Modified: modified since
             since = ops.http_date(obj.last_modified - dt.timedelta(days=1))
-            reply = self.send(
-                f"HEAD {short} If-Modified-Since: {since}",
-                self.wire.request,
-                *("HEAD", name, key),
-                headers={"If-Modified-Since": since},
-            )
+            reply = self.head_with(name, key, "If-Modified-Since", since)
             what = f"HeadObject {short} If-Modified-Since a day before Last-Modified"
             self.check.status(reply, {200}, set(), "get-if-modified-since", what)
+
+    def head_with(self, name: str, key: str, header: str, value: str) -> WireReply:
+        """HeadObject of `key` with one request header (a condition), written into the trace."""
+        return self.send(
+            f"HEAD {self.trace.short(name, key)} {header}: {value}",
+            self.wire.request,
+            *("HEAD", name, key),
+            headers={header: value},
+        )
 
     @rule(b=BUCKET, key=KEY, condition=READ_CONDITIONS, method=st.sampled_from(["GET", "HEAD"]))
     def read_object(self, b: int, key: KeyChoice, condition: str, method: str) -> None:

@@ -10,28 +10,15 @@ both fine (RFC 9110 section 10.1.1).
 from __future__ import annotations
 
 import http.client
-import ssl
 from urllib.parse import urlsplit
 
 import pytest
 
 from conformance.clients.evidence import Exchange, collector
-from conformance.clients.s3_wire import WireClient
+from conformance.clients.s3_raw import connection
 
 DECLARED = b"0123456789"  # the body the head announces and never sends
 WAIT = 5.0
-
-
-def _connection(wire: WireClient, url: str) -> http.client.HTTPConnection:
-    parts = urlsplit(url)
-    host = parts.hostname or "localhost"
-    if parts.scheme != "https":
-        return http.client.HTTPConnection(host, parts.port, timeout=WAIT)
-    verify = wire.verify
-    context = ssl.create_default_context(cafile=verify if isinstance(verify, str) else None)
-    if verify is False:
-        context.check_hostname, context.verify_mode = False, ssl.CERT_NONE
-    return http.client.HTTPSConnection(host, parts.port, timeout=WAIT, context=context)
 
 
 Answer = tuple[int, dict[str, str], bytes]
@@ -84,7 +71,7 @@ def test_next_request_after_an_early_answer(s3, stored, case):
     """After a 4xx sent before the body, the next request on the connection is served."""
     bucket, key = stored
     url, headers = _early_request(s3, stored, case)
-    conn = _connection(s3.wire, url)
+    conn = connection(s3.wire, url, WAIT)
     try:
         try:
             status, answer, _ = _send(conn, "PUT", url, headers)
