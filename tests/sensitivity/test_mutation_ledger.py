@@ -96,3 +96,37 @@ def test_twins_are_told_apart_by_def_and_nth(tmp_path: Path) -> None:
     line_of = {job: w.mutations[0].start_pos[0] for job, w in ((w.job_id, w) for w in items)}
     by_id = {mid: job for job, mid in ids.items()}
     assert [line_of[by_id[m]] for m in twins] == [2, 8, 10]
+
+
+DOTTED = """\
+import binascii
+
+
+def decode(text):
+    try:
+        return binascii.a2b_base64(text)
+    except (binascii.Error, ValueError):
+        return None
+"""
+
+
+def test_a_mutant_cosmic_ray_cannot_make_is_skipped(tmp_path: Path) -> None:
+    """cosmic-ray's ExceptionReplacer offers the dotted `binascii.Error` of an except tuple but
+    fails to make it (AttributeError: a PythonNode has no `value`; the run counts it under
+    `harness`). Naming the line's other mutants must not fail on it: that one has no diff, its
+    twin that replaces `ValueError` keeps its identity."""
+    (tmp_path / "dotted.py").write_text(DOTTED, "utf-8")
+    items = plan.mutants(plan.load_config(), "dotted.py", root=tmp_path)
+    line = "except (binascii.Error, ValueError):"
+    replacers = [w.mutations[0] for w in items]
+    replacers = [s for s in replacers if s.operator_name == "core/ExceptionReplacer"]
+    assert [s.occurrence for s in replacers] == [0, 1]
+    assert ledger.mutant_diff(DOTTED, "core/ExceptionReplacer", 0) is None
+    ids = ledger.identify("dotted.py", items, tmp_path, ledger.wanted_by([line]))
+    made = sorted(m for m in ids.values() if m.operator == "ExceptionReplacer")
+    assert made == [
+        ledger.MutantId(
+            "dotted.py", "decode", "ExceptionReplacer", line,
+            "except (binascii.Error, CosmicRayTestingException):", 0,
+        )
+    ]  # fmt: skip
