@@ -62,8 +62,9 @@ LEVELS = ("MUST", "SHOULD", "MAY")
 # (plugin/deselected.py): NOT-CHECKED; `merge` drops one when another shard ran the test.
 DESELECTED_CASE, UNCOLLECTED_CASE = "deselected", "uncollected"
 PLACEHOLDER_CASES = frozenset({DESELECTED_CASE, UNCOLLECTED_CASE})
-# A skip whose reason starts so is recorded NOT-CHECKED (conformance.suite.setup_check); any
-# other skip is N/A.
+# A skip whose reason starts so is recorded NOT-CHECKED (conformance.suite.setup_check), and
+# so is any skip whose reason does not start with "N/A: " (plugin/case_records.py); only a skip
+# that says N/A is N/A.
 NOT_CHECKED_PREFIX = "NOT-CHECKED: "
 
 # --- named sets: each says what one use of a set of statuses means -------------------------

@@ -39,6 +39,10 @@ def text(setting: Setting) -> str | None:
     return os.environ.get(setting.name) or None
 
 
+# the most a seconds variable may be: a socket timeout of 1e300 s is an OverflowError
+MAX_SECONDS = 365 * 24 * 3600.0
+
+
 class SettingError(ValueError):
     """A variable set to a value that cannot be what it names (`CONFORMANCE_LOG_WAIT=1m`)."""
 
@@ -58,6 +62,11 @@ def seconds(setting: Setting, default: float) -> float:
         raise SettingError(f"{setting.name}={raw!r} is not a number of seconds") from None
     if value != value or value < 0:  # NaN or negative: no wait means anything then
         raise SettingError(f"{setting.name}={raw!r} is not a number of seconds (>= 0)")
+    if value > MAX_SECONDS:  # inf, 1e999, 1e300: no socket timeout or clock takes it
+        raise SettingError(
+            f"{setting.name}={raw!r} is more seconds than a year ({MAX_SECONDS:.0f}); "
+            "no timeout or wait that long is meant"
+        )
     return value
 
 

@@ -92,7 +92,11 @@ def phase_status(report: pytest.TestReport, props: dict[str, Any]) -> tuple[str,
         reason = str(props.get(NA_REASON) or _message(report).removeprefix("Skipped: "))
         if reason.startswith(NOT_CHECKED_PREFIX):
             return NOT_CHECKED, reason.removeprefix(NOT_CHECKED_PREFIX) or "not checked"
-        return NA, reason.removeprefix(NA_PREFIX) or "skipped"
+        if reason.startswith(NA_PREFIX):
+            return NA, reason.removeprefix(NA_PREFIX) or "skipped"
+        # a skip the suite did not judge N/A (an empty parametrization, an importorskip): the
+        # check did not run, and N/A would never block the certificate
+        return NOT_CHECKED, f"skipped without an N/A reason: {reason or 'no reason'}"
     if report.passed:
         if wasxfail is not None and report.when == "call":
             return XPASS, f"unexpectedly passed: {wasxfail}" if wasxfail else "unexpectedly passed"

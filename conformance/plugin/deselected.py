@@ -59,8 +59,14 @@ def pytest_deselected(items: list[pytest.Item]) -> None:
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Where tests are collected (here, or each xdist worker): the suite's marked tests the
     collection did not see."""
-    found = uncollected.missing(session.config)
-    _record(session.config, [(rule_id, nodeid, UNCOLLECTED_CASE) for rule_id, nodeid in found])
+    config = session.config
+    found = [(rule_id, nodeid, UNCOLLECTED_CASE) for rule_id, nodeid in uncollected.missing(config)]
+    found += [
+        (str(rule.id), stable_nodeid(item, config.rootpath), UNCOLLECTED_CASE)
+        for item in uncollected.dropped(config)
+        for rule in item.stash.get(RULES_KEY, ())
+    ]
+    _record(config, found)
 
 
 @pytest.hookimpl(optionalhook=True)

@@ -6,14 +6,19 @@ was left out that way would read PASS on the test that ran and certify. The suit
 are read from source (conformance/coverage.py, no import); each marked test the collection did
 not see becomes a NOT-CHECKED case of its rules, as a deselected one does. The suite is the
 installed `conformance/suite` when a test of it was collected, else the rootdir's test files.
+
+Naming one parametrization (`test_x.py::test_y[a]`) collects the whole module but keeps only
+that item: the others of the function are made (pytest_make_collect_report) and never seen,
+so each becomes a NOT-CHECKED case too (source marks cannot tell parametrizations apart).
 """
 
 from __future__ import annotations
 
 import fnmatch
 import os
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -22,6 +27,8 @@ from conformance.plugin.case_records import PACKAGE_ROOT
 from conformance.plugin.collection import RULES_KEY, SUITE_DIR
 
 SEEN = pytest.StashKey[set[tuple[Path, str]]]()  # (resolved file, "Class::name" or "name")
+SEEN_IDS = pytest.StashKey[set[str]]()  # node ids of the marked items collected
+MADE = pytest.StashKey[dict[str, pytest.Item]]()  # every marked item a collector made
 
 
 def _seen(config: pytest.Config) -> set[tuple[Path, str]]:
@@ -30,15 +37,48 @@ def _seen(config: pytest.Config) -> set[tuple[Path, str]]:
     return config.stash[SEEN]
 
 
+def _stash(config: pytest.Config, key: pytest.StashKey[Any], empty: Any) -> Any:
+    if key not in config.stash:
+        config.stash[key] = empty
+    return config.stash[key]
+
+
+def _qual(item: pytest.Item) -> tuple[Path, str]:
+    name = getattr(item, "originalname", None) or item.name.split("[", 1)[0]
+    parent = item.parent.name if isinstance(item.parent, pytest.Class) else None
+    return Path(item.path).resolve(), f"{parent}::{name}" if parent else name
+
+
+def _marked(report: pytest.CollectReport) -> list[pytest.Item]:
+    return [
+        item for item in (report.result if report.passed else [])
+        if isinstance(item, pytest.Item) and item.stash.get(RULES_KEY, ())
+    ]  # fmt: skip
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)  # outside collection.py's, which stashes rules
+def pytest_make_collect_report(collector: pytest.Collector) -> Generator[None, Any, Any]:
+    """Every marked item made, also those a node id's name or parametrization then drops."""
+    report = yield
+    made = _stash(collector.config, MADE, {})
+    for item in _marked(report):
+        made.setdefault(item.nodeid, item)
+    return report
+
+
 def pytest_collectreport(report: pytest.CollectReport) -> None:
     """Every marked test collected, deselected ones included (they are deselected.py's)."""
-    for item in report.result if report.passed else []:
-        if not isinstance(item, pytest.Item) or not item.stash.get(RULES_KEY, ()):
-            continue
-        name = getattr(item, "originalname", None) or item.name.split("[", 1)[0]
-        parent = item.parent.name if isinstance(item.parent, pytest.Class) else None
-        qual = f"{parent}::{name}" if parent else name
-        _seen(item.config).add((Path(item.path).resolve(), qual))
+    for item in _marked(report):
+        _seen(item.config).add(_qual(item))
+        _stash(item.config, SEEN_IDS, set()).add(item.nodeid)
+
+
+def dropped(config: pytest.Config) -> list[pytest.Item]:
+    """Items of a collected test function that the collection dropped: the parametrizations
+    a node id argument (`test_y[a]`) did not name."""
+    seen, ids = _seen(config), _stash(config, SEEN_IDS, set())
+    made: dict[str, pytest.Item] = _stash(config, MADE, {})
+    return [item for nodeid, item in made.items() if nodeid not in ids and _qual(item) in seen]
 
 
 def _test_files(root: Path, config: pytest.Config, skip: Path | None) -> Iterator[Path]:

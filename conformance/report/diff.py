@@ -34,6 +34,9 @@ class Diff:
     other: list[Change] = field(default_factory=list)  # any other status change
     added: list[Change] = field(default_factory=list)
     removed: list[Change] = field(default_factory=list)
+    # MUST rules PASS under the old certificate and absent from the new run although it could
+    # hold them (same catalog, or a --rule/--area filter): the certificate covers less
+    left_out: list[Change] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     # (old, new) overall verdict when it changed: a run problem or a MUST rule turned UNTESTED
     # or NOT-CHECKED loses the certificate without any rule going PASS -> FAIL
@@ -49,9 +52,14 @@ class Diff:
         return bool(self.regressions)
 
     @property
+    def narrowed_certificate(self) -> bool:
+        """Both runs certified, the new one for fewer MUST rules (left out, not fixed away)."""
+        return bool(self.left_out) and not self.lost_certificate
+
+    @property
     def fails(self) -> bool:
-        """A rule regressed or the certificate was lost: `conformance diff` exits 1."""
-        return self.has_regressions or self.lost_certificate
+        """A rule regressed or the certificate was lost or narrowed: `conformance diff` exits 1."""
+        return self.has_regressions or self.lost_certificate or bool(self.left_out)
 
     def verdict_line(self) -> str | None:
         return f"verdict: {self.verdicts[0]} → {self.verdicts[1]}" if self.verdicts else None
@@ -97,17 +105,23 @@ def diff_results(old: Results, new: Results) -> Diff:
             result.fixes.append(change)
         else:
             result.other.append(change)
+    same_catalog = result.old_run.get("catalog_hash") == result.new_run.get("catalog_hash")
+    flags = result.new_run.get("flags") or {}
+    filtered = bool(flags.get("rule") or flags.get("area"))
+    for key in ("rule", "area"):
+        a, b = (result.old_run.get("flags") or {}).get(key) or [], flags.get(key) or []
+        if a != b:
+            result.notes.append(f"--{key} selections differ: {a or 'all'} → {b or 'all'}")
+    certified = verdict(old) == CERTIFIED_VERDICT
     for rid, rule in old_rules.items():
         if rid not in new_rules:
-            result.removed.append(
-                Change(
-                    rid,
-                    str(rule.get("title", "")),
-                    str(rule.get("level", "")),
-                    str(rule.get("status")),
-                    None,
-                )
-            )
+            level, status = str(rule.get("level", "")), str(rule.get("status"))
+            change = Change(rid, str(rule.get("title", "")), level, status, None)
+            covered = certified and level == "MUST" and status == PASS
+            if covered and (same_catalog or filtered):
+                result.left_out.append(change)
+            else:
+                result.removed.append(change)
     return result
 
 
@@ -119,6 +133,7 @@ SECTIONS = (
     ("other", "Other status changes"),
     ("added", "New rules"),
     ("removed", "Removed rules"),
+    ("left_out", "Left out of the new run (MUST rules the old certificate covered)"),
 )
 
 
@@ -130,9 +145,11 @@ def _headline(d: Diff) -> str:
     counts = ", ".join(
         f"{len(getattr(d, key))} {key.replace('_', '-')}"
         for key, _ in SECTIONS
-        if key != "not_checked" or d.not_checked  # named when there is one (older headlines)
+        if key not in ("not_checked", "left_out") or getattr(d, key)  # named when there is one
     )
     lost = "CERTIFICATE LOST; " if d.lost_certificate else ""
+    if d.narrowed_certificate:
+        lost = f"CERTIFICATE NARROWED ({len(d.left_out)} MUST rules left out); "
     return lost + ("REGRESSED: " if d.has_regressions else "no regressions: ") + counts
 
 

@@ -23,7 +23,7 @@ from reference_impl.s3.objects import _metadata, check_key
 from reference_impl.s3.uri import utf8_unquote
 from reference_impl.s3.xmlio import iso8601, xml_response
 from reference_impl.storage.blobs import BlobInfo
-from reference_impl.storage.engine import ObjectRecord
+from reference_impl.storage.engine import ObjectRecord, PublishCheck
 
 SOURCE_HEADER = "x-amz-copy-source"
 DESTINATION_PREFIX = "cf-copy-destination-"
@@ -90,6 +90,22 @@ def _onto_itself(ctx: ServerContext, call: Call) -> bool:
     return not any(call.header(name) is not None for name in SELF_COPY_CHANGES)
 
 
+def _still_source(source: ObjectRecord, then: PublishCheck | None) -> PublishCheck:
+    """A copy onto its own key publishes only over the object it copied: a delete or a write
+    that landed while the bytes were copied comes after the copy's read, and publishing then
+    would bring the deleted object back or lose the write (NoSuchKey, TooMuchConcurrency)."""
+
+    def check(current: ObjectRecord | None) -> None:
+        if current is None:
+            raise S3Error("NoSuchKey", Key=source.key)
+        if current.blob != source.blob:
+            raise S3Error("TooMuchConcurrency")
+        if then is not None:
+            then(current)
+
+    return check
+
+
 async def _copy_blob(
     ctx: ServerContext,
     record: ObjectRecord,
@@ -149,6 +165,8 @@ async def copy_object(ctx: ServerContext, call: Call) -> Response:
     check = None
     if ctx.profile.copy_destination_conditions:  # checked again as the copy publishes
         check = publish_check(ctx, call, DESTINATION_PREFIX, "destination ")
+    if parse_source(ctx, call.header(SOURCE_HEADER) or "") == (call.bucket, call.key):
+        check = _still_source(source, check)
     record: ObjectRecord = ctx.store.put_object(
         call.account, call.bucket, call.key, blob, content_type, meta, etag=etag, check=check
     )
