@@ -61,6 +61,8 @@ class Deviations:
     first_instance_only: bool = False
     log_raw_response_fields: bool = False
     arrays_as_defaults: bool = False
+    log_path_as_uri: bool = False
+    log_client_address_with_port: bool = False
     # gateway
     drop_id: bool = False
     chain_id_override: int | None = None
