@@ -228,6 +228,8 @@ class Deviations:
     write_conditions_at_start: bool = False
     migration_fetch_overwrites: bool = False
     bindings_create_bucket: bool = False
+    list_buckets_token_names_next: bool = False
+    page_size_zero_refused: bool = False
 
 
 @cache
