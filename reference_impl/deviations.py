@@ -230,6 +230,9 @@ class Deviations:
     bindings_create_bucket: bool = False
     list_buckets_token_names_next: bool = False
     page_size_zero_refused: bool = False
+    if_modified_since_inverted: bool = False
+    multipart_etag_of_hex: bool = False
+    list_collated_order: bool = False
 
 
 @cache

@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -91,6 +92,20 @@ def collect(
             break
         if not restarted:
             return page
+
+
+def collated(page: Page) -> Page:
+    """The page in a locale collation's order (the deviation `list_collated_order`): names
+    compared first by their letters and digits alone, accents and case folded, as ORDER BY
+    under an en_US.UTF-8 collation or `sorted(key=locale.strxfrm)` would. The page holds the
+    same entries; paging is unchanged."""
+
+    def fold(name: str) -> tuple[str, str]:
+        decomposed = unicodedata.normalize("NFKD", name)
+        return "".join(c for c in decomposed if c.isalnum()).casefold(), name
+
+    contents = sorted(page.contents, key=lambda row: fold(row[0]))
+    return replace(page, contents=contents, prefixes=sorted(page.prefixes, key=fold))
 
 
 def successor(prefix: str) -> str | None:
@@ -237,6 +252,8 @@ async def list_objects_v2(ctx: ServerContext, call: Call) -> Response:
     max_keys = _max_keys(call, ctx)
     owner = call.query.get("fetch-owner") == "true"
     page = collect(ctx, call, prefix, delimiter, after, max_keys)
+    if ctx.profile.deviations.list_collated_order:
+        page = collated(page)
     truncated = page.truncated or (
         ctx.profile.deviations.cursor_when_full
         and max_keys > 0
@@ -273,6 +290,8 @@ async def list_objects_v1(ctx: ServerContext, call: Call) -> Response:
     marker = call.query.get("marker", "")
     max_keys = _max_keys(call, ctx)
     page = collect(ctx, call, prefix, delimiter, marker or None, max_keys)
+    if ctx.profile.deviations.list_collated_order:
+        page = collated(page)
     marked = page.truncated or ctx.profile.deviations.v1_next_marker_always
     next_marker = page.last if marked and delimiter else None
     return _listing(

@@ -8,6 +8,7 @@ UploadPart), conditional completion that aborts the upload when a condition fail
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import time
 import xml.etree.ElementTree as ET
 
@@ -165,6 +166,9 @@ async def complete_multipart_upload(ctx: ServerContext, call: Call) -> Response:
         except UploadGone:  # aborted with its bucket while the parts were joined
             raise S3Error("NoSuchUpload", UploadId=upload.upload_id) from None
         etag = multipart_etag(chosen)
+        if ctx.profile.deviations.multipart_etag_of_hex:  # the hex ETags hashed as text
+            hexes = "".join(part.etag for part in chosen).encode()
+            etag = f"{hashlib.md5(hexes).hexdigest()}-{len(chosen)}"
         if ctx.profile.deviations.multipart_etag_plain:
             etag = blob.md5_hex
         meta = {**upload.meta, "parts": [part.size for part in chosen]}  # ?partNumber=

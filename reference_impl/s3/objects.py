@@ -192,7 +192,8 @@ async def get_object(ctx: ServerContext, call: Call) -> Response:
     if ctx.profile.deviations.if_match_ignored:
         wanted = replace(wanted, if_match=None)
     lists = bool(ctx.profile.conditional_etag_lists)
-    if conditions.check_read(wanted, record, lists) == conditions.NOT_MODIFIED:
+    inverted = ctx.profile.deviations.if_modified_since_inverted
+    if conditions.check_read(wanted, record, lists, inverted) == conditions.NOT_MODIFIED:
         kept = {k: v for k, v in headers.items() if k in ("ETag", "Last-Modified")}
         if ctx.profile.deviations.not_modified_without_etag:
             del kept["ETag"]

@@ -165,6 +165,10 @@ STORAGE: list[tuple[list[str], dict[str, str]]] = [
     (["storage.delete-objects.quiet"], breaks("quiet-lists-deleted")),
     (["storage.copy-object.keeps-metadata"], breaks("copy-drops-metadata")),
     (["storage.get-object.not-modified-headers"], breaks("not-modified-without-etag")),
+    (["storage.get-object.if-modified-since", "storage.get-object.date-conditions"],
+     breaks("if-modified-since-inverted")),
+    (["storage.complete-multipart-upload.etag-md5-of-parts"], breaks("multipart-etag-of-hex")),
+    (["storage.list-objects.utf8-order"], breaks("list-collated-order")),
     # management API buckets
     (["storage.mgmt.bucket.jurisdiction-field"],
      drop("bucket.jurisdiction")),
