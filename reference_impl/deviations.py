@@ -233,6 +233,9 @@ class Deviations:
     if_modified_since_inverted: bool = False
     multipart_etag_of_hex: bool = False
     list_collated_order: bool = False
+    delete_bucket_keeps_uploads: bool = False
+    put_publish_unchecked: bool = False
+    delete_bucket_deferred: bool = False
 
 
 @cache

@@ -121,9 +121,11 @@ async def store_body(ctx: ServerContext, call: Call, meta: dict[str, Any]) -> Ob
     if ctx.profile.deviations.content_type_always_inferred:
         content_type = content_type_of(ctx, call.key, blob)
     check = publish_check(ctx, call) if ctx.profile.conditional_writes else None
+    unchecked = ctx.profile.deviations.put_publish_unchecked  # the bucket checked at start only
     record: ObjectRecord = ctx.store.put_object(
-        call.account, call.bucket, call.key, blob, content_type, meta, check=check
-    )
+        call.account, call.bucket, call.key, blob, content_type, meta, check=check,
+        bucket_unchecked=unchecked,
+    )  # fmt: skip
     return record
 
 

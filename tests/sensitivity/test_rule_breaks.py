@@ -139,6 +139,9 @@ STORAGE: list[tuple[list[str], dict[str, str]]] = [
      breaks("write-conditions-at-start")),
     (["storage.delete-bucket.stays-deleted", "storage.bindings.missing-bucket-refused"],
      breaks("bindings-create-bucket")),
+    (["storage.delete-bucket.no-resurrection"], breaks("put-publish-unchecked")),
+    (["storage.delete-bucket.uploads-in-progress"], breaks("delete-bucket-keeps-uploads")),
+    (["storage.delete-bucket.deletes-empty"], breaks("delete-bucket-deferred")),
     # uploads, digests, bucket settings and listings
     (["storage.abort-multipart-upload.aborts"], breaks("abort-keeps")),
     (["storage.put-object.content-md5-mismatch"], breaks("content-md5-ignored")),
