@@ -235,6 +235,8 @@ class Deviations:
     list_collated_order: bool = False
     delete_bucket_keeps_uploads: bool = False
     put_publish_unchecked: bool = False
+    unequal_parts_accepted: bool = False
+    parts_joined_as_listed: bool = False
     delete_bucket_deferred: bool = False
 
 

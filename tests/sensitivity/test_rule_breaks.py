@@ -144,6 +144,9 @@ STORAGE: list[tuple[list[str], dict[str, str]]] = [
     (["storage.delete-bucket.deletes-empty"], breaks("delete-bucket-deferred")),
     # uploads, digests, bucket settings and listings
     (["storage.abort-multipart-upload.aborts"], breaks("abort-keeps")),
+    (["storage.complete-multipart-upload.unequal-parts-invalid-part"],
+     breaks("unequal-parts-accepted")),
+    (["storage.complete-multipart-upload.sorted-order"], breaks("parts-joined-as-listed")),
     (["storage.put-object.content-md5-mismatch"], breaks("content-md5-ignored")),
     (["storage.lifecycle.delete"], breaks("lifecycle-delete-keeps")),
     (["storage.auth.unsigned-refused"], breaks("unsigned-access-denied")),
