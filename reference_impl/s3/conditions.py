@@ -87,13 +87,11 @@ def _modified_after(record: ObjectRecord, stamp: float) -> bool:
     return int(record.modified) > int(stamp)
 
 
-def check_read(
-    conditions: Conditions, record: ObjectRecord, lists: bool, since_inverted: bool
-) -> int | None:
+def check_read(conditions: Conditions, record: ObjectRecord, lists: bool) -> int | None:
     """For GET/HEAD: raise 412 PreconditionFailed, return 304 for Not Modified, else None.
 
     Precedence follows RFC 9110: If-Match before If-Unmodified-Since, If-None-Match before
-    If-Modified-Since. `since_inverted`: a deviation comparing If-Modified-Since the wrong way.
+    If-Modified-Since.
     """
     if conditions.if_match is not None:
         if not etag_matches(conditions.if_match, record.etag, lists):
@@ -107,7 +105,7 @@ def check_read(
             return NOT_MODIFIED
     else:
         stamp = _date(conditions.if_modified_since)
-        if stamp is not None and _modified_after(record, stamp) == since_inverted:
+        if stamp is not None and not _modified_after(record, stamp):
             return NOT_MODIFIED
     return None
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -16,6 +15,7 @@ from starlette.responses import Response
 
 from reference_impl.context import ServerContext
 from reference_impl.numbers import is_decimal
+from reference_impl.s3 import deviant
 from reference_impl.s3.buckets import require_bucket
 from reference_impl.s3.call import Call
 from reference_impl.s3.errors import S3Error
@@ -92,20 +92,6 @@ def collect(
             break
         if not restarted:
             return page
-
-
-def collated(page: Page) -> Page:
-    """The page in a locale collation's order (the deviation `list_collated_order`): names
-    compared first by their letters and digits alone, accents and case folded, as ORDER BY
-    under an en_US.UTF-8 collation or `sorted(key=locale.strxfrm)` would. The page holds the
-    same entries; paging is unchanged."""
-
-    def fold(name: str) -> tuple[str, str]:
-        decomposed = unicodedata.normalize("NFKD", name)
-        return "".join(c for c in decomposed if c.isalnum()).casefold(), name
-
-    contents = sorted(page.contents, key=lambda row: fold(row[0]))
-    return replace(page, contents=contents, prefixes=sorted(page.prefixes, key=fold))
 
 
 def successor(prefix: str) -> str | None:
@@ -251,9 +237,7 @@ async def list_objects_v2(ctx: ServerContext, call: Call) -> Response:
     after = decode_token(cursor) if cursor is not None else start_after
     max_keys = _max_keys(call, ctx)
     owner = call.query.get("fetch-owner") == "true"
-    page = collect(ctx, call, prefix, delimiter, after, max_keys)
-    if ctx.profile.deviations.list_collated_order:
-        page = collated(page)
+    page = deviant.listing_order(ctx, collect(ctx, call, prefix, delimiter, after, max_keys))
     truncated = page.truncated or (
         ctx.profile.deviations.cursor_when_full
         and max_keys > 0
@@ -289,9 +273,9 @@ async def list_objects_v1(ctx: ServerContext, call: Call) -> Response:
     delimiter = call.query.get("delimiter") or None
     marker = call.query.get("marker", "")
     max_keys = _max_keys(call, ctx)
-    page = collect(ctx, call, prefix, delimiter, marker or None, max_keys)
-    if ctx.profile.deviations.list_collated_order:
-        page = collated(page)
+    page = deviant.listing_order(
+        ctx, collect(ctx, call, prefix, delimiter, marker or None, max_keys)
+    )
     marked = page.truncated or ctx.profile.deviations.v1_next_marker_always
     next_marker = page.last if marked and delimiter else None
     return _listing(

@@ -15,7 +15,7 @@ from starlette.responses import Response
 from reference_impl.context import ServerContext
 from reference_impl.migration.hook import require_or_fetch
 from reference_impl.numbers import is_decimal
-from reference_impl.s3 import checksums, conditions
+from reference_impl.s3 import checksums, conditions, deviant
 from reference_impl.s3.bodies import ClosingStream, WholeBody
 from reference_impl.s3.buckets import require_bucket
 from reference_impl.s3.call import Call, check_content_md5
@@ -194,8 +194,7 @@ async def get_object(ctx: ServerContext, call: Call) -> Response:
     if ctx.profile.deviations.if_match_ignored:
         wanted = replace(wanted, if_match=None)
     lists = bool(ctx.profile.conditional_etag_lists)
-    inverted = ctx.profile.deviations.if_modified_since_inverted
-    if conditions.check_read(wanted, record, lists, inverted) == conditions.NOT_MODIFIED:
+    if deviant.check_read(ctx, wanted, record, lists) == conditions.NOT_MODIFIED:
         kept = {k: v for k, v in headers.items() if k in ("ETag", "Last-Modified")}
         if ctx.profile.deviations.not_modified_without_etag:
             del kept["ETag"]
