@@ -61,6 +61,8 @@ class Deviations:
     first_instance_only: bool = False
     log_raw_response_fields: bool = False
     arrays_as_defaults: bool = False
+    log_path_as_uri: bool = False
+    log_client_address_with_port: bool = False
     # gateway
     drop_id: bool = False
     chain_id_override: int | None = None
@@ -226,6 +228,16 @@ class Deviations:
     write_conditions_at_start: bool = False
     migration_fetch_overwrites: bool = False
     bindings_create_bucket: bool = False
+    list_buckets_token_names_next: bool = False
+    page_size_zero_refused: bool = False
+    if_modified_since_inverted: bool = False
+    multipart_etag_of_hex: bool = False
+    list_collated_order: bool = False
+    delete_bucket_keeps_uploads: bool = False
+    put_publish_unchecked: bool = False
+    unequal_parts_accepted: bool = False
+    parts_joined_as_listed: bool = False
+    delete_bucket_deferred: bool = False
 
 
 @cache

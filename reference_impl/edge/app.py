@@ -128,7 +128,8 @@ class Edge:
             pass
         raw = transformed if self.ctx.profile.deviations.log_transformed_headers else original
         exchange = Exchange(raw, transformed, from_origin, _response_headers(response))
-        self._log(request, uri, start_ns, exchange, response)
+        logged_uri = request.url.path if self.ctx.profile.deviations.log_path_as_uri else uri
+        self._log(request, logged_uri, start_ns, exchange, response)
         return response
 
     def _log(
@@ -150,7 +151,7 @@ class Edge:
             method=request.method,
             uri=uri,
             status=response.status_code,
-            client_ip=request.client.host if request.client else "",
+            client_ip=self._client_ip(request),
         )
         record.update(custom_field_objects(config, exchange, log_options(self.ctx)))
         if self.ctx.profile.deviations.lowercase_logged_cookies and "Cookies" in record:
@@ -158,6 +159,14 @@ class Edge:
         for name in self.ctx.profile.deviations.drop_record_fields or ():
             record.pop(name, None)
         self.delivery.add(zone_id, record)
+
+    def _client_ip(self, request: Request) -> str:
+        """The peer's IP address (with its port under the deviation that logs the address)."""
+        if request.client is None:
+            return ""
+        if self.ctx.profile.deviations.log_client_address_with_port:
+            return f"{request.client.host}:{request.client.port}"
+        return request.client.host
 
 
 def build_app(ctx: ServerContext) -> Starlette:

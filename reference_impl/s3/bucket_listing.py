@@ -29,11 +29,13 @@ def _param(call: Call, name: str, use_headers: bool) -> str | None:
     return value
 
 
-def _page_size(raw: str | None) -> int:
+def _page_size(raw: str | None, zero_refused: bool) -> int:
     if raw is None:
         return MAX_PAGE
     if not is_decimal(raw.strip()):
         raise S3Error("InvalidArgument", "max-keys must be a non-negative integer")
+    if zero_refused and int(raw) == 0:  # a deviation: 1..1000 instead of 0..1000
+        raise S3Error("InvalidArgument", "max-keys must be between 1 and 1000")
     return min(int(raw), MAX_PAGE)
 
 
@@ -51,12 +53,15 @@ async def list_buckets(ctx: ServerContext, call: Call) -> Response:
     size_raw = _param(call, "max-keys", True)
     if size_raw is None:
         size_raw = call.query.get("per_page")
-    size = _page_size(size_raw)
+    size = _page_size(size_raw, ctx.profile.deviations.page_size_zero_refused)
     chosen = [b for b in names if b.name.startswith(prefix) and (after is None or b.name > after)]
     page, truncated = chosen[:size], len(chosen) > size and size > 0
     next_token = None
     if truncated:
-        next_token = encode_token(page[-1].name, TOKEN_MAGIC)
+        resume = page[-1].name
+        if ctx.profile.deviations.list_buckets_token_names_next:  # the next page's first
+            resume = chosen[size].name
+        next_token = encode_token(resume, TOKEN_MAGIC)
     headers = {}
     if truncated and next_token:
         headers[EXT_PREFIX + "is-truncated"] = "true"

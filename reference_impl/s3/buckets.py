@@ -85,7 +85,10 @@ async def delete_bucket(ctx: ServerContext, call: Call) -> Response:
     empty = ctx.store.bucket_is_empty(call.account, bucket.name)
     if not empty and not ctx.profile.deviations.delete_non_empty:
         raise S3Error("BucketNotEmpty", BucketName=bucket.name)
-    ctx.store.delete_bucket(call.account, bucket.name)
+    if ctx.profile.deviations.delete_bucket_deferred:  # answered; the deletion never runs
+        return Response(status_code=204)
+    keep_uploads = ctx.profile.deviations.delete_bucket_keeps_uploads
+    ctx.store.delete_bucket(call.account, bucket.name, keep_uploads=keep_uploads)
     registry(ctx).remove_bucket(call.account, bucket.name)  # a recreated bucket starts private
     audit.record_s3(ctx, call, "DeleteBucket")
     return Response(status_code=204)

@@ -15,6 +15,7 @@ from starlette.responses import Response
 
 from reference_impl.context import ServerContext
 from reference_impl.numbers import is_decimal
+from reference_impl.s3 import deviant
 from reference_impl.s3.buckets import require_bucket
 from reference_impl.s3.call import Call
 from reference_impl.s3.errors import S3Error
@@ -236,7 +237,7 @@ async def list_objects_v2(ctx: ServerContext, call: Call) -> Response:
     after = decode_token(cursor) if cursor is not None else start_after
     max_keys = _max_keys(call, ctx)
     owner = call.query.get("fetch-owner") == "true"
-    page = collect(ctx, call, prefix, delimiter, after, max_keys)
+    page = deviant.listing_order(ctx, collect(ctx, call, prefix, delimiter, after, max_keys))
     truncated = page.truncated or (
         ctx.profile.deviations.cursor_when_full
         and max_keys > 0
@@ -272,7 +273,9 @@ async def list_objects_v1(ctx: ServerContext, call: Call) -> Response:
     delimiter = call.query.get("delimiter") or None
     marker = call.query.get("marker", "")
     max_keys = _max_keys(call, ctx)
-    page = collect(ctx, call, prefix, delimiter, marker or None, max_keys)
+    page = deviant.listing_order(
+        ctx, collect(ctx, call, prefix, delimiter, marker or None, max_keys)
+    )
     marked = page.truncated or ctx.profile.deviations.v1_next_marker_always
     next_marker = page.last if marked and delimiter else None
     return _listing(

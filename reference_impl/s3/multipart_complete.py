@@ -15,7 +15,7 @@ from starlette.responses import Response
 
 from reference_impl.context import ServerContext
 from reference_impl.numbers import is_decimal
-from reference_impl.s3 import conditions, multipart_done
+from reference_impl.s3 import conditions, deviant, multipart_done
 from reference_impl.s3.call import Call
 from reference_impl.s3.conditions_put import missing_if_match, publish_check
 from reference_impl.s3.errors import S3Error
@@ -69,12 +69,13 @@ def _chosen(ctx: ServerContext, upload: Upload, pairs: list[tuple[int, str]]) ->
             raise S3Error(
                 "EntityTooSmall", PartNumber=str(part.number), ProposedSize=str(part.size)
             )
-    if ctx.profile.multipart_sizes_checked_at_completion and len(chosen) > 2:
+    sizes_checked = deviant.sizes_checked_at_completion(ctx)
+    if sizes_checked and len(chosen) > 2:
         first = chosen[0].size
         if any(part.size != first for part in chosen[1:-1]):
             raise S3Error("InvalidPart", "All non-trailing parts must have the same length")
     last_larger = len(chosen) > 1 and chosen[-1].size > chosen[0].size
-    if ctx.profile.multipart_sizes_checked_at_completion and last_larger:
+    if sizes_checked and last_larger:
         raise S3Error("InvalidPart", "The last part may not be larger than the others")
     return chosen
 
@@ -145,7 +146,8 @@ async def complete_multipart_upload(ctx: ServerContext, call: Call) -> Response:
         _check_conditions(ctx, call, upload)
     body = await call.small_body()
     root = await parse_request_body(body, not ctx.profile.deviations.refuse_xml_declaration)
-    pairs = _in_order(ctx, _requested(ctx, root))
+    requested = _requested(ctx, root)
+    pairs = _in_order(ctx, requested)
     if not early:
         _check_conditions(ctx, call, upload)
     if upload.upload_id in COMPLETING:
@@ -161,10 +163,10 @@ async def complete_multipart_upload(ctx: ServerContext, call: Call) -> Response:
             await asyncio.sleep(delay)
         chosen = _chosen(ctx, upload, pairs)
         try:
-            blob = await uploads(ctx).join(chosen)
+            blob = await uploads(ctx).join(deviant.joined_parts(ctx, chosen, requested))
         except UploadGone:  # aborted with its bucket while the parts were joined
             raise S3Error("NoSuchUpload", UploadId=upload.upload_id) from None
-        etag = multipart_etag(chosen)
+        etag = deviant.multipart_etag(ctx, chosen, multipart_etag(chosen))
         if ctx.profile.deviations.multipart_etag_plain:
             etag = blob.md5_hex
         meta = {**upload.meta, "parts": [part.size for part in chosen]}  # ?partNumber=

@@ -15,7 +15,7 @@ from starlette.responses import Response
 from reference_impl.context import ServerContext
 from reference_impl.migration.hook import require_or_fetch
 from reference_impl.numbers import is_decimal
-from reference_impl.s3 import checksums, conditions
+from reference_impl.s3 import checksums, conditions, deviant
 from reference_impl.s3.bodies import ClosingStream, WholeBody
 from reference_impl.s3.buckets import require_bucket
 from reference_impl.s3.call import Call, check_content_md5
@@ -128,9 +128,11 @@ async def store_body(ctx: ServerContext, call: Call, meta: dict[str, Any]) -> Ob
     if ctx.profile.deviations.content_type_always_inferred:
         content_type = content_type_of(ctx, call.key, blob)
     check = publish_check(ctx, call) if ctx.profile.conditional_writes else None
+    unchecked = ctx.profile.deviations.put_publish_unchecked  # the bucket checked at start only
     record: ObjectRecord = ctx.store.put_object(
-        call.account, call.bucket, call.key, blob, content_type, meta, check=check
-    )
+        call.account, call.bucket, call.key, blob, content_type, meta, check=check,
+        bucket_unchecked=unchecked,
+    )  # fmt: skip
     return record
 
 
@@ -199,7 +201,7 @@ async def get_object(ctx: ServerContext, call: Call) -> Response:
     if ctx.profile.deviations.if_match_ignored:
         wanted = replace(wanted, if_match=None)
     lists = bool(ctx.profile.conditional_etag_lists)
-    if conditions.check_read(wanted, record, lists) == conditions.NOT_MODIFIED:
+    if deviant.check_read(ctx, wanted, record, lists) == conditions.NOT_MODIFIED:
         kept = {k: v for k, v in headers.items() if k in ("ETag", "Last-Modified")}
         if ctx.profile.deviations.not_modified_without_etag:
             del kept["ETag"]

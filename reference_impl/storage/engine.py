@@ -186,12 +186,13 @@ class Store:
         ).fetchone()
         return row is None
 
-    def delete_bucket(self, account: str, name: str) -> None:
+    def delete_bucket(self, account: str, name: str, keep_uploads: bool = False) -> None:
         """Delete the bucket with everything still attached to it, in one transaction.
 
         Callers refuse a bucket that holds objects; rows left anyway (a deviating profile) go
         with it, and so do multipart uploads in progress (aborted, as S3 does: decisions.md),
-        so that a bucket recreated under the same name never sees any of them.
+        so that a bucket recreated under the same name never sees any of them. `keep_uploads`:
+        the deviation that forgets them (deviations.yaml, delete_bucket_keeps_uploads).
         """
         where = (account, name)
         with self.db:
@@ -205,7 +206,8 @@ class Store:
                 )
             ]
             self.db.execute("DELETE FROM objects WHERE account=? AND bucket=?", where)
-            if self.db.execute("SELECT 1 FROM sqlite_master WHERE name='parts'").fetchone():
+            parts = self.db.execute("SELECT 1 FROM sqlite_master WHERE name='parts'").fetchone()
+            if parts and not keep_uploads:
                 uploads = "SELECT upload_id FROM uploads WHERE account=? AND bucket=?"
                 files += [
                     row[0]
@@ -299,12 +301,14 @@ class Store:
         meta: dict[str, Any],
         etag: str | None = None,
         check: PublishCheck | None = None,
+        bucket_unchecked: bool = False,
     ) -> ObjectRecord:
         """Publish a written blob under the key, replacing (and removing) any previous one.
 
         Raises BucketGone (and removes the blob) when the bucket is gone or was created after
         the blob's write began: checked in the same transaction as the insert, and handlers
-        run on one event loop, so a bucket delete and this commit never interleave. `check`
+        run on one event loop, so a bucket delete and this commit never interleave (unless
+        `bucket_unchecked`, the deviation put_publish_unchecked of deviations.yaml). `check`
         (a write's If-* conditions) is called with the object under the key at that moment,
         in the same transaction: whatever it raises refuses the write and removes the blob, so
         of two create-if-absent writes exactly one publishes (docs/decisions.md).
@@ -324,7 +328,7 @@ class Store:
             inline=blob.inline is not None,
         )
         try:
-            old = self._commit_object(account, bucket, key, blob, record, check)
+            old = self._commit_object(account, bucket, key, blob, record, check, bucket_unchecked)
         except sqlite3.Error as exc:  # a full disk: the transaction rolled back, drop the blob
             if not is_full(exc):
                 raise
@@ -343,13 +347,14 @@ class Store:
         blob: BlobInfo,
         record: ObjectRecord,
         check: PublishCheck | None,
+        bucket_unchecked: bool,
     ) -> Any:
         """The row of `put_object`, in one transaction; the replaced row's (blob, is a file)."""
         with self.db:
             gen = self.db.execute(
                 "SELECT gen FROM buckets WHERE account=? AND name=?", (account, bucket)
             ).fetchone()
-            if gen is None or gen[0] >= blob.epoch:
+            if (gen is None or gen[0] >= blob.epoch) and not bucket_unchecked:
                 if blob.inline is None:
                     self.blobs.remove(blob.name)
                 raise BucketGone(account, bucket)

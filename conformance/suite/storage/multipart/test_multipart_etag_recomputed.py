@@ -39,6 +39,7 @@ def _upload(s3, bucket, key, parts):
 @pytest.mark.rule(
     "storage.complete-multipart-upload.etag-suffix",
     "storage.complete-multipart-upload.etag-suffix-dated",
+    "storage.complete-multipart-upload.etag-md5-of-parts",
     "storage.complete-multipart-upload.publishes",
 )
 def test_etag_of_parts_1_3_7_is_md5_of_binary_md5s_dash_3(s3, bucket, names):
