@@ -42,14 +42,19 @@ def test_a_malformed_variable_is_a_clear_error_when_used(monkeypatch: pytest.Mon
         settings.seconds(settings.LOG_WAIT, 60.0)
 
 
-def test_the_cli_refuses_a_malformed_variable_up_front() -> None:
+@pytest.mark.parametrize(
+    ("variable", "value"),
+    # "inf": float() takes it (tests/test_settings_infinite_seconds.py)
+    [("CONFORMANCE_READY_TIMEOUT", "30s"), ("CONFORMANCE_API_TIMEOUT", "inf")],
+)
+def test_the_cli_refuses_a_malformed_variable_up_front(variable: str, value: str) -> None:
     """`conformance` names the variable and exits 2 before any run starts, never a traceback
     from inside the pytest child."""
-    env = {**os.environ, "CONFORMANCE_READY_TIMEOUT": "30s"}
+    env = {**os.environ, variable: value}
     code = "import sys; from conformance.cli import main; sys.exit(main(['rules']))"
     done = subprocess.run(
         [sys.executable, "-c", code],
         env=env, capture_output=True, text=True, timeout=60,
     )  # fmt: skip
     assert done.returncode == 2, (done.returncode, done.stderr[-300:])
-    assert "CONFORMANCE_READY_TIMEOUT" in done.stderr and "Traceback" not in done.stderr
+    assert variable in done.stderr and "Traceback" not in done.stderr
