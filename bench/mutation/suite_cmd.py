@@ -27,13 +27,12 @@ from pathlib import Path
 from typing import Any
 
 from bench.mutation import verdict
-from conformance.plugin import SUITE_PLUGINS
 
 MOTO_STARTUP_S = 30.0
 # The plugins a run needs, by entry-point name, with autoloading off: the others installed
 # (hypothesis's, allure's, anyio's, randomly's) cost ~1.5 s of CPU a run and change nothing
 # here (the storage model uses hypothesis itself); randomly would shuffle the -x order.
-PLUGINS = tuple(arg for name in SUITE_PLUGINS for arg in ("-p", name))
+PLUGINS = ("-p", "xdist", "-p", "edge_conformance", "-p", "timeout", "-p", "rerunfailures")
 OUTPUT_TAIL = 3000
 
 
