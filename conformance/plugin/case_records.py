@@ -14,6 +14,7 @@ import pytest
 
 from conformance.clients.evidence import redact_text
 from conformance.plugin.applicability import CASE, NA_PREFIX, RULE_ID
+from conformance.plugin.attribution import unchecked_rules
 from conformance.plugin.collection import SUITE_DIR
 from conformance.plugin.report_details import (
     DOC,
@@ -118,6 +119,7 @@ class _Pending:
     # (status, message, evidence) of the call phase and of any setup/teardown that did not pass
     phases: list[tuple[str, str | None, list[dict[str, Any]]]] = field(default_factory=list)
     failed_rule: str | None = None  # the one rule a RuleFailure of the call phase named
+    unchecked: dict[str, str] = field(default_factory=dict)  # rule -> why the call never checked it
     doc: str = ""  # the test's docstring (recorded at setup)
     # earlier attempts of a rerun test (--rerun), and whether the current one will be rerun
     attempts: list[dict[str, Any]] = field(default_factory=list)
@@ -127,7 +129,15 @@ class _Pending:
     xfailed_as: tuple[str, str] | None = None
 
     def status_of(self, rule_id: str) -> tuple[str, str | None, list[dict[str, Any]]]:
-        """The outcome for one rule: a failure attributed to another rule passes this one."""
+        """The outcome for one rule: a failure attributed to another rule passes this one,
+        and a pass of a rule the test said it never checked is NOT-CHECKED."""
+        status, message, evidence = self._attributed(rule_id)
+        if status == PASS and rule_id in self.unchecked:
+            why = self.unchecked[rule_id]
+            return NOT_CHECKED, f"the test did not check this rule: {why}", []
+        return status, message, evidence
+
+    def _attributed(self, rule_id: str) -> tuple[str, str | None, list[dict[str, Any]]]:
         status, message, evidence = self.final(rule_id)
         named = self.failed_rule
         if status != FAIL or named is None or named == rule_id:
@@ -238,6 +248,7 @@ class CaseRecorder:
         pending.rerunning = pending.rerunning or is_rerun(report)
         if report.when == "call":
             pending.failed_rule = props.get(FAILED_RULE)
+            pending.unchecked = unchecked_rules(report.user_properties)
         if status == XFAIL:
             kind = props.get(FAILURE_KIND) if report.when == "call" else None
             pending.xfailed_as = (FAIL if kind == "assertion" else ERROR), _message(report)

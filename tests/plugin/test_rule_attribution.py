@@ -63,3 +63,38 @@ def test_deselected_failing_rule_leaves_the_selected_ones_undecided(
     suite.runpytest("--results", str(out), "--rule", "storage.put.ok")
     cases = _cases(json.loads(out.read_text()), "test_one_rule_of_three_fails")
     assert {r: c["status"] for r, c in cases.items()} == {"storage.put.ok": "ERROR"}
+
+
+UNCHECKED = """
+import pytest
+from conformance.plugin.attribution import RuleFailure, unchecked_rule
+
+@pytest.mark.rule("storage.put.ok", "gateway.chain.id", "logs.create.ok")
+def test_passes_without_reaching_one_rule(record_property):
+    record_property(*unchecked_rule("gateway.chain.id", "its path was never walked"))
+
+@pytest.mark.rule("storage.put.ok", "gateway.chain.id", "logs.create.ok")
+def test_fails_one_rule_and_never_reached_another(record_property):
+    try:
+        raise RuleFailure("storage.put.ok", "diverged here")
+    finally:
+        record_property(*unchecked_rule("gateway.chain.id", "never walked"))
+"""
+
+
+def test_a_rule_the_test_did_not_reach_is_not_checked(suite: pytest.Pytester) -> None:
+    """A pass says nothing of a rule the test reports it never checked: NOT-CHECKED, which
+    does not certify; the others keep their outcome, a failure included."""
+    suite.makepyfile(UNCHECKED)
+    out = suite.path / "results.json"
+    suite.runpytest("--results", str(out))
+    doc = json.loads(out.read_text())
+    cases = _cases(doc, "test_passes_without_reaching_one_rule")
+    assert {r: c["status"] for r, c in cases.items()} == {
+        "storage.put.ok": "PASS", "gateway.chain.id": "NOT-CHECKED", "logs.create.ok": "PASS",
+    }  # fmt: skip
+    assert "its path was never walked" in cases["gateway.chain.id"]["message"]
+    failing = _cases(doc, "test_fails_one_rule_and_never_reached_another")
+    assert {r: c["status"] for r, c in failing.items()} == {
+        "storage.put.ok": "FAIL", "gateway.chain.id": "NOT-CHECKED", "logs.create.ok": "PASS",
+    }  # fmt: skip
