@@ -35,6 +35,17 @@ def test_store_follows_the_model_with_races(ref: RefProcess) -> None:
     summary = run_model(context(ref, "all"), STEPS, StoreMachine)
     print(summary.line())
     assert summary.steps >= STEPS // 2, summary.line()
+    # the tour walks every check once: a check no step reaches leaves its rule unchecked
+    assert summary.unreached == [], summary.line()
+
+
+def test_the_tour_alone_reaches_every_check(ref: RefProcess) -> None:
+    """With one generated step, the fixed tour still walks every check of model.yaml: a
+    break-check or a mutant run with a small `--model-steps` checks every rule the test names."""
+    ctx = context(ref, "tour")
+    ctx.concurrent = False  # as the suite runs it
+    summary = run_model(ctx, 1, StoreMachine)
+    assert summary.unreached == [], summary.line()
 
 
 def test_deleted_bucket_takes_racing_puts_with_it(ref: RefProcess) -> None:

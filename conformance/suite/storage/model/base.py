@@ -34,7 +34,7 @@ class ModelBase(RuleBasedStateMachine):
         collector.reset()
         self.bucket_names = [ctx.names.bucket() for _ in range(BUCKETS)]
         self.trace = Trace({name: f"B{i}" for i, name in enumerate(self.bucket_names)})
-        self.check = Checker(ctx.checks, self.trace, ctx.diverged)
+        self.check = Checker(ctx.checks, self.trace, ctx.diverged, ctx.held)
         self.store = Store()
         self.handles: list[Upload] = []  # every upload of this example, live or ended
         self.deleted: set[str] = set()  # buckets this example deleted

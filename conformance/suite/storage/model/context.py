@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -41,6 +42,7 @@ class ModelContext:
     examples: int = 0
     last: Any = None  # the machine of the latest example (the shrunk one after a failure)
     diverged: list[str] = field(default_factory=list)  # rule ids, in the order they diverged
+    held: Counter[str] = field(default_factory=Counter)  # check -> times it held, all examples
 
     @property
     def checks(self) -> dict[str, str]:

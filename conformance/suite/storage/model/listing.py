@@ -150,6 +150,14 @@ class ListingSteps(ModelBase):
         self.check.expect(
             seen == want, "list-order", f"{what}: entries not in UTF-8 order across pages"
         )
+        # the comparisons above held for each parameter the request sent
+        sent = {
+            "list-prefix": bool(prefix),
+            "list-delimiter": bool(delimiter),
+            "list-common-prefix-once": any(is_prefix for _, is_prefix in seen),
+            "list-start-after": bool(start_after),
+        }
+        self.check.reached(*(check for check, used in sent.items() if used))
 
     @staticmethod
     def lacking_check(version: int, prefix: str, start_after: str, paged: bool) -> str:

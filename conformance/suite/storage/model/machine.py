@@ -25,6 +25,7 @@ from conformance.suite.storage.model.listing import ListingSteps
 from conformance.suite.storage.model.multipart import MultipartSteps
 from conformance.suite.storage.model.objects import ObjectSteps
 from conformance.suite.storage.model.races import RaceSteps
+from conformance.suite.storage.model.tour import run_tour
 
 STEPS_PER_EXAMPLE = 20
 SHRINK_SECONDS = 60  # Hypothesis's own cap is 5 minutes; each replay here costs real requests
@@ -42,9 +43,21 @@ class BucketRaceMachine(ObjectSteps, RaceSteps):
 class Summary:
     steps: int
     examples: int
+    held: dict[str, int]  # check -> times it held
+    checks: tuple[str, ...]  # every check of model.yaml
+
+    @property
+    def unreached(self) -> list[str]:
+        """The checks no generated step reached: the run says nothing about their rules."""
+        return [check for check in self.checks if not self.held.get(check)]
 
     def line(self) -> str:
-        return f"store model: {self.steps} steps checked in {self.examples} runs"
+        reached = len(self.checks) - len(self.unreached)
+        text = (
+            f"store model: {self.steps} steps checked in {self.examples} runs; "
+            f"{reached} of {len(self.checks)} checks reached"
+        )
+        return text + (f" (not reached: {', '.join(self.unreached)})" if self.unreached else "")
 
 
 def model_settings(budget: int, shrink: bool = True) -> settings:
@@ -72,7 +85,8 @@ def run_model(
     steps: type[ModelBase] = StoreMachine,
     shrink_seconds: int = SHRINK_SECONDS,
 ) -> Summary:
-    """Run about `budget` steps; a divergence raises its RuleFailure (shrunk sequence inside).
+    """Run the tour (tour.py), then about `budget` generated steps; a divergence raises its
+    RuleFailure (shrunk sequence inside; the tour's is not shrunk).
 
     Several rules may diverge in one run: each was shrunk on its own. The rule reported is
     the one whose divergence generation found first: generation is derandomized, so that is
@@ -83,6 +97,7 @@ def run_model(
     machine = type("StoreModel", (steps,), {"ctx": ctx})
     try:
         with _shrink_cap(max(1, shrink_seconds)), _first_bug_ends_generation():
+            run_tour(machine)
             settings_ = model_settings(budget, shrink=shrink_seconds > 0)
             run_state_machine_as_test(machine, settings=settings_)
     except (RuleFailure, Flaky, BaseExceptionGroup) as exc:
@@ -96,7 +111,7 @@ def run_model(
         also = f"\nother rules that diverged in this run: {', '.join(others)}" if others else ""
         detail = f"{note}{found.detail}{also}\n{_counted(ctx)}"
         raise RuleFailure(found.rule_id, detail) from exc
-    return Summary(ctx.steps, ctx.examples)
+    return Summary(ctx.steps, ctx.examples, dict(ctx.held), tuple(ctx.checks))
 
 
 def _first_found(failures: list[RuleFailure], diverged: list[str]) -> RuleFailure:

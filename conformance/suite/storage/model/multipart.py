@@ -137,6 +137,10 @@ class MultipartSteps(ObjectSteps):
         )
         if not live:
             self.ended_answer(reply.status, reply.error_code, upload, what)
+            bucket_kept = (
+                ["upload-part-not-no-such-bucket"] if self.store.exists(upload.bucket) else []
+            )
+            self.check.reached("upload-part-no-such-upload", *bucket_kept)
             return
         self.check.status(reply, {200}, set(), "upload-part", what)
         etag = unquote_etag(reply.header("etag"))
@@ -194,20 +198,21 @@ class MultipartSteps(ObjectSteps):
         sizes = [upload.parts[n].body.size for n in numbers]
         problems = size_problem(sizes, self.ctx.min_part_bytes)
         refused = problems - {""}
-        if reply.status == 200 and (not refused or "" in problems):
-            self.published(reply, upload, numbers, what)
-            return
-        if refused:
-            check = "complete-too-small" if "EntityTooSmall" in refused else "complete-unequal"
-            self.check.status(reply, {400}, refused, check, what)
-            self.abort_now(upload, label)  # S3 keeps the upload; the model ends it to stay sure
-            return
         smaller_last = len(sizes) > 1 and sizes[-1] < sizes[0]
         check = (
             "complete-condition-met"
             if headers
             else ("complete-last-smaller" if smaller_last else "complete")
         )
+        if reply.status == 200 and (not refused or "" in problems):
+            self.published(reply, upload, numbers, what)
+            self.check.reached(check)
+            return
+        if refused:
+            check = "complete-too-small" if "EntityTooSmall" in refused else "complete-unequal"
+            self.check.status(reply, {400}, refused, check, what)
+            self.abort_now(upload, label)  # S3 keeps the upload; the model ends it to stay sure
+            return
         self.check.status(reply, {200}, set(), check, what)
 
     def published_by(self, upload: Upload) -> Obj | None:

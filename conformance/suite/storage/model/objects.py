@@ -124,6 +124,8 @@ class ObjectSteps(ModelBase):
         if not self.store.exists(name):
             self.verify_bucket(name)
             self.create_bucket(b)
+            # the listing after this step shows whether anything of the old bucket came back
+            self.check.reached("no-resurrection")
 
     # -- objects -------------------------------------------------------------------------
     @rule(
@@ -456,6 +458,9 @@ class ObjectSteps(ModelBase):
                 f"{what}: Deleted lists {sorted(deleted)!r}",
             )
         for key in keys:
+            if self.store.obj(name, key) is not None:
+                # the bucket's listing after this step shows whether the key really went
+                self.check.reached(delete_objects_check(key))
             self.store.remove(name, key, delete_objects_check(key))
 
 

@@ -69,6 +69,7 @@ class RaceSteps(ModelBase):
                 f"{what}: DeleteBucket answered 204, yet PUT {o.key!r} answered 200 (an object "
                 "stored in a deleted bucket)",
             )
+        self.check.reached("no-resurrection")
         for o in outcomes:
             if o.reply is not None:
                 what_put = f"{what}: PUT {o.key!r} after the delete"

@@ -5,7 +5,8 @@ each answer compared with an in-memory model, every touched bucket listed after 
 A divergence fails the one rule of the operation that diverged (the others pass) and shows
 the sequence of requests Hypothesis shrank it to. `--model-steps N` runs more steps;
 `--model-shrink-seconds 0` reports a divergence as found (break-checks and mutants need the
-verdict, not the shortest sequence).
+verdict, not the shortest sequence). A fixed tour (model.yaml, tour.py) runs first so that
+every check is reached; a rule none of whose checks was reached is NOT-CHECKED, never PASS.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import datetime as dt
 import pytest
 
 from conformance.plugin.applicability import NA_PREFIX
+from conformance.plugin.attribution import unchecked_rule
 from conformance.plugin.state import get_state
 from conformance.suite.storage.model.context import ModelContext, rule_ids
 from conformance.suite.storage.model.machine import SHRINK_SECONDS, run_model
@@ -107,10 +109,23 @@ def test_store_follows_the_model(s3, names, expected, as_of, pytestconfig, recor
     ctx = ModelContext(s3, names, int(expected.min_part_bytes))
     shrink = pytestconfig.getoption("model_shrink_seconds")
     shrink_seconds = SHRINK_SECONDS if shrink is None else int(shrink)
-    summary = run_model(ctx, int(budget), shrink_seconds=shrink_seconds)
+    try:
+        summary = run_model(ctx, int(budget), shrink_seconds=shrink_seconds)
+    finally:
+        for rule_id in unreached_rules(ctx):
+            record_property(*unchecked_rule(rule_id, UNREACHED))
     print(summary.line())
     record_property("model_steps", str(summary.steps))
     assert summary.steps > 0, "the model ran no step"
+
+
+UNREACHED = "no request of the model's tour or generated sequences reached a check of it"
+
+
+def unreached_rules(ctx: ModelContext) -> list[str]:
+    """The rules none of whose checks held once: the model's pass says nothing of them."""
+    reached = {rule_id for check, rule_id in ctx.checks.items() if ctx.held.get(check)}
+    return sorted(set(ctx.checks.values()) - reached)
 
 
 _marked = {arg for mark in test_store_follows_the_model.pytestmark for arg in mark.args}

@@ -7,6 +7,7 @@ that sequence is the shrunk one, and it becomes the failure message and the evid
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import NoReturn
@@ -85,6 +86,9 @@ class Checker:
     checks: dict[str, str]  # check name -> catalog rule id (model.yaml)
     trace: Trace
     diverged: list[str] = field(default_factory=list)  # rule ids in the order they failed
+    # check name -> how often it held: shows which checks a budget reached (a check the
+    # generated sequences never reach checks nothing, whatever the verdict says)
+    held: Counter[str] = field(default_factory=Counter)
 
     def fail(self, check: str, detail: str) -> NoReturn:
         rule_id = self.checks[check]
@@ -97,9 +101,15 @@ class Checker:
         failure.trace = self.trace
         raise failure
 
+    def reached(self, *checks: str) -> None:
+        """Checks that held without a comparison of their own: a step whose later check
+        (the bucket's listing, a read) would have failed them (see `held`)."""
+        self.held.update(checks)
+
     def expect(self, ok: bool, check: str, detail: str) -> None:
         if not ok:
             self.fail(check, detail)
+        self.held[check] += 1
 
     def status(
         self,
@@ -113,6 +123,7 @@ class Checker:
         code = reply.error_code if reply.status >= 400 else None
         unchecked = reply.status < 400 or reply.method == "HEAD" or not codes
         if reply.status in statuses and (unchecked or code in codes):
+            self.held[check] += 1
             return
         want = " or ".join(sorted(str(s) for s in statuses))
         named = {c for c in codes if c}
