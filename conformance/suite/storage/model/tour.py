@@ -30,6 +30,7 @@ def run_tour(machine: type[ModelBase]) -> None:
     if not runs_tour(machine, steps):
         return
     tour = machine()
+    tour.trace.origin = "the model's fixed tour, model.yaml; not shrunk"
     try:
         tour.first_buckets()
         tour.touched_buckets_match()

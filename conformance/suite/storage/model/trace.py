@@ -31,6 +31,7 @@ class Trace:
     lines: list[str] = field(default_factory=list)
     exchanges: list[Exchange] = field(default_factory=list)
     step: int = 0
+    origin: str = "shrunk when Hypothesis could"  # where the sequence came from
 
     def short(self, bucket: str, key: str | None = None) -> str:
         alias = self.aliases.get(bucket, bucket)
@@ -96,7 +97,7 @@ class Checker:
         failure = failure_type(rule_id)(
             rule_id,
             f"the store diverged from the model ({check}): {detail}\n"
-            f"sequence of requests (shrunk when Hypothesis could):\n{self.trace.render()}",
+            f"sequence of requests ({self.trace.origin}):\n{self.trace.render()}",
         )
         failure.trace = self.trace
         raise failure
