@@ -231,6 +231,7 @@ class Deviations:
     list_buckets_token_names_next: bool = False
     page_size_zero_refused: bool = False
     if_modified_since_inverted: bool = False
+    http_date_imf_only: bool = False
     multipart_etag_of_hex: bool = False
     list_collated_order: bool = False
     delete_bucket_keeps_uploads: bool = False

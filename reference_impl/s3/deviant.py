@@ -9,6 +9,7 @@ modules call into here instead, without a branch of their own. Docs: deviations.
 from __future__ import annotations
 
 import hashlib
+import re
 import unicodedata
 from dataclasses import replace
 from typing import TYPE_CHECKING
@@ -26,7 +27,14 @@ def check_read(
     ctx: ServerContext, wanted: conditions.Conditions, record: ObjectRecord, lists: bool
 ) -> int | None:
     """conditions.check_read, or under `if_modified_since_inverted` with If-Modified-Since
-    compared the wrong way round (304 when the object changed after the date)."""
+    compared the wrong way round (304 when the object changed after the date), or under
+    `http_date_imf_only` with dates not in IMF-fixdate form ignored."""
+    if ctx.profile.deviations.http_date_imf_only:
+        wanted = replace(
+            wanted,
+            if_modified_since=_imf_only(wanted.if_modified_since),
+            if_unmodified_since=_imf_only(wanted.if_unmodified_since),
+        )
     since = wanted.if_modified_since
     if not ctx.profile.deviations.if_modified_since_inverted or since is None:
         return conditions.check_read(wanted, record, lists)
@@ -36,6 +44,13 @@ def check_read(
     if unconditioned and stamp is not None and conditions._modified_after(record, stamp):
         return conditions.NOT_MODIFIED
     return status
+
+
+IMF_FIXDATE = re.compile(r"[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT")
+
+
+def _imf_only(value: str | None) -> str | None:
+    return value if value is not None and IMF_FIXDATE.fullmatch(value) else None
 
 
 def listing_order(ctx: ServerContext, page: Page) -> Page:

@@ -173,6 +173,7 @@ STORAGE: list[tuple[list[str], dict[str, str]]] = [
     (["storage.get-object.not-modified-headers"], breaks("not-modified-without-etag")),
     (["storage.get-object.if-modified-since", "storage.get-object.date-conditions"],
      breaks("if-modified-since-inverted")),
+    (["storage.get-object.date-conditions-http-date-formats"], breaks("http-date-imf-only")),
     (["storage.complete-multipart-upload.etag-md5-of-parts"], breaks("multipart-etag-of-hex")),
     (["storage.list-objects.utf8-order"], breaks("list-collated-order")),
     # management API buckets

@@ -1,0 +1,72 @@
+"""Date conditions written in RFC 9110's obsolete HTTP-date forms (RFC 850, asctime).
+
+RFC 9110 section 5.6.7: a recipient MUST accept all three forms, all GMT. An implementer may
+parse IMF-fixdate only (the obsolete forms then read as absent: the condition is ignored), or
+read asctime, which has no zone, in the server's local time.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from email.utils import parsedate_to_datetime
+
+import pytest
+
+DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+
+
+def rfc850(moment: dt.datetime) -> str:
+    """`Sunday, 06-Nov-94 08:49:37 GMT` (names spelt here: strftime follows the locale)."""
+    day, month = WEEKDAYS[moment.weekday()], MONTHS[moment.month - 1]
+    return f"{day}, {moment.day:02d}-{month}-{moment.year % 100:02d} {moment:%H:%M:%S} GMT"
+
+
+def asctime(moment: dt.datetime) -> str:
+    """`Sun Nov  6 08:49:37 1994`: the day padded with a space, no zone (GMT by definition)."""
+    day, month = DAYS[moment.weekday()], MONTHS[moment.month - 1]
+    return f"{day} {month} {moment.day:2d} {moment:%H:%M:%S} {moment.year}"
+
+
+FORMATS = {"rfc850": rfc850, "asctime": asctime}
+
+
+@pytest.fixture
+def last_modified(s3, bucket, names):
+    key = names.key()
+    s3.wire.put_object(bucket, key, b"dated object").assert_ok()
+    header = s3.wire.request("HEAD", bucket, key).assert_ok().header("last-modified")
+    assert header, "HeadObject has no Last-Modified"
+    return bucket, key, parsedate_to_datetime(header).astimezone(dt.UTC)
+
+
+@pytest.mark.rule("storage.get-object.date-conditions-http-date-formats")
+@pytest.mark.parametrize("form", sorted(FORMATS))
+@pytest.mark.parametrize("method", ["GET", "HEAD"])
+def test_if_modified_since_at_last_modified_is_304(s3, last_modified, form, method):
+    """If-Modified-Since equal to Last-Modified, in the obsolete form: not modified, 304."""
+    bucket, key, moment = last_modified
+    headers = {"If-Modified-Since": FORMATS[form](moment)}
+    reply = s3.wire.request(method, bucket, key, headers=headers)
+    assert reply.status == 304, f"{method} {headers}: {reply.status}, not 304"
+
+
+@pytest.mark.rule("storage.get-object.date-conditions-http-date-formats")
+@pytest.mark.parametrize("form", sorted(FORMATS))
+def test_if_unmodified_since_a_second_before_is_412(s3, last_modified, form):
+    """If-Unmodified-Since one second before Last-Modified, in the obsolete form: 412."""
+    bucket, key, moment = last_modified
+    headers = {"If-Unmodified-Since": FORMATS[form](moment - dt.timedelta(seconds=1))}
+    reply = s3.wire.request("GET", bucket, key, headers=headers)
+    reply.assert_error(412, "PreconditionFailed")
+
+
+@pytest.mark.rule("storage.get-object.date-conditions-http-date-formats")
+@pytest.mark.parametrize("form", sorted(FORMATS))
+def test_if_modified_since_a_second_before_serves(s3, last_modified, form):
+    """If-Modified-Since one second before Last-Modified, in the obsolete form: served."""
+    bucket, key, moment = last_modified
+    headers = {"If-Modified-Since": FORMATS[form](moment - dt.timedelta(seconds=1))}
+    reply = s3.wire.request("GET", bucket, key, headers=headers).assert_ok()
+    assert reply.body == b"dated object"
