@@ -122,18 +122,17 @@ class S3Client:
     def list_bucket_names(self, prefix: str = "") -> list[str]:
         """Every bucket name (starting with `prefix`), over all ListBuckets pages: the spec's
         ListBuckets pages, and the run's `ec-` buckets may sort after a user's first 1000."""
-        names: list[str] = []
+        seen: dict[str, None] = {}
         params: dict[str, str] = {"Prefix": prefix} if prefix else {}
         tokens: set[str] = set()
         while True:
             reply = self.boto.list_buckets(**params)
-            for bucket in reply.get("Buckets", []):
-                name = str(bucket["Name"])
-                if name.startswith(prefix) and name not in names:
-                    names.append(name)
+            new = [str(b["Name"]) for b in reply.get("Buckets", []) if str(b["Name"]) not in seen]
+            seen.update(dict.fromkeys(new))
             token = reply.get("ContinuationToken")
-            if not token or token in tokens:  # the last page, or a target that loops
-                return names
+            # the last page; or a target that loops: a token again, or a page of nothing new
+            if not token or token in tokens or not new:
+                return [name for name in seen if name.startswith(prefix)]
             tokens.add(token)
             params["ContinuationToken"] = str(token)
 

@@ -45,7 +45,7 @@ def test_a_bucket_after_the_first_page_is_listed_and_cleaned(s3: S3Client) -> No
 
 
 class Paging:
-    """A boto stand-in whose ListBuckets pages by token, or repeats one token forever."""
+    """A boto stand-in whose ListBuckets pages by token, or repeats its last page forever."""
 
     def __init__(self, pages: list[tuple[list[str], str | None]]) -> None:
         self.pages = pages
@@ -72,5 +72,11 @@ def test_pages_are_followed_with_the_prefix_and_token() -> None:
 
 def test_a_token_that_comes_back_ends_the_listing() -> None:
     boto = Paging([(["a"], "same")])
+    assert _client(boto).list_bucket_names() == ["a"]
+    assert len(boto.calls) == 2
+
+
+def test_a_fresh_token_with_the_same_page_ends_the_listing() -> None:
+    boto = Paging([(["a"], "t1"), (["a"], "t2"), (["a"], "t3")])
     assert _client(boto).list_bucket_names() == ["a"]
     assert len(boto.calls) == 2
