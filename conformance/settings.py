@@ -17,15 +17,24 @@ class Setting:
     name: str
     default: str  # as the README shows it; "" when unset means "not given"
     doc: str
+    # a timeout or a lifetime: 0 is no value (requests refuses a 0 s timeout: ValueError)
+    positive: bool = False
 
 
-API_TIMEOUT = Setting("CONFORMANCE_API_TIMEOUT", "15", "seconds per read of a management API call")
+API_TIMEOUT = Setting(
+    "CONFORMANCE_API_TIMEOUT", "15", "seconds per read of a management API call", positive=True
+)
 READY_TIMEOUT = Setting(
-    "CONFORMANCE_READY_TIMEOUT", "30", "seconds the launched reference has to become ready"
+    "CONFORMANCE_READY_TIMEOUT",
+    "30",
+    "seconds the launched reference has to become ready",
+    positive=True,
 )
 LOG_WAIT = Setting("CONFORMANCE_LOG_WAIT", "60", "seconds a log test waits for delivery")
 ZONE_WAIT = Setting("CONFORMANCE_ZONE_WAIT", "0", "seconds a run waits for another run's zone")
-LEASE_TTL = Setting("CONFORMANCE_LEASE_TTL", "14400", "seconds a run's lease on a zone lasts")
+LEASE_TTL = Setting(
+    "CONFORMANCE_LEASE_TTL", "14400", "seconds a run's lease on a zone lasts", positive=True
+)
 STATE_DIR = Setting("CONFORMANCE_STATE_DIR", "", "the per-user state directory (safety journal)")
 SPEC_BASE = Setting("CONFORMANCE_SPEC_BASE", "", "base URL of the spec files the report links")
 LEDGERS = Setting("CONFORMANCE_LEDGERS", "", "folder of peer verdict ledgers for the report")
@@ -62,6 +71,8 @@ def seconds(setting: Setting, default: float) -> float:
         raise SettingError(f"{setting.name}={raw!r} is not a number of seconds") from None
     if value != value or value < 0:  # NaN or negative: no wait means anything then
         raise SettingError(f"{setting.name}={raw!r} is not a number of seconds (>= 0)")
+    if setting.positive and value == 0:  # "0", "-0", "1e-400": no timeout or lease is meant
+        raise SettingError(f"{setting.name}={raw!r} is no time: it must be > 0 seconds")
     if value > MAX_SECONDS:  # inf, 1e999, 1e300: no socket timeout or clock takes it
         raise SettingError(
             f"{setting.name}={raw!r} is more seconds than a year ({MAX_SECONDS:.0f}); "

@@ -119,9 +119,22 @@ class S3Client:
         other: dict[str, Any] | None = self.surface.get("second_account")
         return other
 
-    def list_bucket_names(self) -> list[str]:
-        reply = self.boto.list_buckets()
-        return [str(b["Name"]) for b in reply.get("Buckets", [])]
+    def list_bucket_names(self, prefix: str = "") -> list[str]:
+        """Every bucket name (starting with `prefix`), over all ListBuckets pages: the spec's
+        ListBuckets pages, and the run's `ec-` buckets may sort after a user's first 1000."""
+        seen: dict[str, None] = {}
+        params: dict[str, str] = {"Prefix": prefix} if prefix else {}
+        tokens: set[str] = set()
+        while True:
+            reply = self.boto.list_buckets(**params)
+            new = [str(b["Name"]) for b in reply.get("Buckets", []) if str(b["Name"]) not in seen]
+            seen.update(dict.fromkeys(new))
+            token = reply.get("ContinuationToken")
+            # the last page; or a target that loops: a token again, or a page of nothing new
+            if not token or token in tokens or not new:
+                return [name for name in seen if name.startswith(prefix)]
+            tokens.add(token)
+            params["ContinuationToken"] = str(token)
 
     def delete_bucket_recursive(self, name: str) -> None:
         """Empty and delete a bucket the run created; refuses anything without the run prefix."""

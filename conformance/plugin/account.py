@@ -129,7 +129,7 @@ def unregister_run(state: State, target: Target | None) -> None:
             say("edge-conformance: the target stopped answering the cleanup; "
                 f"`{context(state).recover_command()}` removes what this run left")  # fmt: skip
             return
-        left = [n for n in client.list_bucket_names() if n.startswith(state.run_prefix + "-")]
+        left = client.list_bucket_names(state.run_prefix + "-")
     if left:
         say(f"edge-conformance: buckets of this run remain ({', '.join(left)}); "
             f"`{context(state).recover_command()}` removes them")  # fmt: skip

@@ -73,7 +73,7 @@ def delete_prefixed(s3: Any, prefix: str) -> list[str]:
         _skipped(f"buckets {prefix}* not listed", reason)
         return []
     try:
-        names = [name for name in s3.list_bucket_names() if name.startswith(prefix)]
+        names: list[str] = s3.list_bucket_names(prefix)
     except Exception as exc:
         _note_timeout(s3, exc)
         warnings.warn(CleanupWarning(f"cleanup: cannot list buckets: {exc}"), stacklevel=2)

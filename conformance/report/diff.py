@@ -6,10 +6,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from conformance.report.load import Results
-from conformance.results import BROKEN, CERTIFIED_VERDICT, FLAKY, NOT_CHECKED, PASS, verdict
+from conformance.results import BROKEN, CERTIFIED_VERDICT, FLAKY, NA, NOT_CHECKED, PASS, verdict
 
 # statuses whose first case message a change shows
 MESSAGED = BROKEN | {FLAKY, NOT_CHECKED}
+# what decides whether a rule applies, besides the target's answers: when both runs share
+# them, a MUST rule PASS -> N/A was dropped from the certificate by the target's declaration
+# (a surface, a second account, a reference profile), not by the date or the compat state
+SAME_APPLICABILITY = ("target", "as_of", "catalog_hash")
+SAME_FLAGS = ("compat_date", "compat_flag")
 
 
 @dataclass
@@ -35,7 +40,8 @@ class Diff:
     added: list[Change] = field(default_factory=list)
     removed: list[Change] = field(default_factory=list)
     # MUST rules PASS under the old certificate and absent from the new run although it could
-    # hold them (same catalog, or a --rule/--area filter): the certificate covers less
+    # hold them (same catalog, or a --rule/--area filter), or N/A in it although the date,
+    # compat state, target and catalog are the same: the certificate covers less
     left_out: list[Change] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     # (old, new) overall verdict when it changed: a run problem or a MUST rule turned UNTESTED
@@ -113,6 +119,11 @@ def diff_results(old: Results, new: Results) -> Diff:
         if a != b:
             result.notes.append(f"--{key} selections differ: {a or 'all'} → {b or 'all'}")
     certified = verdict(old) == CERTIFIED_VERDICT
+    if certified and _same_applicability(result.old_run, result.new_run):
+        for change in [c for c in result.other if (c.old, c.new, c.level) == (PASS, NA, "MUST")]:
+            change.message = str(new_rules[change.rule_id].get("reason") or "") or None
+            result.other.remove(change)
+            result.left_out.append(change)
     for rid, rule in old_rules.items():
         if rid not in new_rules:
             level, status = str(rule.get("level", "")), str(rule.get("status"))
@@ -125,6 +136,13 @@ def diff_results(old: Results, new: Results) -> Diff:
     return result
 
 
+def _same_applicability(old_run: dict[str, Any], new_run: dict[str, Any]) -> bool:
+    old_flags, new_flags = old_run.get("flags") or {}, new_run.get("flags") or {}
+    return all(old_run.get(k) == new_run.get(k) for k in SAME_APPLICABILITY) and all(
+        old_flags.get(k) == new_flags.get(k) for k in SAME_FLAGS
+    )
+
+
 SECTIONS = (
     ("regressions", "Regressions (PASS → FAIL/ERROR)"),
     ("fixes", "Fixes (FAIL/ERROR → PASS)"),
@@ -133,7 +151,7 @@ SECTIONS = (
     ("other", "Other status changes"),
     ("added", "New rules"),
     ("removed", "Removed rules"),
-    ("left_out", "Left out of the new run (MUST rules the old certificate covered)"),
+    ("left_out", "Left out of the new run or N/A in it (MUST rules the old certificate covered)"),
 )
 
 
@@ -149,7 +167,7 @@ def _headline(d: Diff) -> str:
     )
     lost = "CERTIFICATE LOST; " if d.lost_certificate else ""
     if d.narrowed_certificate:
-        lost = f"CERTIFICATE NARROWED ({len(d.left_out)} MUST rules left out); "
+        lost = f"CERTIFICATE NARROWED ({len(d.left_out)} MUST rules left out or N/A); "
     return lost + ("REGRESSED: " if d.has_regressions else "no regressions: ") + counts
 
 

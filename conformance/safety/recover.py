@@ -113,7 +113,8 @@ def _delete_buckets(target: Target, dead: list[registry.RunRecord], report: Repo
         return
     from conformance.clients.s3 import S3Client
 
-    names = S3Client.from_surface(target.surface("s3"), "ec-recover").list_bucket_names()
+    shared = dead[0].run_prefix + "-" if len(dead) == 1 else ""  # the listing's prefix
+    names = S3Client.from_surface(target.surface("s3"), "ec-recover").list_bucket_names(shared)
     for run in dead:
         client: Any = S3Client.from_surface(target.surface("s3"), run.run_prefix)
         for name in [n for n in names if n.startswith(run.run_prefix + "-")]:

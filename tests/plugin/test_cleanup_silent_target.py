@@ -21,7 +21,7 @@ class HungTarget:
         self.calls.append(f"delete {name}")
         raise ReadTimeoutError(endpoint_url=self.surface["endpoint"])
 
-    def list_bucket_names(self) -> list[str]:
+    def list_bucket_names(self, prefix: str = "") -> list[str]:
         self.calls.append("list")
         raise ReadTimeoutError(endpoint_url=self.surface["endpoint"])
 

@@ -1,0 +1,63 @@
+"""A defect found by a hostile review (fixed, conformance/report/diff.py): a MUST rule PASS in a
+certified run and N/A in the next (same target, as-of date, compat state and catalog) did not
+fail `conformance diff`: a targets file that stopped declaring a surface (or a second account,
+or a reference profile that hides an optional behaviour) turned the surface's MUST rules N/A,
+both runs read CERTIFIED, and the diff said "no regressions" and exited 0, listing them among
+"other status changes" (the mgmt surface of the reference's run: 16 changes, 9 of MUST rules).
+It is the same narrowing as a rule left out of the run (tests/report/test_diff_left_out_rules.py).
+A rule N/A because the date, the compat state, the target or the catalog changed is not.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from report_helpers import RESULTS
+
+from conformance.cli import main
+from conformance.report.diff import diff_results
+
+RULE = "storage.put-object.round-trip"
+REASON = "surface s3 not offered by target reference"
+
+
+def _na(doc: dict[str, Any], **run: Any) -> dict[str, Any]:
+    doc = copy.deepcopy(doc)
+    for rule in doc["rules"]:
+        if rule["id"] == RULE:
+            rule["status"], rule["reason"] = "N/A", REASON
+    for case in doc["cases"]:
+        if case["rule_id"] == RULE:
+            case["status"], case["message"] = "N/A", REASON
+    flags = run.pop("flags", {})
+    doc["run"].update(run)
+    doc["run"]["flags"].update(flags)
+    return doc
+
+
+def test_a_must_rule_turned_na_narrows_the_certificate(
+    all_pass: dict[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    new = tmp_path / "new.json"
+    new.write_text(json.dumps(_na(all_pass)))
+    assert main(["diff", str(RESULTS / "all-pass.json"), str(new)]) == 1
+    out = capsys.readouterr().out
+    assert RULE in out and REASON in out and "CERTIFICATE NARROWED" in out, out
+
+
+@pytest.mark.parametrize(
+    "run",
+    [{"as_of": "2024-11-21"}, {"target": "other"}, {"catalog_hash": "sha256:another"},
+     {"flags": {"compat_date": "2024-12-01"}}, {"flags": {"compat_flag": ["some_flag"]}}],
+    ids=["as-of", "target", "catalog", "compat-date", "compat-flag"],
+)  # fmt: skip
+def test_na_from_another_date_target_catalog_or_compat_state_does_not(
+    all_pass: dict[str, Any], run: dict[str, Any]
+) -> None:
+    change = diff_results(all_pass, _na(all_pass, **run))
+    assert [c.rule_id for c in change.other] == [RULE]
+    assert not change.left_out and not change.fails
