@@ -10,11 +10,14 @@ from conformance.results import BROKEN, CERTIFIED_VERDICT, FLAKY, NA, NOT_CHECKE
 
 # statuses whose first case message a change shows
 MESSAGED = BROKEN | {FLAKY, NOT_CHECKED}
-# what decides whether a rule applies, besides the target's answers: when both runs share
-# them, a MUST rule PASS -> N/A was dropped from the certificate by the target's declaration
-# (a surface, a second account, a reference profile), not by the date or the compat state
-SAME_APPLICABILITY = ("target", "as_of", "catalog_hash")
+# what decides whether a rule applies, besides the target's answers and the date: when both
+# runs share them, a MUST rule PASS -> N/A that is still in force was dropped from the
+# certificate by the target's declaration (a surface, a second account, a reference profile)
+SAME_APPLICABILITY = ("target", "catalog_hash")
 SAME_FLAGS = ("compat_date", "compat_flag")
+# the N/A reason of a rule outside its date window (results.not_in_force_reason): the date
+# moved (a nightly `today` run moves it every night), the certificate did not narrow
+LEFT_ITS_WINDOW = "not in force at "
 
 
 @dataclass
@@ -40,8 +43,8 @@ class Diff:
     added: list[Change] = field(default_factory=list)
     removed: list[Change] = field(default_factory=list)
     # MUST rules PASS under the old certificate and absent from the new run although it could
-    # hold them (same catalog, or a --rule/--area filter), or N/A in it although the date,
-    # compat state, target and catalog are the same: the certificate covers less
+    # hold them (same catalog, or a --rule/--area filter), or N/A in it while still in force
+    # (same compat state, target and catalog): the certificate covers less
     left_out: list[Change] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     # (old, new) overall verdict when it changed: a run problem or a MUST rule turned UNTESTED
@@ -121,7 +124,10 @@ def diff_results(old: Results, new: Results) -> Diff:
     certified = verdict(old) == CERTIFIED_VERDICT
     if certified and _same_applicability(result.old_run, result.new_run):
         for change in [c for c in result.other if (c.old, c.new, c.level) == (PASS, NA, "MUST")]:
-            change.message = str(new_rules[change.rule_id].get("reason") or "") or None
+            reason = str(new_rules[change.rule_id].get("reason") or "")
+            if reason.startswith(LEFT_ITS_WINDOW):
+                continue
+            change.message = reason or None
             result.other.remove(change)
             result.left_out.append(change)
     for rid, rule in old_rules.items():

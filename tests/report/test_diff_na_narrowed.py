@@ -5,7 +5,8 @@ or a reference profile that hides an optional behaviour) turned the surface's MU
 both runs read CERTIFIED, and the diff said "no regressions" and exited 0, listing them among
 "other status changes" (the mgmt surface of the reference's run: 16 changes, 9 of MUST rules).
 It is the same narrowing as a rule left out of the run (tests/report/test_diff_left_out_rules.py).
-A rule N/A because the date, the compat state, the target or the catalog changed is not.
+A rule N/A because it left its date window, or the compat state, the target or the catalog
+changed, is not; a rule still in force that turned N/A on another date is (a nightly run).
 """
 
 from __future__ import annotations
@@ -51,13 +52,29 @@ def test_a_must_rule_turned_na_narrows_the_certificate(
 
 @pytest.mark.parametrize(
     "run",
-    [{"as_of": "2024-11-21"}, {"target": "other"}, {"catalog_hash": "sha256:another"},
+    [{"target": "other"}, {"catalog_hash": "sha256:another"},
      {"flags": {"compat_date": "2024-12-01"}}, {"flags": {"compat_flag": ["some_flag"]}}],
-    ids=["as-of", "target", "catalog", "compat-date", "compat-flag"],
+    ids=["target", "catalog", "compat-date", "compat-flag"],
 )  # fmt: skip
-def test_na_from_another_date_target_catalog_or_compat_state_does_not(
+def test_na_from_another_target_catalog_or_compat_state_does_not(
     all_pass: dict[str, Any], run: dict[str, Any]
 ) -> None:
     change = diff_results(all_pass, _na(all_pass, **run))
+    assert [c.rule_id for c in change.other] == [RULE]
+    assert not change.left_out and not change.fails
+
+
+def test_on_another_date_a_rule_still_in_force_narrows_one_out_of_its_window_does_not(
+    all_pass: dict[str, Any],
+) -> None:
+    """A nightly `today` run moves the date every night: a surface dropped overnight still
+    narrows the certificate; a rule whose window closed (a dated change) does not."""
+    dropped = diff_results(all_pass, _na(all_pass, as_of="2024-11-21"))
+    assert [c.rule_id for c in dropped.left_out] == [RULE] and dropped.fails
+    closed = _na(all_pass, as_of="2024-11-21")
+    for rule in closed["rules"]:
+        if rule["id"] == RULE:
+            rule["reason"] = "not in force at 2024-11-21 (until 2024-11-20)"
+    change = diff_results(all_pass, closed)
     assert [c.rule_id for c in change.other] == [RULE]
     assert not change.left_out and not change.fails
