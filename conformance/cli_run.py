@@ -38,6 +38,13 @@ from conformance.results import (
 
 # run options this module's fixed part of the pytest command line passes itself
 FIXED = frozenset({"workers", "target", "run_id", "case_timeout"})
+# The pytest plugins a suite run needs, by entry-point name, for a run made with
+# PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 (the break-checks' runner, the mutation harness): the others
+# installed (hypothesis's, allure's, anyio's, randomly's) cost ~0.5-1.5 s of CPU a run and change
+# nothing there (the storage model uses hypothesis itself; randomly would shuffle a -x order).
+# xdist first: the suite's plugin imports it, and pytest warns when it cannot rewrite a module
+# that is already imported. Here, not in conformance.plugin: bench must not import the plugin.
+SUITE_PLUGINS = ("xdist", "edge_conformance", "timeout", "rerunfailures")
 PYTEST_TESTS_FAILED = 1
 PYTEST_NO_TESTS = 5
 PYTEST_MEANINGS = {
@@ -110,6 +117,11 @@ def build_pytest_argv(
     ]  # fmt: skip
     argv += run_options.pytest_args(dataclasses.asdict(opts), skip=FIXED)
     return argv + list(opts.pytest_args)
+
+
+def suite_plugin_args() -> list[str]:
+    """`-p <name>` for each of SUITE_PLUGINS, for a pytest command line."""
+    return [arg for name in SUITE_PLUGINS for arg in ("-p", name)]
 
 
 def run_exit_code(doc: dict[str, Any] | None, pytest_rc: int) -> tuple[int, list[str]]:

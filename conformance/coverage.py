@@ -7,6 +7,7 @@ catalog lint a syntax-level scan of `pytest.mark.rule("...")` is enough and take
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Iterator
 from importlib import resources
 from importlib.resources.abc import Traversable
@@ -101,10 +102,17 @@ def rule_locations(path: Path) -> list[tuple[str, str]]:
     """(rule id, "Class::function", "function", "Class" or "" for a module mark) of one test
     module, read from its source; nothing when it does not parse (collection says why)."""
     try:
-        pairs = list(_scan_module(path.read_text(encoding="utf-8"), ""))
+        return list(_locations(path.read_text(encoding="utf-8")))
     except (OSError, SyntaxError, UnicodeDecodeError):
         return []
-    return [(rule_id, where.removeprefix("::")) for rule_id, where in pairs]
+
+
+# The two scans below are cached by the source text itself (never by path or mtime, so an
+# edited file is scanned again): every run's collection makes both over the suite, and the
+# break-checks' fork server (tests/helpers/suite_zygote.py) makes them once for all its runs.
+@functools.lru_cache(maxsize=1024)
+def _locations(source: str) -> tuple[tuple[str, str], ...]:
+    return tuple((rule_id, where.removeprefix("::")) for rule_id, where in _scan_module(source, ""))
 
 
 def literal_rule_ids(path: Path) -> set[str] | None:
@@ -112,8 +120,17 @@ def literal_rule_ids(path: Path) -> set[str] | None:
     has an argument that is not a string literal or the module does not parse (only an import
     would tell its rules)."""
     try:
-        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-    except (OSError, SyntaxError, UnicodeDecodeError):
+        ids = _literal_ids(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError):
+        return None
+    return None if ids is None else set(ids)
+
+
+@functools.lru_cache(maxsize=1024)
+def _literal_ids(source: str) -> frozenset[str] | None:
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
         return None
     ids: set[str] = set()
     for node in ast.walk(tree):
@@ -126,7 +143,7 @@ def literal_rule_ids(path: Path) -> set[str] | None:
             if not (isinstance(arg, ast.Constant) and isinstance(arg.value, str)):
                 return None
             ids.add(arg.value)
-    return ids
+    return frozenset(ids)
 
 
 def rule_ids_in_file(path: str) -> list[str]:

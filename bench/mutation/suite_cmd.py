@@ -27,12 +27,11 @@ from pathlib import Path
 from typing import Any
 
 from bench.mutation import verdict
+from conformance.cli_run import suite_plugin_args
 
 MOTO_STARTUP_S = 30.0
-# The plugins a run needs, by entry-point name, with autoloading off: the others installed
-# (hypothesis's, allure's, anyio's, randomly's) cost ~1.5 s of CPU a run and change nothing
-# here (the storage model uses hypothesis itself); randomly would shuffle the -x order.
-PLUGINS = ("-p", "xdist", "-p", "edge_conformance", "-p", "timeout", "-p", "rerunfailures")
+# the plugins a run needs, with autoloading off (conformance.cli_run.SUITE_PLUGINS says why)
+PLUGINS = tuple(suite_plugin_args())
 OUTPUT_TAIL = 3000
 
 

@@ -14,17 +14,11 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from conformance.cli_run import suite_plugin_args
 from conformance.plugin.collection import rule_matches
 from helpers.zygote_client import run_pytest
 
 TIMEOUT_S = 600
-# The plugins a suite run uses, loaded by name instead of every installed entry point: the
-# hypothesis, allure and anyio plugins cost ~0.5 s of CPU per run (hypothesis is imported for
-# its end-of-run summary) and a project session starts ~250 of these runs. The storage model
-# uses hypothesis itself, which needs no pytest plugin.
-# entry-point names; xdist first: the suite's plugin imports it, and pytest warns when it
-# cannot rewrite a module that is already imported
-SUITE_PLUGINS = ("xdist", "edge_conformance", "timeout", "rerunfailures")
 
 
 def suite_packages(rules: Sequence[str]) -> list[str]:
@@ -57,7 +51,9 @@ def run_suite(
     failing assertion can show what happened.
     """
     results = tmp_path / results_name
-    plugins = [arg for name in SUITE_PLUGINS for arg in ("-p", name)]
+    # the plugins a run uses, loaded by name instead of every installed entry point: a project
+    # session starts ~250 of these runs
+    plugins = suite_plugin_args()
     collected = packages or suite_packages(rules)
     cmd = [*plugins, "--pyargs", *collected, "-p",
            "no:cacheprovider", "-q", "--results", str(results),
