@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from reference_impl.mgmt.envelope import ApiError
 from reference_impl.mgmt.r2_buckets import R2Buckets
 from reference_impl.migration import config, source
 from reference_impl.services import audit
+from reference_impl.wire.mgmt.envelope import ApiError
 
 
 class Sippy:

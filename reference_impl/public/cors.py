@@ -12,7 +12,7 @@ from starlette.responses import Response
 
 from reference_impl.context import ServerContext
 from reference_impl.s3.cors_match import VARY, find_allowed
-from reference_impl.s3.errors import S3Error
+from reference_impl.wire.s3.errors import S3Error
 
 
 def _allow_origin(origins: list[str], origin: str) -> str:

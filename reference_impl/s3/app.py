@@ -13,11 +13,11 @@ from reference_impl.context import ServerContext
 from reference_impl.s3 import content_type, cors_match, protocol_hooks
 from reference_impl.s3.call import resolve
 from reference_impl.s3.dispatch import route
-from reference_impl.s3.errors import S3Error
-from reference_impl.s3.xml_text import xml_safe
-from reference_impl.s3.xmlio import S3_XMLNS, XML_CONTENT_TYPE, render
 from reference_impl.storage.engine import BucketGone
 from reference_impl.storage.full import StorageFull, is_full
+from reference_impl.wire.s3.errors import S3Error
+from reference_impl.wire.s3.xml_text import xml_safe
+from reference_impl.wire.s3.xmlio import S3_XMLNS, XML_CONTENT_TYPE, render
 
 log = logging.getLogger(__name__)
 

@@ -10,11 +10,11 @@ from reference_impl.context import ServerContext
 from reference_impl.lifecycle import applier as lifecycle_applier
 from reference_impl.lifecycle import config as lifecycle_config
 from reference_impl.s3.call import Call
-from reference_impl.s3.errors import S3Error
-from reference_impl.s3.xmlio import parse_request_body, xml_response
 from reference_impl.services import audit
 from reference_impl.services.domains import registry
 from reference_impl.storage.engine import Bucket
+from reference_impl.wire.s3.errors import S3Error
+from reference_impl.wire.s3.xmlio import parse_request_body, xml_response
 
 BUCKET_NAME = re.compile(r"\A[a-z0-9][a-z0-9-]{1,61}[a-z0-9]\Z")
 

@@ -15,9 +15,9 @@ from reference_impl.context import ServerContext
 from reference_impl.identity import Identity
 from reference_impl.s3 import sigv4
 from reference_impl.s3.chunked import EMPTY_SHA256, AwsChunkedDecoder, StreamingAuth, is_streaming
-from reference_impl.s3.errors import S3Error
-from reference_impl.s3.uri import utf8_unquote
-from reference_impl.s3.xml_text import fits_xml
+from reference_impl.wire.s3.errors import S3Error
+from reference_impl.wire.s3.uri import utf8_unquote
+from reference_impl.wire.s3.xml_text import fits_xml
 
 MAX_XML_BODY = 4 * 1024 * 1024
 SIGNING_QUERY_KEYS = {

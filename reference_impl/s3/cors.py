@@ -20,9 +20,9 @@ from reference_impl.context import ServerContext
 from reference_impl.numbers import is_decimal
 from reference_impl.s3.buckets import delete_bucket_setting, require_bucket
 from reference_impl.s3.call import Call
-from reference_impl.s3.errors import S3Error
-from reference_impl.s3.xmlio import XML_CONTENT_TYPE, parse_request_body, render, xml_response
 from reference_impl.services import audit
+from reference_impl.wire.s3.errors import S3Error
+from reference_impl.wire.s3.xmlio import XML_CONTENT_TYPE, parse_request_body, render, xml_response
 
 KIND = "cors"
 METHODS = frozenset({"GET", "PUT", "POST", "DELETE", "HEAD"})

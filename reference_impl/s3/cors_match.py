@@ -21,7 +21,7 @@ from reference_impl.context import ServerContext
 from reference_impl.s3.call import Call, _parse_host, keys_of
 from reference_impl.s3.cors import KIND
 from reference_impl.s3.cors_patterns import CompiledRules
-from reference_impl.s3.errors import S3Error
+from reference_impl.wire.s3.errors import S3Error
 
 VARY = "Origin, Access-Control-Request-Headers, Access-Control-Request-Method"
 

@@ -23,7 +23,7 @@ from reference_impl.s3 import (
     placeholders,
 )
 from reference_impl.s3.call import Call
-from reference_impl.s3.errors import S3Error
+from reference_impl.wire.s3.errors import S3Error
 
 Handler = Callable[[ServerContext, Call], Awaitable[Response]]
 

@@ -16,17 +16,17 @@ from reference_impl.context import ServerContext
 from reference_impl.migration.hook import require_or_fetch
 from reference_impl.numbers import is_decimal
 from reference_impl.s3 import checksums, conditions, deviant
-from reference_impl.s3.bodies import ClosingStream, WholeBody
 from reference_impl.s3.buckets import require_bucket
 from reference_impl.s3.call import Call, check_content_md5
 from reference_impl.s3.conditions_put import prepare_write, publish_check
 from reference_impl.s3.content_type import infer as content_type_of
-from reference_impl.s3.errors import S3Error
 from reference_impl.s3.object_parts import part_range
 from reference_impl.s3.ranges import parse_range
 from reference_impl.storage.blobs import READ_CHUNK, PayloadHashMismatch
 from reference_impl.storage.direct import DirectReader
 from reference_impl.storage.engine import ObjectRecord
+from reference_impl.wire.s3.bodies import ClosingStream, WholeBody
+from reference_impl.wire.s3.errors import S3Error
 
 MAX_KEY_BYTES = 1024
 MAX_METADATA_BYTES = 8192
