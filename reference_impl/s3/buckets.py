@@ -7,11 +7,11 @@ import re
 from starlette.responses import Response
 
 from reference_impl.context import ServerContext
-from reference_impl.lifecycle import applier as lifecycle_applier
-from reference_impl.lifecycle import config as lifecycle_config
 from reference_impl.s3.call import Call
 from reference_impl.services import audit
 from reference_impl.services.domains import registry
+from reference_impl.services.lifecycle import applier as lifecycle_applier
+from reference_impl.services.lifecycle import config as lifecycle_config
 from reference_impl.storage.engine import Bucket
 from reference_impl.wire.s3.errors import S3Error
 from reference_impl.wire.s3.xmlio import parse_request_body, xml_response

@@ -13,7 +13,6 @@ from starlette.requests import ClientDisconnect
 from starlette.responses import Response
 
 from reference_impl.context import ServerContext
-from reference_impl.migration.hook import require_or_fetch
 from reference_impl.numbers import is_decimal
 from reference_impl.s3 import checksums, conditions, deviant
 from reference_impl.s3.buckets import require_bucket
@@ -22,6 +21,7 @@ from reference_impl.s3.conditions_put import prepare_write, publish_check
 from reference_impl.s3.content_type import infer as content_type_of
 from reference_impl.s3.object_parts import part_range
 from reference_impl.s3.ranges import parse_range
+from reference_impl.services.migration.hook import require_or_fetch
 from reference_impl.storage.blobs import READ_CHUNK, PayloadHashMismatch
 from reference_impl.storage.direct import DirectReader
 from reference_impl.storage.engine import ObjectRecord

@@ -6,7 +6,8 @@ Layers, lowest first; a module imports only from its own layer or lower ones:
      decoding and body reader; the management API's envelope)
   3. storage: `reference_impl/storage/` (the store, its clock, the audit table)
   4. context: `reference_impl/context.py` (what every surface is built from)
-  5. services: `reference_impl/services/` (the audit log, the custom domain registry)
+  5. services: `reference_impl/services/` (the audit log, the custom domain registry,
+     object lifecycles, the migration fetch)
   6. surfaces: one package each (SURFACES); a surface imports no other surface, save the
      edges in ALLOWED, each with its reason
   7. composition: `server.py`, `__main__.py` and the wrapper round every app they start
@@ -22,7 +23,7 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2] / "reference_impl"
-SURFACES = {"s3", "mgmt", "public", "edge", "bindings", "gateway", "lifecycle", "migration"}
+SURFACES = {"s3", "mgmt", "public", "edge", "bindings", "gateway"}
 # server.py starts the surfaces; durable_replies.py wraps each surface's app in it
 COMPOSITION = {"reference_impl.server", "reference_impl.__main__", "reference_impl.durable_replies"}
 LAYER = {
@@ -41,17 +42,7 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("public", "reference_impl.s3.call"): "public reads go through the S3 call parser",
     ("public", "reference_impl.s3.objects"): "public GET/HEAD are S3's GetObject/HeadObject",
     ("public", "reference_impl.s3.cors_match"): "public buckets apply the bucket's S3 CORS rules",
-    ("bindings", "reference_impl.lifecycle.applier"): "the bound bucket gets lifecycle rules",
-    ("bindings", "reference_impl.lifecycle.config"): "the bound bucket gets lifecycle rules",
-    ("mgmt", "reference_impl.lifecycle.admin"): "the mgmt API routes the lifecycle clock admin",
-    ("mgmt", "reference_impl.lifecycle.applier"): "mgmt lifecycle rules apply on change",
-    ("mgmt", "reference_impl.lifecycle.config"): "mgmt lifecycle rules share S3's model",
     ("mgmt", "reference_impl.s3.buckets"): "mgmt bucket create/delete is S3's, one code path",
-    ("mgmt", "reference_impl.migration.source"): "mgmt routes the migration source's admin",
-    ("mgmt", "reference_impl.migration.config"): "the Sippy API stores migration config",
-    ("s3", "reference_impl.lifecycle.applier"): "S3 lifecycle rules apply on change",
-    ("s3", "reference_impl.lifecycle.config"): "S3 lifecycle configuration is parsed there",
-    ("s3", "reference_impl.migration.hook"): "a GET of a missing key copies it from the source",
 }
 
 
