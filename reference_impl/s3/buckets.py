@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import re
-
 from starlette.responses import Response
 
 from reference_impl.context import ServerContext
@@ -14,13 +12,8 @@ from reference_impl.services.lifecycle import applier as lifecycle_applier
 from reference_impl.services.lifecycle import config as lifecycle_config
 from reference_impl.storage.engine import Bucket
 from reference_impl.wire.s3.errors import S3Error
+from reference_impl.wire.s3.names import valid_bucket_name
 from reference_impl.wire.s3.xmlio import parse_request_body, xml_response
-
-BUCKET_NAME = re.compile(r"\A[a-z0-9][a-z0-9-]{1,61}[a-z0-9]\Z")
-
-
-def valid_bucket_name(name: str) -> bool:
-    return bool(BUCKET_NAME.match(name))
 
 
 def require_bucket(ctx: ServerContext, call: Call) -> Bucket:
