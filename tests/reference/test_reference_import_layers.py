@@ -41,7 +41,6 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("public", "reference_impl.s3.app"): "the public bucket surface serves S3's object reads",
     ("public", "reference_impl.s3.call"): "public reads go through the S3 call parser",
     ("public", "reference_impl.s3.objects"): "public GET/HEAD are S3's GetObject/HeadObject",
-    ("public", "reference_impl.s3.cors_match"): "public buckets apply the bucket's S3 CORS rules",
 }
 
 
