@@ -13,12 +13,12 @@ from collections.abc import AsyncIterator, Iterator
 from starlette.responses import Response
 
 from reference_impl.context import ServerContext
-from reference_impl.s3 import conditions
-from reference_impl.s3.buckets import require_bucket
 from reference_impl.s3.call import Call
 from reference_impl.s3.conditions_put import publish_check
 from reference_impl.s3.multipart import part_number, record_part, require_upload
 from reference_impl.s3.objects import _metadata, check_key
+from reference_impl.services import conditions
+from reference_impl.services.object_reads import require_bucket
 from reference_impl.storage.blobs import BlobInfo
 from reference_impl.storage.engine import ObjectRecord, PublishCheck
 from reference_impl.wire.s3.errors import S3Error

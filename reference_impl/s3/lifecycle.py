@@ -13,10 +13,11 @@ from starlette.responses import Response
 
 from reference_impl.context import ServerContext
 from reference_impl.s3 import placeholders
-from reference_impl.s3.buckets import delete_bucket_setting, require_bucket
+from reference_impl.s3.buckets import delete_bucket_setting
 from reference_impl.s3.call import Call
 from reference_impl.services import audit
 from reference_impl.services.lifecycle import applier, config
+from reference_impl.services.object_reads import require_bucket
 from reference_impl.wire.s3.errors import S3Error
 from reference_impl.wire.s3.xmlio import XML_CONTENT_TYPE
 

@@ -12,7 +12,6 @@ from starlette.responses import Response
 
 from reference_impl.context import ServerContext
 from reference_impl.numbers import is_decimal
-from reference_impl.s3.buckets import require_bucket
 from reference_impl.s3.call import Call, check_content_md5
 from reference_impl.s3.conditions_put import prepare_write
 from reference_impl.s3.objects import (
@@ -21,6 +20,7 @@ from reference_impl.s3.objects import (
     check_declared_length,
     check_key,
 )
+from reference_impl.services.object_reads import require_bucket
 from reference_impl.storage.blobs import BlobInfo, PayloadHashMismatch
 from reference_impl.storage.multipart import Part, Upload, UploadStore, uploads_of
 from reference_impl.wire.s3.errors import S3Error
