@@ -17,9 +17,9 @@ from reference_impl.bindings.base64_body import Body
 from reference_impl.bindings.errors import BindingError, InternalError, store_error, type_error
 from reference_impl.bindings.streamed import StreamedBody
 from reference_impl.context import ServerContext
-from reference_impl.s3.xml_text import fits_xml
 from reference_impl.storage.engine import BucketGone, ObjectRecord
 from reference_impl.storage.full import StorageFull
+from reference_impl.wire.s3.xml_text import fits_xml
 
 HONOR_INCLUDE_FLAG = "r2_list_honor_include"
 USER_HASHES = ("md5", "sha1", "sha256", "sha384", "sha512")

@@ -15,9 +15,9 @@ import asyncio
 import contextlib
 
 from reference_impl.context import ServerContext
-from reference_impl.lifecycle import applier as lifecycle_applier
-from reference_impl.lifecycle import config as lifecycle_config
 from reference_impl.services import audit
+from reference_impl.services.lifecycle import applier as lifecycle_applier
+from reference_impl.services.lifecycle import config as lifecycle_config
 
 BOUND_BUCKET = "conformance-bindings"  # the default of conformance/clients/bindings.py
 MARKER = "bindings-bucket-provisioned"

@@ -17,8 +17,8 @@ from typing import Any
 
 from starlette.responses import StreamingResponse
 
-from reference_impl.s3.bodies import ClosingStream
 from reference_impl.storage.direct import DirectReader
+from reference_impl.wire.s3.bodies import ClosingStream
 
 
 class StreamedBody:

@@ -20,13 +20,13 @@ from starlette.routing import Route
 from reference_impl import jsonbody
 from reference_impl.context import ServerContext
 from reference_impl.mgmt.dashboard import dashboard_routes
-from reference_impl.mgmt.envelope import ApiError, error_table, fail, ok
 from reference_impl.mgmt.logpush import Jobs
 from reference_impl.mgmt.r2_buckets_routes import r2_routes
 from reference_impl.mgmt.r2_domains import R2Domains
 from reference_impl.mgmt.rulesets import Rulesets
 from reference_impl.mgmt.state import MgmtState
 from reference_impl.storage import clock
+from reference_impl.wire.mgmt.envelope import ApiError, error_table, fail, ok
 
 BASE = "/client/v4"
 EMAIL = re.compile(r"\A[^@\s]+@[^@\s]+\.[^@\s]+\Z")

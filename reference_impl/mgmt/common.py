@@ -6,8 +6,8 @@ import datetime as dt
 import secrets
 from typing import Any
 
-from reference_impl.mgmt.envelope import ApiError
 from reference_impl.profile import Profile
+from reference_impl.wire.mgmt.envelope import ApiError
 
 
 def new_id(profile: Profile) -> str:

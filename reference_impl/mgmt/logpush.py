@@ -18,7 +18,6 @@ from urllib.parse import urlsplit
 
 from reference_impl import outbound
 from reference_impl.mgmt.common import require_object
-from reference_impl.mgmt.envelope import ApiError, drop_fields
 from reference_impl.mgmt.logpush_checks import (
     check_dataset,
     check_destination,
@@ -28,6 +27,7 @@ from reference_impl.mgmt.logpush_checks import (
 from reference_impl.mgmt.state import MgmtState
 from reference_impl.profile import Profile
 from reference_impl.storage.engine import BucketGone
+from reference_impl.wire.mgmt.envelope import ApiError, drop_fields
 
 
 class Jobs:

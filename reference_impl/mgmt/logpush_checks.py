@@ -13,8 +13,8 @@ from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 from reference_impl import yaml_data
-from reference_impl.mgmt.envelope import ApiError
 from reference_impl.profile import Profile
+from reference_impl.wire.mgmt.envelope import ApiError
 
 JOB_NAME = re.compile(r"\A[a-zA-Z0-9\-.]{0,512}\Z")
 PRINTABLE = re.compile(r"\A[\x21-\x7e]+\Z")

@@ -16,13 +16,13 @@ from typing import Any
 from starlette.responses import JSONResponse, Response
 
 from reference_impl.context import ServerContext
-from reference_impl.lifecycle import applier as lifecycle_applier
-from reference_impl.lifecycle import config as lifecycle_config
-from reference_impl.mgmt.envelope import ApiError, drop_fields, ok
 from reference_impl.numbers import NumberError, parse_decimal
-from reference_impl.s3.buckets import valid_bucket_name
 from reference_impl.services import audit
 from reference_impl.services.domains import registry
+from reference_impl.services.lifecycle import applier as lifecycle_applier
+from reference_impl.services.lifecycle import config as lifecycle_config
+from reference_impl.wire.mgmt.envelope import ApiError, drop_fields, ok
+from reference_impl.wire.s3.names import valid_bucket_name
 
 JURISDICTIONS = ("default", "eu", "fedramp")
 JURISDICTION_KIND = "jurisdiction"  # bucket_configs kind holding a bucket's jurisdiction

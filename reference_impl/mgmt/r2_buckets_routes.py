@@ -7,10 +7,10 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from reference_impl.context import ServerContext
-from reference_impl.lifecycle.admin import ClockAdmin
+from reference_impl.mgmt.clock_admin import ClockAdmin
 from reference_impl.mgmt.r2_buckets import R2Buckets
 from reference_impl.mgmt.sippy import Sippy
-from reference_impl.migration.source import announce_source
+from reference_impl.services.migration.source import announce_source
 
 Handler = Callable[[dict[str, str], Any], Awaitable[Any]]
 

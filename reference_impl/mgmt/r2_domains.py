@@ -17,10 +17,10 @@ import datetime as dt
 from typing import Any
 
 from reference_impl.context import ServerContext
-from reference_impl.mgmt.envelope import ApiError
 from reference_impl.services import audit
 from reference_impl.services.domains import MIN_TLS_VALUES, registry, valid_domain
 from reference_impl.storage import clock
+from reference_impl.wire.mgmt.envelope import ApiError
 
 SSL_STATUS = {"ownership": "active", "ssl": "active"}
 

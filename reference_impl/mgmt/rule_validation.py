@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from reference_impl.mgmt.envelope import ApiError
 from reference_impl.profile import Profile
+from reference_impl.wire.mgmt.envelope import ApiError
 
 LOG_PHASE = "http_log_custom_fields"
 ACTION = "log_custom_field"

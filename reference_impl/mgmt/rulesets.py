@@ -13,11 +13,11 @@ import re
 from typing import Any
 
 from reference_impl.mgmt.common import new_id, now_iso, optional_str, require_object
-from reference_impl.mgmt.envelope import ApiError, drop_fields
 from reference_impl.mgmt.rule_validation import normalise_rules
 from reference_impl.mgmt.state import MgmtState
 from reference_impl.profile import Profile
 from reference_impl.storage.clock import Clock
+from reference_impl.wire.mgmt.envelope import ApiError, drop_fields
 
 KINDS = ("zone", "custom")  # kinds a zone may create; managed / root belong to the provider
 PHASES = (

@@ -1,18 +1,19 @@
 """Migration (sippy) endpoints: PUT / GET / DELETE .../r2/buckets/{bucket}/sippy and validate.
 
 The configuration is stored with the bucket (bucket_configs kind `sippy`); the S3 GetObject
-miss hook (reference_impl/migration/hook.py) reads it. Shapes are dated by the profile
-(`sippy_shape`, 2024-02-06), see reference_impl/migration/config.py.
+miss hook (reference_impl/services/migration/hook.py) reads it. Shapes are dated by the profile
+(`sippy_shape`, 2024-02-06), see reference_impl/mgmt/sippy_config.py.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from reference_impl.mgmt.envelope import ApiError
+from reference_impl.mgmt import sippy_config as config
 from reference_impl.mgmt.r2_buckets import R2Buckets
-from reference_impl.migration import config, source
 from reference_impl.services import audit
+from reference_impl.services.migration import source
+from reference_impl.wire.mgmt.envelope import ApiError
 
 
 class Sippy:

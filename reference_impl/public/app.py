@@ -21,14 +21,14 @@ from starlette.routing import Route
 
 from reference_impl.context import ServerContext
 from reference_impl.public import cors, encoding
-from reference_impl.s3.app import error_response
-from reference_impl.s3.call import Call
-from reference_impl.s3.errors import S3Error
-from reference_impl.s3.objects import get_object
-from reference_impl.s3.uri import utf8_unquote
 from reference_impl.services.domains import MalformedHost, normalise_host, registry
+from reference_impl.services.object_reads import get_object
 from reference_impl.storage.engine import BucketGone
 from reference_impl.storage.full import StorageFull
+from reference_impl.wire.s3.call_view import CallView
+from reference_impl.wire.s3.error_reply import error_response
+from reference_impl.wire.s3.errors import S3Error
+from reference_impl.wire.s3.uri import utf8_unquote
 
 LOG = logging.getLogger(__name__)
 METHODS = ["GET", "HEAD", "OPTIONS", "PUT", "POST", "DELETE", "PATCH"]
@@ -62,7 +62,7 @@ async def _read(ctx: ServerContext, request: Request, account: str, bucket: str)
     raw = request.scope.get("raw_path", b"").decode("latin-1").split("?", 1)[0]
     try:
         key = utf8_unquote(raw)[1:]
-    except ValueError:  # not UTF-8: no key has this name (reference_impl/s3/uri.py)
+    except ValueError:  # not UTF-8: no key has this name (reference_impl/wire/s3/uri.py)
         raise S3Error("InvalidURI") from None
     if request.method not in ("GET", "HEAD"):
         raise S3Error("MethodNotAllowed")
@@ -80,7 +80,7 @@ async def _read(ctx: ServerContext, request: Request, account: str, bucket: str)
             record.meta.get("http", {}).get("content-encoding")
         ):
             request = _without_range(request)
-    response = await get_object(ctx, Call(request, account, bucket, key))
+    response = await get_object(ctx, CallView(request, account, bucket, key))
     if encoding.is_gzip(response):
         if ctx.profile.deviations.public_drop_content_encoding:
             del response.headers["content-encoding"]

@@ -1,7 +1,7 @@
 """CORS on public buckets: preflights and response headers from the bucket's own CORS rules.
 
 The rules are the ones PutBucketCors stored (`reference_impl.s3.cors`), matched the same way
-as on the S3 endpoint (`cors_match.find_allowed`); the public entrypoint has its own profile
+as on the S3 endpoint (`cors_rules.find_allowed`); the public entrypoint has its own profile
 fields so that each surface's behaviour can be made to deviate on its own.
 """
 
@@ -11,8 +11,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from reference_impl.context import ServerContext
-from reference_impl.s3.cors_match import VARY, find_allowed
-from reference_impl.s3.errors import S3Error
+from reference_impl.services.cors_rules import VARY, find_allowed
+from reference_impl.wire.s3.errors import S3Error
 
 
 def _allow_origin(origins: list[str], origin: str) -> str:

@@ -13,29 +13,12 @@ from reference_impl.context import ServerContext
 from reference_impl.s3 import content_type, cors_match, protocol_hooks
 from reference_impl.s3.call import resolve
 from reference_impl.s3.dispatch import route
-from reference_impl.s3.errors import S3Error
-from reference_impl.s3.xml_text import xml_safe
-from reference_impl.s3.xmlio import S3_XMLNS, XML_CONTENT_TYPE, render
 from reference_impl.storage.engine import BucketGone
 from reference_impl.storage.full import StorageFull, is_full
+from reference_impl.wire.s3.error_reply import error_response
+from reference_impl.wire.s3.errors import S3Error
 
 log = logging.getLogger(__name__)
-
-
-def error_response(ctx: ServerContext, error: S3Error, resource: str = "") -> Response:
-    details = {name: xml_safe(str(value)) for name, value in error.details.items()}
-    if resource:
-        details.setdefault("Resource", xml_safe(resource))
-    body = render(
-        "error.xml.j2",
-        code=error.code,
-        message=xml_safe(error.message),
-        details=details,
-        xmlns=S3_XMLNS if ctx.profile.deviations.error_xmlns else "",
-    )
-    return Response(
-        body, status_code=error.status, headers=error.headers, media_type=XML_CONTENT_TYPE
-    )
 
 
 def build_app(ctx: ServerContext) -> ASGIApp:

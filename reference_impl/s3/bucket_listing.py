@@ -13,9 +13,9 @@ from starlette.responses import Response
 from reference_impl.context import ServerContext
 from reference_impl.numbers import is_decimal
 from reference_impl.s3.call import Call
-from reference_impl.s3.errors import S3Error
 from reference_impl.s3.listing import decode_token, encode_token
-from reference_impl.s3.xmlio import iso8601, xml_response
+from reference_impl.wire.s3.errors import S3Error
+from reference_impl.wire.s3.xmlio import iso8601, xml_response
 
 EXT_PREFIX = "cf-"
 TOKEN_MAGIC = "b1:"  # not the object listing's: one listing's token is refused by the other

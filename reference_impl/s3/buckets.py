@@ -2,35 +2,18 @@
 
 from __future__ import annotations
 
-import re
-
 from starlette.responses import Response
 
 from reference_impl.context import ServerContext
-from reference_impl.lifecycle import applier as lifecycle_applier
-from reference_impl.lifecycle import config as lifecycle_config
 from reference_impl.s3.call import Call
-from reference_impl.s3.errors import S3Error
-from reference_impl.s3.xmlio import parse_request_body, xml_response
 from reference_impl.services import audit
 from reference_impl.services.domains import registry
-from reference_impl.storage.engine import Bucket
-
-BUCKET_NAME = re.compile(r"\A[a-z0-9][a-z0-9-]{1,61}[a-z0-9]\Z")
-
-
-def valid_bucket_name(name: str) -> bool:
-    return bool(BUCKET_NAME.match(name))
-
-
-def require_bucket(ctx: ServerContext, call: Call) -> Bucket:
-    assert call.bucket is not None
-    bucket = ctx.store.get_bucket(call.account, call.bucket)
-    if bucket is None:
-        if ctx.profile.deviations.missing_bucket_403:
-            raise S3Error("AccessDenied")
-        raise S3Error("NoSuchBucket", BucketName=call.bucket)
-    return bucket
+from reference_impl.services.lifecycle import applier as lifecycle_applier
+from reference_impl.services.lifecycle import config as lifecycle_config
+from reference_impl.services.object_reads import require_bucket
+from reference_impl.wire.s3.errors import S3Error
+from reference_impl.wire.s3.names import valid_bucket_name
+from reference_impl.wire.s3.xmlio import parse_request_body, xml_response
 
 
 def delete_bucket_setting(ctx: ServerContext, call: Call, kind: str, operation: str) -> Response:

@@ -6,7 +6,7 @@ import datetime as dt
 import hashlib
 import ipaddress
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 
 from starlette.requests import Request
@@ -15,9 +15,10 @@ from reference_impl.context import ServerContext
 from reference_impl.identity import Identity
 from reference_impl.s3 import sigv4
 from reference_impl.s3.chunked import EMPTY_SHA256, AwsChunkedDecoder, StreamingAuth, is_streaming
-from reference_impl.s3.errors import S3Error
-from reference_impl.s3.uri import utf8_unquote
-from reference_impl.s3.xml_text import fits_xml
+from reference_impl.wire.s3.call_view import CallView
+from reference_impl.wire.s3.errors import S3Error
+from reference_impl.wire.s3.uri import utf8_unquote
+from reference_impl.wire.s3.xml_text import fits_xml
 
 MAX_XML_BODY = 4 * 1024 * 1024
 SIGNING_QUERY_KEYS = {
@@ -33,31 +34,12 @@ SIGNING_QUERY_KEYS = {
 
 
 @dataclass
-class Call:
-    request: Request
-    account: str
-    bucket: str | None
-    key: str | None
-    query: dict[str, str] = field(default_factory=dict)  # decoded, auth parameters removed
+class Call(CallView):
+    """The S3 surface's call: a CallView with its signed payload and aws-chunked body."""
+
     payload_sha256: str | None = None  # the signed body hash, None when unsigned
     streaming: StreamingAuth | None = None  # an aws-chunked body (STREAMING-* content hash)
     decoder: AwsChunkedDecoder | None = None  # set by body_stream() for an aws-chunked body
-    # header name -> first value, built on first use: handlers ask for several headers and
-    # Starlette's Headers.get scans and decodes the whole list each time
-    _headers: dict[str, str] | None = field(default=None, init=False, repr=False, compare=False)
-
-    @property
-    def method(self) -> str:
-        return self.request.method
-
-    def header(self, name: str, default: str | None = None) -> str | None:
-        """As `request.headers.get(name, default)`: the first value, names case-insensitive."""
-        headers = self._headers
-        if headers is None:
-            scope_headers = self.request.scope["headers"]
-            raw = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope_headers]
-            headers = self._headers = dict(reversed(raw))  # the first of repeated names wins
-        return headers.get(name.lower(), default)
 
     def body_stream(self) -> AsyncIterator[bytes]:
         """The body's bytes as they arrive; an aws-chunked body decoded (and checked) on the way.

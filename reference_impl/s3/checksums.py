@@ -18,8 +18,8 @@ from collections.abc import Iterable, Mapping
 from reference_impl import offload
 from reference_impl.context import ServerContext
 from reference_impl.s3.chunked_checksums import new_checksum
-from reference_impl.s3.errors import S3Error
 from reference_impl.storage.blobs import BlobInfo
+from reference_impl.wire.s3.errors import S3Error
 
 HEADER_PREFIX = "x-amz-checksum-"
 ALGORITHMS = ("crc32", "crc32c", "sha1", "sha256")

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from reference_impl.numbers import is_decimal
 from reference_impl.s3 import chunked_checksums as checksums
-from reference_impl.s3.errors import S3Error
+from reference_impl.wire.s3.errors import S3Error
 
 CHUNK_SIZE = re.compile(rb"[0-9A-Fa-f]{1,16}")  # chunk-size = 1*HEXDIG (RFC 9112)
 SIGNED = "STREAMING-AWS4-HMAC-SHA256-PAYLOAD"

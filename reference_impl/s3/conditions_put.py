@@ -12,11 +12,12 @@ from __future__ import annotations
 from dataclasses import replace
 
 from reference_impl.context import ServerContext
-from reference_impl.s3 import conditions
-from reference_impl.s3.buckets import require_bucket, valid_bucket_name
 from reference_impl.s3.call import Call
-from reference_impl.s3.errors import S3Error
+from reference_impl.services import conditions
+from reference_impl.services.object_reads import require_bucket
 from reference_impl.storage.engine import ObjectRecord, PublishCheck
+from reference_impl.wire.s3.errors import S3Error
+from reference_impl.wire.s3.names import valid_bucket_name
 
 CREATE_BUCKET_HEADER = "cf-create-bucket-if-missing"
 

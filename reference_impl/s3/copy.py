@@ -13,17 +13,17 @@ from collections.abc import AsyncIterator, Iterator
 from starlette.responses import Response
 
 from reference_impl.context import ServerContext
-from reference_impl.s3 import conditions
-from reference_impl.s3.buckets import require_bucket
 from reference_impl.s3.call import Call
 from reference_impl.s3.conditions_put import publish_check
-from reference_impl.s3.errors import S3Error
 from reference_impl.s3.multipart import part_number, record_part, require_upload
 from reference_impl.s3.objects import _metadata, check_key
-from reference_impl.s3.uri import utf8_unquote
-from reference_impl.s3.xmlio import iso8601, xml_response
+from reference_impl.services import conditions
+from reference_impl.services.object_reads import require_bucket
 from reference_impl.storage.blobs import BlobInfo
 from reference_impl.storage.engine import ObjectRecord, PublishCheck
+from reference_impl.wire.s3.errors import S3Error
+from reference_impl.wire.s3.uri import utf8_unquote
+from reference_impl.wire.s3.xmlio import iso8601, xml_response
 
 SOURCE_HEADER = "x-amz-copy-source"
 DESTINATION_PREFIX = "cf-copy-destination-"
@@ -34,7 +34,7 @@ def parse_source(ctx: ServerContext, text: str) -> tuple[str, str]:
     """`/bucket/key` (URL-encoded, optional `?versionId=`) as (bucket, key)."""
     try:
         path = utf8_unquote(text.split("?", 1)[0])
-    except ValueError:  # not UTF-8 once decoded: it names no key (reference_impl/s3/uri.py)
+    except ValueError:  # not UTF-8 once decoded: it names no key (reference_impl/wire/s3/uri.py)
         raise S3Error(
             "InvalidArgument", "Copy Source is not valid UTF-8", ArgumentName=SOURCE_HEADER
         ) from None

@@ -1,7 +1,7 @@
 """PutBucketCors / GetBucketCors / DeleteBucketCors: parse, validate (dated rules) and store.
 
 The configuration is kept as JSON in the store's bucket configurations (kind `cors`), in the
-shape `cors_match` reads when answering preflights and decorating responses.
+shape `services/cors_rules.py` matches when a surface answers preflights and decorates responses.
 """
 
 from __future__ import annotations
@@ -18,13 +18,14 @@ from starlette.responses import Response
 from reference_impl import offload
 from reference_impl.context import ServerContext
 from reference_impl.numbers import is_decimal
-from reference_impl.s3.buckets import delete_bucket_setting, require_bucket
+from reference_impl.s3.buckets import delete_bucket_setting
 from reference_impl.s3.call import Call
-from reference_impl.s3.errors import S3Error
-from reference_impl.s3.xmlio import XML_CONTENT_TYPE, parse_request_body, render, xml_response
 from reference_impl.services import audit
+from reference_impl.services.cors_rules import KIND
+from reference_impl.services.object_reads import require_bucket
+from reference_impl.wire.s3.errors import S3Error
+from reference_impl.wire.s3.xmlio import XML_CONTENT_TYPE, parse_request_body, render, xml_response
 
-KIND = "cors"
 METHODS = frozenset({"GET", "PUT", "POST", "DELETE", "HEAD"})
 RULE_FIELDS = {
     "ID": "id",

@@ -5,11 +5,11 @@ from __future__ import annotations
 from starlette.responses import Response
 
 from reference_impl.context import ServerContext
-from reference_impl.s3 import conditions
-from reference_impl.s3.buckets import require_bucket
 from reference_impl.s3.call import Call
-from reference_impl.s3.errors import S3Error, error_table
-from reference_impl.s3.xmlio import parse_request_body, xml_response
+from reference_impl.services import conditions
+from reference_impl.services.object_reads import require_bucket
+from reference_impl.wire.s3.errors import S3Error, error_table
+from reference_impl.wire.s3.xmlio import parse_request_body, xml_response
 
 
 async def delete_objects(ctx: ServerContext, call: Call) -> Response:

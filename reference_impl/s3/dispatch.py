@@ -23,7 +23,8 @@ from reference_impl.s3 import (
     placeholders,
 )
 from reference_impl.s3.call import Call
-from reference_impl.s3.errors import S3Error
+from reference_impl.services import object_reads
+from reference_impl.wire.s3.errors import S3Error
 
 Handler = Callable[[ServerContext, Call], Awaitable[Response]]
 
@@ -78,10 +79,10 @@ _BUCKET_OPS: dict[tuple[str, str | None], Handler] = {
 _OBJECT_OPS: dict[tuple[str, str | None], Handler] = {
     ("PUT", None): objects.put_object,
     ("POST", None): objects.put_object,
-    ("GET", None): objects.get_object,
-    ("HEAD", None): objects.get_object,
-    ("GET", "partNumber"): objects.get_object,  # one part of the object
-    ("HEAD", "partNumber"): objects.get_object,
+    ("GET", None): object_reads.get_object,
+    ("HEAD", None): object_reads.get_object,
+    ("GET", "partNumber"): object_reads.get_object,  # one part of the object
+    ("HEAD", "partNumber"): object_reads.get_object,
     ("DELETE", None): objects.delete_object,
     ("POST", "uploads"): multipart.create_multipart_upload,
     ("PUT", "partNumber"): multipart.upload_part,

@@ -11,11 +11,12 @@ from collections.abc import Awaitable, Callable
 from starlette.responses import Response
 
 from reference_impl.context import ServerContext
-from reference_impl.s3.buckets import delete_bucket_setting, require_bucket
+from reference_impl.s3.buckets import delete_bucket_setting
 from reference_impl.s3.call import Call
-from reference_impl.s3.errors import S3Error
-from reference_impl.s3.xmlio import parse_request_body, xml_response
 from reference_impl.services import audit
+from reference_impl.services.object_reads import require_bucket
+from reference_impl.wire.s3.errors import S3Error
+from reference_impl.wire.s3.xmlio import parse_request_body, xml_response
 
 KIND = "encryption"
 ALGORITHMS = ("AES256",)

@@ -2,7 +2,7 @@
 
 Before lifecycles exist the GET stays the placeholder (404 NoSuchLifecycleConfiguration) and
 PUT / DELETE are NotImplemented. Once they exist, a bucket with rules returns them
-(decisions.md "Placeholder operations"); the rules are applied by reference_impl/lifecycle.
+(decisions.md "Placeholder operations"); the rules are applied by reference_impl/services/lifecycle.
 """
 
 from __future__ import annotations
@@ -12,13 +12,14 @@ from collections.abc import Awaitable, Callable
 from starlette.responses import Response
 
 from reference_impl.context import ServerContext
-from reference_impl.lifecycle import applier, config
 from reference_impl.s3 import placeholders
-from reference_impl.s3.buckets import delete_bucket_setting, require_bucket
+from reference_impl.s3.buckets import delete_bucket_setting
 from reference_impl.s3.call import Call
-from reference_impl.s3.errors import S3Error
-from reference_impl.s3.xmlio import XML_CONTENT_TYPE
 from reference_impl.services import audit
+from reference_impl.services.lifecycle import applier, config
+from reference_impl.services.object_reads import require_bucket
+from reference_impl.wire.s3.errors import S3Error
+from reference_impl.wire.s3.xmlio import XML_CONTENT_TYPE
 
 
 def _offered(ctx: ServerContext) -> None:

@@ -15,12 +15,12 @@ from starlette.responses import Response
 
 from reference_impl.context import ServerContext
 from reference_impl.numbers import is_decimal
-from reference_impl.s3 import deviant
-from reference_impl.s3.buckets import require_bucket
 from reference_impl.s3.call import Call
-from reference_impl.s3.errors import S3Error
-from reference_impl.s3.xml_text import fits_xml, xml_escape
-from reference_impl.s3.xmlio import fragment, iso8601, xml_response
+from reference_impl.services import deviant
+from reference_impl.services.object_reads import require_bucket
+from reference_impl.wire.s3.errors import S3Error
+from reference_impl.wire.s3.xml_text import fits_xml, xml_escape
+from reference_impl.wire.s3.xmlio import fragment, iso8601, xml_response
 
 COMMON = {"prefix", "delimiter", "max-keys", "encoding-type", "x-id", "x-purpose", "per_page"}
 V2_PARAMS = COMMON | {"list-type", "start-after", "continuation-token", "fetch-owner"}

@@ -12,19 +12,19 @@ from starlette.responses import Response
 
 from reference_impl.context import ServerContext
 from reference_impl.numbers import is_decimal
-from reference_impl.s3.buckets import require_bucket
 from reference_impl.s3.call import Call, check_content_md5
 from reference_impl.s3.conditions_put import prepare_write
-from reference_impl.s3.errors import S3Error
 from reference_impl.s3.objects import (
     DEFAULT_CONTENT_TYPE,
     _metadata,
     check_declared_length,
     check_key,
 )
-from reference_impl.s3.xmlio import xml_response
+from reference_impl.services.object_reads import require_bucket
 from reference_impl.storage.blobs import BlobInfo, PayloadHashMismatch
 from reference_impl.storage.multipart import Part, Upload, UploadStore, uploads_of
+from reference_impl.wire.s3.errors import S3Error
+from reference_impl.wire.s3.xmlio import xml_response
 
 # uploads whose completion is running: a part or a second completion meanwhile cannot be
 # serialised with it, which the spec wants reported as TooMuchConcurrency

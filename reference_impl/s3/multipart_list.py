@@ -8,12 +8,12 @@ from starlette.responses import Response
 
 from reference_impl.context import ServerContext
 from reference_impl.numbers import is_decimal
-from reference_impl.s3.buckets import require_bucket
 from reference_impl.s3.call import Call
-from reference_impl.s3.errors import S3Error
 from reference_impl.s3.multipart import require_upload, uploads
-from reference_impl.s3.xmlio import iso8601, xml_response
+from reference_impl.services.object_reads import require_bucket
 from reference_impl.storage.multipart import Upload
+from reference_impl.wire.s3.errors import S3Error
+from reference_impl.wire.s3.xmlio import iso8601, xml_response
 
 MAX_ENTRIES = 1000
 

@@ -13,10 +13,10 @@ from starlette.responses import Response
 
 from reference_impl.context import ServerContext
 from reference_impl.s3 import buckets, listing
-from reference_impl.s3.buckets import require_bucket
 from reference_impl.s3.call import Call
-from reference_impl.s3.errors import S3Error
-from reference_impl.s3.xmlio import xml_response
+from reference_impl.services.object_reads import require_bucket
+from reference_impl.wire.s3.errors import S3Error
+from reference_impl.wire.s3.xmlio import xml_response
 
 NOT_FOUND = {
     "lifecycle": "NoSuchLifecycleConfiguration",

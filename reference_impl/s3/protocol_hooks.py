@@ -14,7 +14,7 @@ from reference_impl.context import ServerContext
 from reference_impl.s3 import content_type, cors_match
 from reference_impl.s3.call import Call
 from reference_impl.s3.dispatch import SUBRESOURCES
-from reference_impl.s3.errors import S3Error
+from reference_impl.wire.s3.errors import S3Error
 
 SIGNATURE = "X-Amz-Signature"
 X_ID_OPERATIONS = {  # what an x-id value claims, for the deviation only

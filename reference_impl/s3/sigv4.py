@@ -19,7 +19,7 @@ from urllib.parse import quote, unquote
 from reference_impl.numbers import parse_decimal
 from reference_impl.s3.chunked import MODES as STREAMING_MODES
 from reference_impl.s3.chunked import StreamingAuth
-from reference_impl.s3.errors import S3Error
+from reference_impl.wire.s3.errors import S3Error
 
 ALGORITHM = "AWS4-HMAC-SHA256"
 UNSIGNED = "UNSIGNED-PAYLOAD"

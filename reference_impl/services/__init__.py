@@ -1,1 +1,2 @@
-"""Services below the surfaces: the audit log and the custom domain registry every surface uses."""
+"""Services below the surfaces: the audit log, the custom domain registry, object lifecycles
+and the migration (sippy) fetch; what more than one surface runs, so no surface imports another."""

@@ -1,6 +1,6 @@
 """Watches on keys: did anything write or delete this key since I started looking?
 
-Why: a migration fetch (reference_impl/migration/source.py) reads a missing key from the source
+Why: a migration fetch (services/migration/source.py) reads a missing key from the source
 for as long as the source takes, then publishes it. A PUT or a DELETE of that key acknowledged
 meanwhile is newer than the fetched copy, so the copy must not be published over it, nor bring
 back a key the DELETE removed (issue 26). The store tells the watches of every key it writes or

@@ -10,8 +10,8 @@ import pytest
 from botocore.exceptions import ClientError
 
 from conformance.clients.mgmt import MgmtClient
-from reference_impl.lifecycle import applier, config
-from reference_impl.s3.errors import S3Error
+from reference_impl.services.lifecycle import applier, config
+from reference_impl.wire.s3.errors import S3Error
 
 DAY = 86400
 

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from conformance.clients.s3 import WireClient
-from reference_impl.s3.errors import S3Error
 from reference_impl.s3.listing import decode_token, encode_token
+from reference_impl.wire.s3.errors import S3Error
 
 
 def test_one_listings_token_is_refused_by_the_other() -> None:

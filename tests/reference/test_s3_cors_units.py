@@ -7,8 +7,9 @@ from typing import Any
 
 import pytest
 
-from reference_impl.s3 import content_type, cors_match
+from reference_impl.s3 import content_type
 from reference_impl.s3.cors import valid_origin
+from reference_impl.services import cors_rules
 
 
 @pytest.mark.parametrize(
@@ -51,17 +52,17 @@ RULES = [
 
 def test_find_rule_matches_method_origin_and_headers() -> None:
     ctx = _ctx()
-    assert cors_match.find_rule(ctx, RULES, "https://a.example", "GET", ["x-named"]) is RULES[0]
-    assert cors_match.find_rule(ctx, RULES, "https://a.example", "GET", ["x-amz-date"]) is RULES[0]
-    assert cors_match.find_rule(ctx, RULES, "https://a.example", "GET", ["other"]) is None
-    assert cors_match.find_rule(ctx, RULES, "https://b.example", "GET") is None
-    assert cors_match.find_rule(ctx, RULES, "https://b.example", "PUT", ["any"]) is RULES[1]
+    assert cors_rules.find_rule(ctx, RULES, "https://a.example", "GET", ["x-named"]) is RULES[0]
+    assert cors_rules.find_rule(ctx, RULES, "https://a.example", "GET", ["x-amz-date"]) is RULES[0]
+    assert cors_rules.find_rule(ctx, RULES, "https://a.example", "GET", ["other"]) is None
+    assert cors_rules.find_rule(ctx, RULES, "https://b.example", "GET") is None
+    assert cors_rules.find_rule(ctx, RULES, "https://b.example", "PUT", ["any"]) is RULES[1]
 
 
 def test_find_rule_case_sensitive_before_the_change() -> None:
     ctx = _ctx(case_insensitive=False)
-    assert cors_match.find_rule(ctx, RULES, "https://a.example", "GET", ["x-named"]) is None
-    assert cors_match.find_rule(ctx, RULES, "https://a.example", "GET", ["X-Named"]) is RULES[0]
+    assert cors_rules.find_rule(ctx, RULES, "https://a.example", "GET", ["x-named"]) is None
+    assert cors_rules.find_rule(ctx, RULES, "https://a.example", "GET", ["X-Named"]) is RULES[0]
 
 
 @pytest.mark.parametrize(

@@ -18,9 +18,9 @@ from reference_impl.bindings.app import build_app
 from reference_impl.bindings.provision import BOUND_BUCKET
 from reference_impl.context import ServerContext
 from reference_impl.identity import default_identity
-from reference_impl.lifecycle import config as lifecycle_config
 from reference_impl.profile import Profile
 from reference_impl.services import audit
+from reference_impl.services.lifecycle import config as lifecycle_config
 from reference_impl.storage.engine import Store
 
 

@@ -24,8 +24,8 @@ from reliability.test_bucket_races import blob_files, finish, streaming_put, tmp
 from conformance.clients import s3_multipart as mp
 from conformance.clients.mgmt import MgmtClient
 from conformance.clients.s3_wire import WireClient, WireReply
-from reference_impl.s3.errors import S3Error
 from reference_impl.storage.engine import ObjectRecord, Store
+from reference_impl.wire.s3.errors import S3Error
 
 IF_ABSENT = {"If-None-Match": "*"}
 SIZES = {"inline": 1000, "file": 300 * 1024}

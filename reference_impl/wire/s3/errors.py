@@ -11,7 +11,7 @@ from reference_impl import yaml_data
 
 @cache
 def error_table() -> dict[str, dict[str, Any]]:
-    text = (resources.files("reference_impl.s3") / "errors.yaml").read_text(encoding="utf-8")
+    text = (resources.files("reference_impl.wire.s3") / "errors.yaml").read_text(encoding="utf-8")
     table: dict[str, dict[str, Any]] = yaml_data.load(text)
     return table
 

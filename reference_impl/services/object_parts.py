@@ -8,8 +8,8 @@ the part's Content-Range and, for a multipart object, `x-amz-mp-parts-count`.
 from __future__ import annotations
 
 from reference_impl.numbers import is_decimal
-from reference_impl.s3.errors import S3Error
 from reference_impl.storage.engine import ObjectRecord
+from reference_impl.wire.s3.errors import S3Error
 
 MAX_PART_NUMBER = 10_000
 

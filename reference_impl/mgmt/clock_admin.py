@@ -13,9 +13,9 @@ import datetime as dt
 from typing import Any
 
 from reference_impl.context import ServerContext
-from reference_impl.lifecycle import applier
-from reference_impl.mgmt.envelope import ApiError
+from reference_impl.services.lifecycle import applier
 from reference_impl.storage import clock
+from reference_impl.wire.mgmt.envelope import ApiError
 
 MAX_ADVANCE = 100 * 365 * 86400
 

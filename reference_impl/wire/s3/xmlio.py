@@ -14,7 +14,7 @@ import defusedxml.ElementTree as SafeET
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from starlette.responses import Response
 
-from reference_impl.s3.errors import S3Error
+from reference_impl.wire.s3.errors import S3Error
 
 S3_XMLNS = "http://s3.amazonaws.com/doc/2006-03-01/"
 # Every S3 request document fits (10,000 parts x ~10 tags, 1,000 lifecycle rules, a few MB of
@@ -27,7 +27,7 @@ XML_CONTENT_TYPE = "application/xml"
 @cache
 def _env() -> Environment:
     return Environment(
-        loader=PackageLoader("reference_impl.s3", "templates"),
+        loader=PackageLoader("reference_impl.wire.s3", "templates"),
         autoescape=True,
         undefined=StrictUndefined,
         auto_reload=False,  # templates ship with the package: no stat() of the file per render
@@ -43,7 +43,7 @@ def fragment(name: str) -> str:
     field) cost more than the rest of a listing; callers escape values with
     `xml_text.xml_escape`, exactly as Jinja's autoescape would, so the bytes are the same.
     """
-    text = resources.files("reference_impl.s3").joinpath("templates", name).read_text("utf-8")
+    text = resources.files("reference_impl.wire.s3").joinpath("templates", name).read_text("utf-8")
     return text.removesuffix("\n")
 
 

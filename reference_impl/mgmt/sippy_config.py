@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from reference_impl.mgmt.envelope import ApiError
 from reference_impl.profile import Profile
+from reference_impl.wire.mgmt.envelope import ApiError
 
 AWS_KEYS = ("bucket", "region", "accessKeyId", "secretAccessKey")
 FLAT_KEYS = ("bucket", "region", "access_key_id", "secret_access_key")

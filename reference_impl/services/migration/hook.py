@@ -11,9 +11,9 @@ from collections.abc import Callable
 from typing import Any
 
 from reference_impl.context import ServerContext
-from reference_impl.migration.source import fetch_missing
-from reference_impl.s3.errors import S3Error
+from reference_impl.services.migration.source import fetch_missing
 from reference_impl.storage.engine import ObjectRecord
+from reference_impl.wire.s3.errors import S3Error
 
 
 async def require_or_fetch(

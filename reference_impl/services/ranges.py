@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from reference_impl.s3.errors import S3Error
+from reference_impl.wire.s3.errors import S3Error
 
 _RANGE = re.compile(r"\A\s*bytes\s*=\s*([0-9]*)\s*-\s*([0-9]*)\s*\Z", re.IGNORECASE | re.ASCII)
 _BEYOND = 10**20  # a position past any object; longer digit runs are not converted (4,300 limit)

@@ -22,7 +22,7 @@ import math
 from typing import Any
 
 from reference_impl.context import ServerContext
-from reference_impl.lifecycle.config import KIND
+from reference_impl.services.lifecycle.config import KIND
 from reference_impl.storage import clock
 from reference_impl.storage.multipart import uploads_of
 

@@ -13,8 +13,8 @@ import xml.etree.ElementTree as ET
 from typing import Any
 
 from reference_impl.numbers import NumberError, parse_decimal
-from reference_impl.s3.errors import S3Error
-from reference_impl.s3.xmlio import S3_XMLNS, parse_body, parse_request_body
+from reference_impl.wire.s3.errors import S3Error
+from reference_impl.wire.s3.xmlio import S3_XMLNS, parse_body, parse_request_body
 
 KIND = "lifecycle"  # bucket_configs kind
 MAX_RULES = 1000

@@ -13,8 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 
-from reference_impl.s3.errors import S3Error
 from reference_impl.storage.engine import ObjectRecord
+from reference_impl.wire.s3.errors import S3Error
 
 NOT_MODIFIED = 304
 

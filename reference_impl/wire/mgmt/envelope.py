@@ -26,7 +26,7 @@ class ErrorDef:
 
 @cache
 def error_table() -> dict[str, ErrorDef]:
-    text = (resources.files("reference_impl.mgmt") / "errors.yaml").read_text(encoding="utf-8")
+    text = (resources.files("reference_impl.wire.mgmt") / "errors.yaml").read_text(encoding="utf-8")
     return {key: ErrorDef(**body) for key, body in yaml_data.load(text).items()}
 
 

@@ -15,7 +15,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from reference_impl.context import ServerContext
-from reference_impl.s3 import conditions
+from reference_impl.services import conditions
 from reference_impl.storage.engine import ObjectRecord
 from reference_impl.storage.multipart import Part
 

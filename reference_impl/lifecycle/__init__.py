@@ -1,1 +1,0 @@
-"""Object lifecycles: configuration (XML), the moving clock and the applier."""

@@ -1,1 +1,0 @@
-"""Incremental migration (sippy): fetch an object missing from a bucket from its source."""
