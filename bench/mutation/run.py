@@ -6,9 +6,11 @@ are the suite's blind spots. Writes table.md, survivors.md, results.json and cos
 session.sqlite (resumable: a second call with the same --out skips judged mutants) under
 --out. Each selection first runs on the unmutated tree (the baseline a kill is proven against).
 Run it niced: `nice -n 10 .venv/bin/python -m bench.mutation.run s3/multipart`.
-Exits 1 when a survivor is missing from the ledger, a mutant was not judged (timeout, start
-failure, collection error, other exit), or a ledger entry is stale (its mutant was killed, or a
-whole-module run no longer makes it); 2 when a baseline did not run.
+Mutants on lines the baseline never executed (its coverage, across the reference subprocess)
+are judged `not executed` without a run. Exits 1 when a survivor is missing from the ledger, a
+mutant was not judged (timeout, start failure, collection error, other exit), or a ledger entry
+is stale (its mutant was killed, or a whole-module run no longer makes it); 2 when a baseline
+did not run.
 """
 
 from __future__ import annotations
@@ -60,6 +62,12 @@ def main(argv: list[str] | None = None) -> int:
         help="on resume, run again the mutants the suite did not judge (timeouts, start "
         "failures, collection errors, other exits)",
     )
+    parser.add_argument(
+        "--run-unexecuted",
+        action="store_true",
+        help="run every mutant, with no coverage baseline (by default a mutant on lines the "
+        "selection's baseline never executed is recorded `not executed`, a survivor, unrun)",
+    )
     args = parser.parse_args(argv)
 
     os.chdir(plan.ROOT)
@@ -91,12 +99,15 @@ def main(argv: list[str] | None = None) -> int:
             print(f"carried {carried} kills; dropped {dropped} whose mutant is not the same now")
         with execute.guarded(execute.module_paths(work)):
             try:
-                baselines = _baselines(work, args.out, args.timeout)
+                baselines = _baselines(work, args.out, args.timeout, not args.run_unexecuted)
             except execute.BaselineFailed as exc:
                 print(f"error: {exc}", file=sys.stderr)
                 return 2
             paths = {sel: path for sel, (path, _) in baselines.items()}
-            execute.run_items(db, work, paths, args.timeout, _progress, args.retry_unjudged)
+            execute.run_items(
+                db, work, paths, args.timeout, _progress, args.retry_unjudged,
+                args.run_unexecuted,
+            )  # fmt: skip
         whole = args.sample is None and not args.line
         full = plan.modules(cfg, args.modules) if whole else []
         summary = report.summarise(db, items_of, full_modules=full)
@@ -124,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _baselines(
-    work: list[tuple[WorkItem, plan.Selection]], out: Path, timeout: float
+    work: list[tuple[WorkItem, plan.Selection]], out: Path, timeout: float, coverage: bool
 ) -> dict[plan.Selection, tuple[Path, verdict.Baseline]]:
     """Each selection's baseline run, before any of its mutants (kept in --out per commit)."""
     head = subprocess.run(
@@ -136,7 +147,7 @@ def _baselines(
             continue
         digest = hashlib.sha1(f"{head} {selection.args()}".encode()).hexdigest()[:12]
         path = out / f"baseline-{digest}.json"
-        base = execute.run_baseline(selection, path, timeout)
+        base = execute.run_baseline(selection, path, timeout, coverage)
         found[selection] = (path, base)
         bad = base.not_passing()
         print(f"baseline {' '.join(selection.args())}: " + (
