@@ -5,8 +5,11 @@ killed; the harness records it as `not executed` (a survivor, its own column) wi
 `conformance run` for it. The baseline runs once more under coverage: a `sitecustomize.py` on
 PYTHONPATH starts coverage in each Python process of the run (the `conformance` command, pytest
 and the reference it launches as a subprocess, moto), measuring reference_impl/ only; the
-reference saves its data when the run stops it with SIGTERM. What is kept, beside the baseline
-file, is per module the physical lines whose statement never ran on any of the baseline's dates.
+reference saves its data when the run stops it with SIGTERM (a process killed with SIGKILL
+would save nothing: its lines would look unexecuted; the reference stops on SIGTERM). The
+`sitecustomize.py` shadows any other one on the path (the project's Python has none). What is
+kept, beside the baseline file, is per module the physical lines whose statement never ran on
+any of the baseline's dates.
 
 Conservative on purpose: a line that is not a statement to coverage (a decorator's, a comment's)
 or that belongs to a statement that ran on any date counts as executed, and a mutant runs as

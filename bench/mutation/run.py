@@ -27,7 +27,7 @@ from pathlib import Path
 from cosmic_ray.work_db import WorkDB, use_db
 from cosmic_ray.work_item import WorkItem, WorkResult
 
-from bench.mutation import carry, execute, ledger, plan, report, verdict
+from bench.mutation import carry, execute, executed, ledger, plan, report, verdict
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -68,6 +68,12 @@ def main(argv: list[str] | None = None) -> int:
         help="run every mutant, with no coverage baseline (by default a mutant on lines the "
         "selection's baseline never executed is recorded `not executed`, a survivor, unrun)",
     )
+    parser.add_argument(
+        "--count-executed",
+        action="store_true",
+        help="run (or reuse) the baselines under coverage and print, per module and area, how "
+        "many mutants sit on executed lines (would run) and on never-executed ones; run no mutant",
+    )
     args = parser.parse_args(argv)
 
     os.chdir(plan.ROOT)
@@ -90,6 +96,8 @@ def main(argv: list[str] | None = None) -> int:
 
     args.out.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
+    if args.count_executed:
+        return _count_executed(work, args.out, args.timeout)
     with use_db(str(args.out / "session.sqlite"), WorkDB.Mode.create) as db:
         known = {w.job_id for w in db.work_items}
         db.add_work_items([w for w, _ in work if w.job_id not in known])
@@ -155,6 +163,28 @@ def _baselines(
             else f"{len(bad)} rule(s) do not pass, so cannot kill: {'; '.join(bad)}"
         ), flush=True)  # fmt: skip
     return found
+
+
+def _count_executed(work: list[tuple[WorkItem, plan.Selection]], out: Path, timeout: float) -> int:
+    """Per module and area: mutants, those on lines the baseline executes, the others."""
+    execute.imported_from_root()
+    try:
+        paths = {sel: path for sel, (path, _) in _baselines(work, out, timeout, True).items()}
+    except execute.BaselineFailed as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    lines = {sel: executed.load(execute.lines_path(path)) for sel, path in paths.items()}
+    counts: dict[str, list[int]] = {}
+    for item, selection in work:
+        module = str(item.mutations[0].module_path)
+        for key in (module, f"area {report.area_of(module)}", "total"):
+            row = counts.setdefault(key, [0, 0])
+            row[executed.never_executed(item, lines[selection])] += 1
+    print("| module / area | mutants | on executed lines | on never-executed lines |")
+    print("|---|---:|---:|---:|")
+    for key, (ran, unexecuted) in sorted(counts.items(), key=lambda kv: (kv[0] == "total", kv[0])):
+        print(f"| {key} | {ran + unexecuted} | {ran} | {unexecuted} |")
+    return 0
 
 
 def _progress(item: WorkItem, result: WorkResult, seconds: float) -> None:
