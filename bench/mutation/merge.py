@@ -21,7 +21,7 @@ from cosmic_ray.work_db import WorkDB, use_db
 from bench.mutation import plan, report, verdict
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, root: Path = plan.ROOT) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", type=Path)
     parser.add_argument("runs", type=Path, nargs="+", help="the --out folders of the runs")
@@ -54,10 +54,10 @@ def main(argv: list[str] | None = None) -> int:
             print(f"error: runs of different module contents: {mixed}", file=sys.stderr)
             return 1
         cfg = plan.load_config()
-        items_of = functools.cache(lambda module: plan.mutants(cfg, module))
+        items_of = functools.cache(lambda module: plan.mutants(cfg, module, root=root))
         done = {job_id for job_id, _ in merged.results}
         whole = [m for m in hashes if all(w.job_id in done for w in items_of(m))]
-        summary = report.summarise(merged, items_of, full_modules=whole)
+        summary = report.summarise(merged, items_of, full_modules=whole, root=root)
     summary.baselines = baselines
     report.write(summary, args.out)
     print(report.table(summary) + "\n" + report.area_table(summary) + report.baselines_md(summary))
