@@ -24,7 +24,7 @@ from cosmic_ray.mutating import mutate_and_test
 from cosmic_ray.work_db import WorkDB
 from cosmic_ray.work_item import TestOutcome, WorkerOutcome, WorkItem, WorkResult
 
-from bench.mutation import verdict
+from bench.mutation import executed, verdict
 from bench.mutation.plan import ROOT, Selection
 
 
@@ -92,22 +92,40 @@ def test_command(selection: Selection, baseline: Path) -> str:
     )  # fmt: skip
 
 
-def run_baseline(selection: Selection, path: Path, timeout: float) -> verdict.Baseline:
-    """The selection's runs on the unmutated tree (reused when `path` already holds them)."""
-    if not path.is_file():
+def lines_path(baseline: Path) -> Path:
+    """Where a baseline's record of never-executed reference lines is kept (bench.executed)."""
+    return baseline.with_name(baseline.stem + ".unexecuted.json")
+
+
+def run_baseline(
+    selection: Selection, path: Path, timeout: float, coverage: bool = True
+) -> verdict.Baseline:
+    """The selection's runs on the unmutated tree, with `coverage` under coverage (the
+    reference lines they never execute go beside them, `lines_path`); reused when `path`
+    already holds them (and, with `coverage`, their lines)."""
+    if not path.is_file() or (coverage and not lines_path(path).is_file()):
         command = [
             sys.executable, "-m", "bench.mutation.suite_cmd", *selection.args(),
             "--write-baseline", str(path),
         ]  # fmt: skip
-        proc = subprocess.run(
-            command, cwd=ROOT, capture_output=True, text=True, timeout=timeout, check=False
-        )
-        if proc.returncode != 0 or not path.is_file():
+        where = " ".join(selection.args())
+        try:
+            if coverage:
+                executed.record(command, lines_path(path), timeout)
+            else:
+                proc = subprocess.run(
+                    command, cwd=ROOT, capture_output=True, text=True, timeout=timeout,
+                    check=False,
+                )  # fmt: skip
+                if proc.returncode != 0:
+                    raise RuntimeError(
+                        f"exit {proc.returncode}:\n{proc.stdout[-3000:]}{proc.stderr[-2000:]}"
+                    )
+        except (RuntimeError, subprocess.TimeoutExpired) as exc:
             path.unlink(missing_ok=True)
-            raise BaselineFailed(
-                f"the baseline of {' '.join(selection.args())} did not run "
-                f"(exit {proc.returncode}):\n{proc.stdout[-3000:]}{proc.stderr[-2000:]}"
-            )
+            raise BaselineFailed(f"the baseline of {where} did not run: {exc}") from exc
+        if not path.is_file():
+            raise BaselineFailed(f"the baseline of {where} wrote no results")
     return verdict.Baseline.from_json(json.loads(path.read_text("utf-8")))
 
 
@@ -125,7 +143,8 @@ def settle(raw: WorkResult, module_sha256: str | None = None) -> WorkResult:
     found = verdict.from_output(raw.output) or verdict.Verdict(
         verdict.OTHER, notes=["the test command printed no verdict"]
     )
-    outcome = {verdict.KILLED: TestOutcome.KILLED, verdict.SURVIVED: TestOutcome.SURVIVED}
+    outcome = {verdict.KILLED: TestOutcome.KILLED, verdict.SURVIVED: TestOutcome.SURVIVED,
+               verdict.NOT_EXECUTED: TestOutcome.SURVIVED}  # fmt: skip
     module = f"{verdict.MODULE_MARKER}{module_sha256}\n" if module_sha256 else ""
     return WorkResult(
         worker_outcome=raw.worker_outcome,
@@ -153,19 +172,35 @@ def run_items(
     timeout: float,
     progress: Callable[[WorkItem, WorkResult, float], None],
     retry_unjudged: bool = False,
+    run_unexecuted: bool = False,
 ) -> None:
-    """Run every pending item (one at a time) and store its settled result in the db."""
+    """Run every pending item (one at a time) and store its settled result in the db. A mutant
+    whose lines the selection's baseline never executed is not run (unless `run_unexecuted`):
+    it is made, to record its diff, and judged `not executed`."""
     done = {job_id for job_id, result in db.results if finished(result, retry_unjudged)}
+    unexecuted = {} if run_unexecuted else {
+        sel: executed.load(lines_path(path)) for sel, path in baselines.items()
+    }  # fmt: skip
     for item, selection in work:
         if item.job_id in done:
             continue
         started = time.monotonic()
-        command = test_command(selection, baselines[selection])
+        if not run_unexecuted and executed.never_executed(item, unexecuted[selection]):
+            command = not_executed_command()
+        else:
+            command = test_command(selection, baselines[selection])
         # read before mutating: `guarded` keeps the module equal to HEAD between mutants
         sha = verdict.module_sha256((ROOT / item.mutations[0].module_path).read_bytes())
         result = settle(mutate_and_test(item.mutations, command, timeout), sha)
         db.set_result(item.job_id, result)
         progress(item, result, time.monotonic() - started)
+
+
+def not_executed_command() -> str:
+    """The test command of a mutant no baseline test reaches: it only prints that verdict."""
+    note = "no suite test of the selection executes its lines (the baseline's coverage)"
+    line = verdict.Verdict(verdict.NOT_EXECUTED, notes=[note]).line()
+    return shlex.join([sys.executable, "-c", f"print({line!r})"])
 
 
 def module_paths(work: list[tuple[WorkItem, Selection]]) -> list[str]:

@@ -4,6 +4,10 @@
 and writes conformance/report/sensitivity.json, which `conformance run` prints beside its
 verdict and the HTML report shows. The file says what was measured (a full run or a sample,
 how many mutants), when and at which commit, so a reader never takes a sample for the whole.
+With `--merge` only the run's areas are replaced, each with the run's date, commit and scope,
+and the other areas keep the figure they had: a full run of one area (`--scope "full ..."`,
+refused unless the run holds every mutant the harness makes of each module of its areas) is
+published beside the sample figure of the rest.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from bench.mutation import plan
 from bench.mutation.plan import ROOT
 from bench.mutation.report import COLUMNS, Row, area_of
 
@@ -49,6 +54,30 @@ def figure(doc: dict[str, Any], scope: str, commit: str, measured: str) -> dict[
     }
 
 
+def incomplete(doc: dict[str, Any], cfg: plan.Config | None = None) -> list[str]:
+    """What keeps the run from being a full run of its areas: a module of an area it has no
+    row for, or a row with fewer mutants than the harness makes of its module now."""
+    cfg = cfg or plan.load_config()
+    rows = {str(row["module"]): int(row.get("mutants") or 0) for row in doc.get("rows") or []}
+    areas = {area_of(module) for module in rows}
+    missing = []
+    for module in plan.modules(cfg, []):
+        if area_of(module) not in areas:
+            continue
+        made = len(plan.mutants(cfg, module))
+        if rows.get(module, 0) < made:
+            missing.append(f"{module}: {rows.get(module, 0)} of {made} mutants")
+    return missing
+
+
+def merged(previous: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+    """`previous` with `new`'s areas replaced, each naming its own date, commit and scope."""
+    provenance = {key: new[key] for key in ("measured", "commit", "scope", "full_run")}
+    ours = {area["area"]: area | provenance for area in new["areas"]}
+    kept = [area for area in previous.get("areas") or [] if area["area"] not in ours]
+    return previous | {"areas": sorted([*kept, *ours.values()], key=lambda a: str(a["area"]))}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", type=Path, help="the --out folder of a bench.mutation.run")
@@ -61,6 +90,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--commit", help="commit the run mutated (default: HEAD here)")
     parser.add_argument("--measured", help="date of the run (default: today, UTC)")
     parser.add_argument("--to", type=Path, default=TARGET)
+    parser.add_argument(
+        "--merge",
+        action="store_true",
+        help="replace only this run's areas in --to, the others keep their figure",
+    )
     args = parser.parse_args(argv)
     doc = json.loads((args.out / "results.json").read_text("utf-8"))
     commit = (
@@ -74,8 +108,13 @@ def main(argv: list[str] | None = None) -> int:
     if not published["areas"]:
         print(f"error: {args.out}/results.json holds no mutant", file=sys.stderr)
         return 1
+    if published["full_run"] and (gaps := incomplete(doc)):
+        print("error: not a full run of its areas: " + "; ".join(gaps), file=sys.stderr)
+        return 1
+    if args.merge and args.to.is_file():
+        published = merged(json.loads(args.to.read_text("utf-8")), published)
     args.to.write_text(json.dumps(published, indent=1) + "\n", "utf-8")
-    print(f"wrote {args.to}: {published['mutants']} mutants in {len(published['areas'])} areas")
+    print(f"wrote {args.to}: {len(published['areas'])} areas")
     return 0
 
 

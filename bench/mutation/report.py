@@ -1,11 +1,12 @@
 """The harness's table, survivors and stale ledger entries, from a session's verdicts.
 
 Columns: killed (a rule that passed on the baseline fails under the mutant), survived (not in
-the ledger), equivalent and out-of-spec (survivors the ledger lists), and the mutants the suite
-did not judge, each in its own column and never a kill: timeouts, reference start failures,
-collection errors, other non-zero exits; `harness` counts mutants cosmic-ray could not run.
-score = killed / (mutants - equivalent - out-of-spec - harness): an unjudged mutant counts as
-not killed.
+the ledger), not executed (survivors not in the ledger that were not run: no suite test of the
+selection executes their lines, bench/mutation/executed.py), equivalent and out-of-spec
+(survivors the ledger lists), and the mutants the suite did not judge, each in its own column
+and never a kill: timeouts, reference start failures, collection errors, other non-zero exits;
+`harness` counts mutants cosmic-ray could not run. score = killed / (mutants - equivalent -
+out-of-spec - harness): an unjudged or unexecuted mutant counts as not killed.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from bench.mutation import ledger, verdict
 from bench.mutation.plan import ROOT
 
 COLUMNS = (
-    "mutants", "killed", "survived", "equivalent", "out_of_spec", "timeouts",
+    "mutants", "killed", "survived", "not_executed", "equivalent", "out_of_spec", "timeouts",
     "start_failures", "collection_errors", "other_exits", "harness",
 )  # fmt: skip
 CLASS_COLUMN = {
@@ -39,6 +40,7 @@ class Row:
     mutants: int = 0
     killed: int = 0
     survived: int = 0
+    not_executed: int = 0
     equivalent: int = 0
     out_of_spec: int = 0
     timeouts: int = 0
@@ -76,7 +78,7 @@ class Summary:
 
     @property
     def survivors(self) -> list[Mutant]:
-        return [m for m in self.mutants if m.cls == verdict.SURVIVED]
+        return [m for m in self.mutants if m.cls in verdict.SURVIVORS]
 
     @property
     def unlisted(self) -> list[Mutant]:
@@ -127,7 +129,7 @@ def summarise(
             module, ledger.short(spec.operator_name), spec.start_pos[0], spec.occurrence,
             found.cls, found.kills, found.notes, result.diff or "",
         )  # fmt: skip
-        if found.cls == verdict.SURVIVED:
+        if found.cls in verdict.SURVIVORS:
             mid = ids.get(job_id)
             entry = known.get(mid) if mid else None
             if entry:
@@ -135,7 +137,10 @@ def summarise(
                 row.out_of_spec += entry["kind"] == "out-of-spec"
                 mutant.ledger = f"{entry['kind']}: {str(entry['reason']).strip()}"
             else:
-                row.survived += 1
+                if found.cls == verdict.NOT_EXECUTED:
+                    row.not_executed += 1
+                else:
+                    row.survived += 1
                 mutant.stub = ledger.stub(mid) if mid else "(could not name the mutant)"
         else:
             column = CLASS_COLUMN[found.cls]
@@ -160,7 +165,7 @@ def _identities(
     befores: dict[str, set[str]] = {module: set() for module in full}
     for job_id in results:
         texts = befores.setdefault(str(items[job_id].mutations[0].module_path), set())
-        if verdicts[job_id].cls == verdict.SURVIVED:
+        if verdicts[job_id].cls in verdict.SURVIVORS:
             texts.add(ledger.changed_lines(results[job_id].diff or "")[0])
     for key in known:
         if key.module in befores:
@@ -247,6 +252,8 @@ def survivors_md(summary: Summary) -> str:
         paste = f"```yaml\n{m.stub}\n```"
         status = m.ledger or f"NOT IN LEDGER; to list it, add to survivors.yaml:\n\n{paste}"
         head = f"### {m.module}:{m.line} ({m.operator})"
+        if m.cls == verdict.NOT_EXECUTED:
+            head += ", not executed by the selection's baseline (not run)"
         out.append(f"{head}\n\n{status}\n\n```diff\n{m.diff}\n```\n")
     for m in summary.unjudged:
         notes = "; ".join(m.notes)

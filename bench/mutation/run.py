@@ -6,9 +6,11 @@ are the suite's blind spots. Writes table.md, survivors.md, results.json and cos
 session.sqlite (resumable: a second call with the same --out skips judged mutants) under
 --out. Each selection first runs on the unmutated tree (the baseline a kill is proven against).
 Run it niced: `nice -n 10 .venv/bin/python -m bench.mutation.run s3/multipart`.
-Exits 1 when a survivor is missing from the ledger, a mutant was not judged (timeout, start
-failure, collection error, other exit), or a ledger entry is stale (its mutant was killed, or a
-whole-module run no longer makes it); 2 when a baseline did not run.
+Mutants on lines the baseline never executed (its coverage, across the reference subprocess)
+are judged `not executed` without a run. Exits 1 when a survivor is missing from the ledger, a
+mutant was not judged (timeout, start failure, collection error, other exit), or a ledger entry
+is stale (its mutant was killed, or a whole-module run no longer makes it); 2 when a baseline
+did not run.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from pathlib import Path
 from cosmic_ray.work_db import WorkDB, use_db
 from cosmic_ray.work_item import WorkItem, WorkResult
 
-from bench.mutation import carry, execute, ledger, plan, report, verdict
+from bench.mutation import carry, execute, executed, ledger, plan, report, verdict
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -60,6 +62,18 @@ def main(argv: list[str] | None = None) -> int:
         help="on resume, run again the mutants the suite did not judge (timeouts, start "
         "failures, collection errors, other exits)",
     )
+    parser.add_argument(
+        "--run-unexecuted",
+        action="store_true",
+        help="run every mutant, with no coverage baseline (by default a mutant on lines the "
+        "selection's baseline never executed is recorded `not executed`, a survivor, unrun)",
+    )
+    parser.add_argument(
+        "--count-executed",
+        action="store_true",
+        help="run (or reuse) the baselines under coverage and print, per module and area, how "
+        "many mutants sit on executed lines (would run) and on never-executed ones; run no mutant",
+    )
     args = parser.parse_args(argv)
 
     os.chdir(plan.ROOT)
@@ -82,6 +96,8 @@ def main(argv: list[str] | None = None) -> int:
 
     args.out.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
+    if args.count_executed:
+        return _count_executed(work, args.out, args.timeout)
     with use_db(str(args.out / "session.sqlite"), WorkDB.Mode.create) as db:
         known = {w.job_id for w in db.work_items}
         db.add_work_items([w for w, _ in work if w.job_id not in known])
@@ -91,12 +107,15 @@ def main(argv: list[str] | None = None) -> int:
             print(f"carried {carried} kills; dropped {dropped} whose mutant is not the same now")
         with execute.guarded(execute.module_paths(work)):
             try:
-                baselines = _baselines(work, args.out, args.timeout)
+                baselines = _baselines(work, args.out, args.timeout, not args.run_unexecuted)
             except execute.BaselineFailed as exc:
                 print(f"error: {exc}", file=sys.stderr)
                 return 2
             paths = {sel: path for sel, (path, _) in baselines.items()}
-            execute.run_items(db, work, paths, args.timeout, _progress, args.retry_unjudged)
+            execute.run_items(
+                db, work, paths, args.timeout, _progress, args.retry_unjudged,
+                args.run_unexecuted,
+            )  # fmt: skip
         whole = args.sample is None and not args.line
         full = plan.modules(cfg, args.modules) if whole else []
         summary = report.summarise(db, items_of, full_modules=full)
@@ -124,7 +143,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _baselines(
-    work: list[tuple[WorkItem, plan.Selection]], out: Path, timeout: float
+    work: list[tuple[WorkItem, plan.Selection]], out: Path, timeout: float, coverage: bool
 ) -> dict[plan.Selection, tuple[Path, verdict.Baseline]]:
     """Each selection's baseline run, before any of its mutants (kept in --out per commit)."""
     head = subprocess.run(
@@ -136,7 +155,7 @@ def _baselines(
             continue
         digest = hashlib.sha1(f"{head} {selection.args()}".encode()).hexdigest()[:12]
         path = out / f"baseline-{digest}.json"
-        base = execute.run_baseline(selection, path, timeout)
+        base = execute.run_baseline(selection, path, timeout, coverage)
         found[selection] = (path, base)
         bad = base.not_passing()
         print(f"baseline {' '.join(selection.args())}: " + (
@@ -144,6 +163,28 @@ def _baselines(
             else f"{len(bad)} rule(s) do not pass, so cannot kill: {'; '.join(bad)}"
         ), flush=True)  # fmt: skip
     return found
+
+
+def _count_executed(work: list[tuple[WorkItem, plan.Selection]], out: Path, timeout: float) -> int:
+    """Per module and area: mutants, those on lines the baseline executes, the others."""
+    execute.imported_from_root()
+    try:
+        paths = {sel: path for sel, (path, _) in _baselines(work, out, timeout, True).items()}
+    except execute.BaselineFailed as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    lines = {sel: executed.load(execute.lines_path(path)) for sel, path in paths.items()}
+    counts: dict[str, list[int]] = {}
+    for item, selection in work:
+        module = str(item.mutations[0].module_path)
+        for key in (module, f"area {report.area_of(module)}", "total"):
+            row = counts.setdefault(key, [0, 0])
+            row[executed.never_executed(item, lines[selection])] += 1
+    print("| module / area | mutants | on executed lines | on never-executed lines |")
+    print("|---|---:|---:|---:|")
+    for key, (ran, unexecuted) in sorted(counts.items(), key=lambda kv: (kv[0] == "total", kv[0])):
+        print(f"| {key} | {ran + unexecuted} | {ran} | {unexecuted} |")
+    return 0
 
 
 def _progress(item: WorkItem, result: WorkResult, seconds: float) -> None:

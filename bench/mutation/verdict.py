@@ -16,8 +16,11 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 KILLED, SURVIVED = "killed", "survived"
+# a survivor not run: no suite test of its selection executes its lines (bench/mutation/executed.py)
+NOT_EXECUTED = "not-executed"
 TIMEOUT, START, COLLECTION, OTHER = "timeout", "start-failure", "collection-error", "other-exit"
-CLASSES = (KILLED, SURVIVED, TIMEOUT, START, COLLECTION, OTHER)
+CLASSES = (KILLED, SURVIVED, NOT_EXECUTED, TIMEOUT, START, COLLECTION, OTHER)
+SURVIVORS = (SURVIVED, NOT_EXECUTED)  # judged and not killed
 UNJUDGED = (TIMEOUT, START, COLLECTION, OTHER)  # the suite said nothing about the mutant
 MARKER = "MUTANT-VERDICT "
 MODULE_MARKER = "MUTANT-MODULE-SHA256 "  # the unmutated module a stored result was made from
@@ -132,7 +135,7 @@ class Verdict:
 
     @property
     def judged(self) -> bool:
-        return self.cls in (KILLED, SURVIVED)
+        return self.cls in (KILLED, *SURVIVORS)
 
 
 def kills(baseline: Baseline, run: Run) -> list[str]:

@@ -3,7 +3,9 @@ the reference the suite kills, per area of the reference, from the latest record
 
 A certificate says the target passed the suite; this says how much a pass of the suite is
 worth. The figure is data (`sensitivity.json`, written by `python -m bench.mutation.publish`),
-dated and tied to a commit, and says whether it covers every mutant or a sample.
+dated and tied to a commit, and says whether it covers every mutant or a sample. An area
+measured by a full run (every mutant of its modules) carries that run's date, commit and scope;
+the other areas show the file's figure (a sample), labelled as such.
 """
 
 from __future__ import annotations
@@ -15,6 +17,20 @@ from typing import Any
 
 
 @dataclass(frozen=True)
+class Measured:
+    """What a figure was measured by: a full run or a sample, when, at which commit."""
+
+    measured: str
+    commit: str
+    scope: str
+    full_run: bool
+
+    def phrase(self, mutants: int) -> str:
+        what = self.scope if self.full_run else f"{self.scope}, not a full run"
+        return f"{what} ({mutants} mutants), measured {self.measured} at {self.commit}"
+
+
+@dataclass(frozen=True)
 class AreaScore:
     area: str
     mutants: int
@@ -23,6 +39,8 @@ class AreaScore:
     out_of_spec: int
     not_judged: int  # timeouts, start failures, collection errors, other exits
     score: float  # killed / (mutants - equivalent - out-of-spec - harness), in percent
+    not_executed: int = 0  # survivors not run: no suite test executes their lines
+    source: Measured | None = None  # its own run (a full one), else the file's figure
 
     @property
     def judged(self) -> int:
@@ -33,6 +51,8 @@ class AreaScore:
         """`s3 20/29 killed, 2 not judged (64%)`: the % counts a not-judged mutant as a
         survivor; no % for an area none of whose mutants was judged (no evidence either way)."""
         counts = f"{self.area} {self.killed}/{self.judged} killed"
+        if self.not_executed:
+            counts += f" ({self.not_executed} survivors on lines no test executes)"
         if self.not_judged:
             counts += f", {self.not_judged} not judged"
         return f"{counts} ({self.score:.0f}%)" if self.judged else f"{counts} (no %)"
@@ -47,16 +67,34 @@ class Sensitivity:
     mutants: int
     areas: tuple[AreaScore, ...]
 
+    def groups(self) -> list[tuple[Measured, list[AreaScore]]]:
+        """The areas by what measured them: full runs first, then the file's figure."""
+        default = Measured(self.measured, self.commit, self.scope, self.full_run)
+        found: dict[Measured, list[AreaScore]] = {}
+        for area in self.areas:
+            found.setdefault(area.source or default, []).append(area)
+        return sorted(found.items(), key=lambda kv: (not kv[0].full_run, kv[0].measured))
+
     def phrase(self) -> str:
         """`sample: ... (97 mutants), measured 2026-11-26 at abc1234: bindings 4/10 killed
-        (40%), ...`: per area its counts, so 2 of 3 does not read like 20 of 31."""
-        scores = "; ".join(area.phrase() for area in self.areas)
+        (40%), ...`: per area its counts, so 2 of 3 does not read like 20 of 31; an area a full
+        run measured is named under that run, the others under the sample."""
+        parts = []
+        for source, areas in self.groups():
+            scores = "; ".join(area.phrase() for area in areas)
+            parts.append(f"{source.phrase(sum(a.mutants for a in areas))}: {scores}")
+        text = " | ".join(parts)
         if any(area.not_judged for area in self.areas):
-            scores += " (a not-judged mutant counts as a survivor in the %)"
-        what = self.scope if self.full_run else f"{self.scope}, not a full run"
-        return (
-            f"{what} ({self.mutants} mutants), measured {self.measured} at {self.commit}: {scores}"
-        )
+            text += " (a not-judged mutant counts as a survivor in the %)"
+        return text
+
+
+def _source(row: dict[str, Any]) -> Measured | None:
+    if "measured" not in row:
+        return None
+    return Measured(
+        str(row["measured"]), str(row["commit"]), str(row["scope"]), bool(row.get("full_run"))
+    )
 
 
 def parse(doc: dict[str, Any]) -> Sensitivity:
@@ -72,6 +110,8 @@ def parse(doc: dict[str, Any]) -> Sensitivity:
                 for column in ("timeouts", "start_failures", "collection_errors", "other_exits")
             ),
             score=float(row["score"]),
+            not_executed=int(row.get("not_executed") or 0),
+            source=_source(row),
         )
         for row in doc["areas"]
     )

@@ -78,3 +78,51 @@ def test_the_report_and_the_terminal_name_the_figure_or_its_absence(
     monkeypatch.setattr(render, "published_sensitivity", lambda: None)
     assert "no mutation run published" in sensitivity.terminal_line()
     assert "no mutation run published" in render.render_report(doc)
+
+
+def _run_dir(tmp_path: Path, rows: list[dict[str, object]]) -> Path:
+    out = tmp_path / "run"
+    out.mkdir()
+    (out / "results.json").write_text(json.dumps({"rows": rows}), "utf-8")
+    return out
+
+
+def test_a_full_run_of_one_area_is_shown_beside_the_sample_of_the_others(tmp_path: Path) -> None:
+    target = tmp_path / "sensitivity.json"
+    sample = _run_dir(tmp_path, ROWS)
+    common = ["--to", str(target), "--commit"]
+    assert publish.main([str(sample), "--scope", "sample: 1 a module", *common, "aaa1111",
+                         "--measured", "2026-11-26"]) == 0  # fmt: skip
+    module = "reference_impl/lifecycle/admin.py"
+    full_rows = [
+        {"module": m, "mutants": len(publish.plan.mutants(publish.plan.load_config(), m)),
+         "killed": 1, "not_executed": 1 if m == module else 0}
+        for m in publish.plan.modules(publish.plan.load_config(), ["reference_impl/lifecycle/"])
+    ]  # fmt: skip
+    full = tmp_path / "full"
+    full.mkdir()
+    (full / "results.json").write_text(json.dumps({"rows": full_rows}), "utf-8")
+    assert publish.main([str(full), "--scope", "full run", "--merge", *common, "bbb2222",
+                         "--measured", "2026-11-27"]) == 0  # fmt: skip
+    found = sensitivity.parse(json.loads(target.read_text("utf-8")))
+    assert [a.area for a in found.areas] == ["core", "lifecycle", "s3"]
+    lifecycle = next(a for a in found.areas if a.area == "lifecycle")
+    total = sum(int(r["mutants"]) for r in full_rows)
+    assert lifecycle.source == sensitivity.Measured("2026-11-27", "bbb2222", "full run", True)
+    assert found.phrase().startswith(
+        f"full run ({total} mutants), measured 2026-11-27 at bbb2222: lifecycle "
+        f"{len(full_rows)}/{total} killed (1 survivors on lines no test executes) ("
+    )
+    assert (
+        " | sample: 1 a module, not a full run (8 mutants), measured 2026-11-26 at aaa1111: "
+        "core 1/1 killed, 1 not judged (50%); s3 4/5 killed (80%)" in found.phrase()
+    )
+
+
+def test_a_run_missing_mutants_of_its_area_is_not_published_as_full(tmp_path: Path) -> None:
+    rows = [{"module": "reference_impl/lifecycle/admin.py", "mutants": 1, "killed": 1}]
+    target = tmp_path / "s.json"
+    out = _run_dir(tmp_path, rows)
+    assert publish.main([str(out), "--scope", "full run", "--to", str(target)]) == 1
+    assert not target.exists()
+    assert any("lifecycle/config.py: 0 of" in gap for gap in publish.incomplete({"rows": rows}))

@@ -8,6 +8,7 @@ very same mutant (same line number, line text, operator and occurrence).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -110,7 +111,7 @@ def test_each_verdict_has_its_column_and_stale_entries_are_named(
     assert any(s.startswith("no longer made") and "is 7" in s for s in summary.stale)
     sampled = report.summarise(session, of, known, full_modules=[], root=tree)
     assert len(sampled.stale) == 1  # a sampled run cannot tell an entry is no longer made
-    assert "| m.py | 6 | 1 | 1 | 1 | 0 | 1 | 1 | 0 | 1 | 0 | 20% |" in report.table(summary)
+    assert "| m.py | 6 | 1 | 1 | 0 | 1 | 0 | 1 | 1 | 0 | 1 | 0 | 20% |" in report.table(summary)
 
 
 def _carry(
@@ -170,3 +171,21 @@ def test_the_stored_result_records_the_module_hash_before_the_verdict(tree: Path
     stored = result(tree, item, v.Verdict(v.SURVIVED))
     assert v.module_hash_of(stored.output) == v.module_sha256((tree / MODULE).read_bytes())
     assert (stored.output or "").splitlines()[-1].startswith(v.MARKER)
+
+
+def test_runs_made_side_by_side_merge_into_one_table(tree: Path) -> None:
+    from bench.mutation import merge
+
+    found = items(tree)
+    halves = (found[: len(found) // 2], found[len(found) // 2 :])
+    for n, half in enumerate(halves):
+        (tree / f"run{n}").mkdir()
+        with use_db(str(tree / f"run{n}" / "session.sqlite"), WorkDB.Mode.create) as db:
+            db.add_work_items(half)
+            for item in half:
+                db.set_result(item.job_id, result(tree, item, v.Verdict(v.KILLED, kills=["d r"])))
+    assert merge.main([str(tree / "out"), str(tree / "run0"), str(tree / "run1")], tree) == 0
+    doc = json.loads((tree / "out" / "results.json").read_text("utf-8"))
+    assert [(r["module"], r["mutants"], r["killed"]) for r in doc["rows"]] == [
+        (MODULE, len(found), len(found))
+    ]

@@ -55,7 +55,7 @@ def test_sampled_mutants_are_killed_or_in_the_ledger(tmp_path: Path, module: str
     command = [
         sys.executable, "-m", "bench.mutation.run", module,
         "--selection", "bench/mutation/sample.yaml", "--sample", str(PER_MODULE), "--seed", "17",
-        "--timeout", "300", "--out", str(tmp_path / "out"),
+        "--timeout", "300", "--out", str(tmp_path / "out"), "--run-unexecuted",
     ]  # fmt: skip
     proc = subprocess.run(command, cwd=tree, capture_output=True, text=True, timeout=1800)
     report = proc.stdout[-6000:] + proc.stderr[-2000:]
