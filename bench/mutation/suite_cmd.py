@@ -132,6 +132,12 @@ def _judge(
     return verdict.classify(baseline, runs)
 
 
+# The suite and the reference it launches run on a zone half a day from UTC: on a UTC host a
+# mutant that reads a zoneless date (asctime) or formats a date in local time changes nothing,
+# here it moves the instant by 12:45-13:45 hours (tests/test_host_zone.py: the suite holds there)
+HOST_ZONE = "Pacific/Chatham"
+
+
 def _run(
     args: argparse.Namespace, selection: list[str], day: str, stop_first: bool
 ) -> tuple[verdict.Run, str]:
@@ -142,7 +148,7 @@ def _run(
             *selection, "--", *(["-x"] if stop_first else []), *PLUGINS,
             "-q", "--model-shrink-seconds", "0",
         ]  # fmt: skip
-        env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+        env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "TZ": HOST_ZONE}
         proc = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env)
         output = proc.stdout.decode("utf-8", "replace")
         doc = _results(Path(reports) / "mutant" / "results.json")
