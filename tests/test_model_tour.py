@@ -5,6 +5,7 @@ from __future__ import annotations
 import inspect
 
 from conformance.suite.storage.model.context import load_data
+from conformance.suite.storage.model.listing import parameters_tested
 from conformance.suite.storage.model.machine import BucketRaceMachine, StoreMachine
 from conformance.suite.storage.model.tour import runs_tour, tour_steps
 
@@ -26,3 +27,18 @@ def test_a_machine_without_the_tour_steps_skips_the_tour() -> None:
     steps = tour_steps(load_data())
     assert runs_tour(StoreMachine, steps)
     assert not runs_tour(BucketRaceMachine, steps)
+
+
+def test_a_listing_parameter_counts_as_checked_only_where_ignoring_it_would_show() -> None:
+    """Hostile review of 2042608: list-prefix, list-delimiter and list-start-after were
+    reached whenever the request sent the parameter, even over a bucket where a target that
+    ignored it lists the very same entries (an empty bucket, keys all under the prefix)."""
+    assert parameters_tested([], "a/", "a", []) == []
+    assert parameters_tested(["a/b", "a/c"], "a/", "", [("a/b", False), ("a/c", False)]) == []
+    assert parameters_tested(["b", "c"], "", "a", [("b", False), ("c", False)]) == []
+    keys = [" lead", "a/b", "a/b/c", "z"]
+    want = [("a/b", False), ("a/b/", True)]
+    assert parameters_tested(keys, "a/", "", want) == [
+        "list-prefix", "list-delimiter", "list-common-prefix-once",
+    ]  # fmt: skip
+    assert parameters_tested(keys, "", "a", [("a/b", False), ("z", False)]) == ["list-start-after"]
