@@ -22,9 +22,26 @@ SELECTION = ["--rule", "storage.get-object.date-conditions", "--rule", "storage.
              "storage.put-object.last-modified", "--rule", "logs.rule.last-updated"]  # fmt: skip
 
 
+def utc_offset_seconds(zone: str) -> int:
+    """The UTC offset a child process with TZ=`zone` lives at. An unknown zone (a host without
+    tzdata, as slim images are) is silently UTC: offset 0, and the test below would prove
+    nothing while passing."""
+    code = "import time; print(time.localtime().tm_gmtoff)"
+    env = {**os.environ, "TZ": zone}
+    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    return int(proc.stdout)
+
+
+def test_an_unknown_zone_is_silently_utc() -> None:
+    """Why the zone is checked first (hostile review of 16bd44e): no error, just UTC."""
+    assert utc_offset_seconds("Nowhere/Missing") == 0
+
+
 @pytest.mark.slow
 def test_date_rules_hold_with_suite_and_reference_on_another_zone(tmp_path: Path) -> None:
     """Every date rule PASSes when both processes take a zone half a day from UTC."""
+    offset = utc_offset_seconds(ZONE)
+    assert offset >= 12 * 3600, f"TZ={ZONE} gave UTC offset {offset} s: is tzdata installed?"
     cmd = [sys.executable, "-m", "conformance.cli", "run", "--report-dir", str(tmp_path),
            "--run-id", "run", "-n", "0", *SELECTION]  # fmt: skip
     env = {**os.environ, "TZ": ZONE}

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from conformance.plugin.attribution import UNCHECKED_RULE
 from conformance.plugin.collection import RULES_KEY
 from conformance.plugin.options import Options
 from conformance.plugin.state import get_state
@@ -64,6 +65,9 @@ def compat_na_reason(rule: Any, options: Options) -> str | None:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item: pytest.Item) -> None:
+    # pytest keeps an item's user properties across --rerun attempts: a rule an earlier
+    # attempt did not check says nothing of this attempt (attribution.unchecked_rule)
+    item.user_properties[:] = [p for p in item.user_properties if p[0] != UNCHECKED_RULE]
     if not item.stash.get(RULES_KEY, ()):
         return
     rules, reason = applicable(item)

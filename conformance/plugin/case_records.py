@@ -157,7 +157,13 @@ class _Pending:
         before this rule's checks), and
         ERROR (undecided) when it names none: an expectation of a SHOULD rule must never turn a
         MUST rule's failure into a known one."""
-        if status == XPASS:
+        if status == XPASS:  # unless the test said it never checked this rule (status_of)
+            if rule_id in self.unchecked:
+                return (
+                    NOT_CHECKED,
+                    f"the test did not check this rule: {self.unchecked[rule_id]}",
+                    [],
+                )
             return PASS, None, []
         named = self.failed_rule
         if named == rule_id:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -15,9 +16,14 @@ MESSAGED = BROKEN | {FLAKY, NOT_CHECKED}
 # certificate by the target's declaration (a surface, a second account, a reference profile)
 SAME_APPLICABILITY = ("target", "catalog_hash")
 SAME_FLAGS = ("compat_date", "compat_flag")
-# the N/A reason of a rule outside its date window (results.not_in_force_reason): the date
-# moved (a nightly `today` run moves it every night), the certificate did not narrow
-LEFT_ITS_WINDOW = "not in force at "
+# N/A reasons the as-of date decides (a nightly `today` run moves it every night): the date
+# moved, the certificate did not narrow. A rule outside its window (results.not_in_force_reason)
+# and a test's own dated skip (the store model's "... in force from <date>", "... not in force
+# before <date>")
+DATE_DRIVEN = re.compile(r"^not in force at |\bin force (from|before) \d{4}-\d{2}-\d{2}")
+# a compat N/A (applicability.compat_na_reason, the bindings tests' "compat date ...") is the
+# date's doing too when neither run pinned --compat-date: the compat date is then the as-of date
+COMPAT_DRIVEN = re.compile(r"^(compatibility flag |compat date )")
 
 
 @dataclass
@@ -125,7 +131,7 @@ def diff_results(old: Results, new: Results) -> Diff:
     if certified and _same_applicability(result.old_run, result.new_run):
         for change in [c for c in result.other if (c.old, c.new, c.level) == (PASS, NA, "MUST")]:
             reason = str(new_rules[change.rule_id].get("reason") or "")
-            if reason.startswith(LEFT_ITS_WINDOW):
+            if _follows_the_date(reason, result.old_run, result.new_run):
                 continue
             change.message = reason or None
             result.other.remove(change)
@@ -140,6 +146,15 @@ def diff_results(old: Results, new: Results) -> Diff:
             else:
                 result.removed.append(change)
     return result
+
+
+def _follows_the_date(reason: str, old_run: dict[str, Any], new_run: dict[str, Any]) -> bool:
+    """Whether a PASS -> N/A came from the as-of date rather than the target's declaration."""
+    if DATE_DRIVEN.search(reason):
+        return True
+    moved = old_run.get("as_of") != new_run.get("as_of")
+    unpinned = not (new_run.get("flags") or {}).get("compat_date")
+    return moved and unpinned and bool(COMPAT_DRIVEN.match(reason))
 
 
 def _same_applicability(old_run: dict[str, Any], new_run: dict[str, Any]) -> bool:

@@ -89,3 +89,26 @@ def test_a_passing_test_is_the_must_rules_pass_not_its_xpass(pytester: pytest.Py
     assert statuses["storage.should.broken"] == "XPASS"
     assert statuses["storage.must.kept"] == "PASS"
     assert results.verdict(doc) == results.CERTIFIED_VERDICT
+
+
+def test_a_passing_test_under_an_expectation_keeps_its_unchecked_rules_not_checked(
+    pytester: pytest.Pytester,
+) -> None:
+    """Hostile review of 7970dd6: a test that said it never checked a rule
+    (attribution.unchecked_rule) and passed under another rule's expectation (XPASS) made that
+    rule PASS, as if checked (the store model under a SHOULD rule's known failure)."""
+    unreached = "storage.must.kept"
+    pytester.makeconftest(conftest_source(RULES))
+    pytester.makepyfile(
+        "import pytest\n"
+        "from conformance.plugin.attribution import unchecked_rule\n\n"
+        '@pytest.mark.rule("storage.must.kept", "storage.should.broken")\n'
+        "def test_shared(record_property):\n"
+        f'    record_property(*unchecked_rule("{unreached}", "never walked"))\n'
+    )
+    (pytester.path / "known.yaml").write_text(EXPECT_SHOULD)
+    out = pytester.path / "results.json"
+    known = str(pytester.path / "known.yaml")
+    pytester.runpytest("--results", str(out), "--as-of", "2024-01-01", "--expectations", known)
+    statuses = _statuses(json.loads(out.read_text()))
+    assert statuses[unreached] == "NOT-CHECKED", statuses

@@ -98,3 +98,33 @@ def test_a_rule_the_test_did_not_reach_is_not_checked(suite: pytest.Pytester) ->
     assert {r: c["status"] for r, c in failing.items()} == {
         "storage.put.ok": "FAIL", "gateway.chain.id": "NOT-CHECKED", "logs.create.ok": "PASS",
     }  # fmt: skip
+
+
+RERUN_UNCHECKED = """
+import pytest
+from conformance.plugin.attribution import RuleFailure, unchecked_rule
+
+ATTEMPTS = []
+
+@pytest.mark.rule("storage.put.ok", "gateway.chain.id", "logs.create.ok")
+def test_stops_early_then_reaches_everything(record_property):
+    ATTEMPTS.append(1)
+    if len(ATTEMPTS) == 1:
+        try:
+            raise RuleFailure("storage.put.ok", "diverged on the first attempt")
+        finally:
+            record_property(*unchecked_rule("gateway.chain.id", "not reached before the stop"))
+"""
+
+
+def test_a_rerun_that_reaches_a_rule_checks_it(suite: pytest.Pytester) -> None:
+    """Hostile review of 7970dd6: pytest keeps an item's user properties across --rerun
+    attempts, so a rule the failed first attempt did not reach stayed NOT-CHECKED although the
+    passing attempt reached it (the store model stopping early on a flaky divergence)."""
+    suite.makepyfile(RERUN_UNCHECKED)
+    out = suite.path / "results.json"
+    suite.runpytest("--results", str(out), "--rerun", "1")
+    cases = _cases(json.loads(out.read_text()), "test_stops_early_then_reaches_everything")
+    assert {r: c["status"] for r, c in cases.items()} == {
+        "storage.put.ok": "FLAKY", "gateway.chain.id": "PASS", "logs.create.ok": "PASS",
+    }  # fmt: skip

@@ -78,3 +78,45 @@ def test_on_another_date_a_rule_still_in_force_narrows_one_out_of_its_window_doe
     change = diff_results(all_pass, closed)
     assert [c.rule_id for c in change.other] == [RULE]
     assert not change.left_out and not change.fails
+
+
+@pytest.mark.parametrize(
+    "reason",
+    [
+        "the model encodes the behaviour in force from 2024-11-21",
+        "PutObject by POST is not in force before 2024-11-21",
+        "compatibility flag r2_list_honor_include is on (compat date 2024-11-21, flags [])",
+        "compat date 2024-11-21 is past the contested window",
+    ],
+    ids=["model-baseline", "test-date-skip", "compat-flag-from-date", "compat-window"],
+)
+def test_on_another_date_an_na_that_follows_the_date_does_not_narrow(
+    all_pass: dict[str, Any], reason: str
+) -> None:
+    """Hostile review of 4f99bea: 'not in force at' is not the only N/A the date decides. A
+    test's own dated skip (the store model's baseline, PutObject by POST) and, when neither
+    run pinned --compat-date (the compat date is then the as-of date), a compatibility flag
+    that the new date turned on, made a nightly diff fail on a certificate that did not
+    narrow."""
+    moved = _na(all_pass, as_of="2024-11-21")
+    for rule in moved["rules"]:
+        if rule["id"] == RULE:
+            rule["reason"] = reason
+    change = diff_results(all_pass, moved)
+    assert [c.rule_id for c in change.other] == [RULE]
+    assert not change.left_out and not change.fails
+
+
+def test_a_compat_na_on_the_same_date_with_a_pinned_compat_date_still_narrows(
+    all_pass: dict[str, Any],
+) -> None:
+    """A compat reason is the date's doing only when the compat date moved with it: with
+    --compat-date pinned in both runs, the flag's state did not change."""
+    pinned = copy.deepcopy(all_pass)
+    pinned["run"]["flags"]["compat_date"] = "2024-01-01"
+    moved = _na(pinned, as_of="2024-11-21")
+    for rule in moved["rules"]:
+        if rule["id"] == RULE:
+            rule["reason"] = "compatibility flag f is on (compat date 2024-01-01, flags [])"
+    change = diff_results(pinned, moved)
+    assert [c.rule_id for c in change.left_out] == [RULE] and change.fails

@@ -150,14 +150,8 @@ class ListingSteps(ModelBase):
         self.check.expect(
             seen == want, "list-order", f"{what}: entries not in UTF-8 order across pages"
         )
-        # the comparisons above held for each parameter the request sent
-        sent = {
-            "list-prefix": bool(prefix),
-            "list-delimiter": bool(delimiter),
-            "list-common-prefix-once": any(is_prefix for _, is_prefix in seen),
-            "list-start-after": bool(start_after),
-        }
-        self.check.reached(*(check for check, used in sent.items() if used))
+        held = self.store.buckets[name].objects if self.store.exists(name) else {}
+        self.check.reached(*parameters_tested(list(held), prefix, start_after, want))
 
     @staticmethod
     def lacking_check(version: int, prefix: str, start_after: str, paged: bool) -> str:
@@ -168,3 +162,22 @@ class ListingSteps(ModelBase):
         if start_after:
             return "list-start-after"
         return "list-prefix" if prefix else "list-delimiter"
+
+
+def parameters_tested(
+    keys: list[str], prefix: str, start_after: str, want: list[tuple[str, bool]]
+) -> list[str]:
+    """The checks of the parameters a listing that matched the model really tested: only
+    those a target ignoring the parameter would have failed. A prefix over a bucket whose keys
+    all start with it, a delimiter that grouped nothing, a StartAfter before every key list
+    the same whether honoured or not."""
+    under = [k for k in keys if k.startswith(prefix)]
+    grouped = any(is_prefix for _, is_prefix in want)
+    tested = {
+        "list-prefix": any(not k.startswith(prefix) for k in keys),
+        "list-delimiter": grouped,
+        "list-common-prefix-once": grouped,
+        "list-start-after": bool(start_after)
+        and any(k.encode("utf-8") <= start_after.encode("utf-8") for k in under),
+    }
+    return [check for check, used in tested.items() if used]
