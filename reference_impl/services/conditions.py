@@ -11,9 +11,9 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Callable
 from dataclasses import dataclass
-from email.utils import parsedate_to_datetime
 
 from reference_impl.storage.engine import ObjectRecord
+from reference_impl.wire.s3 import http_date
 from reference_impl.wire.s3.errors import S3Error
 
 NOT_MODIFIED = 304
@@ -74,7 +74,7 @@ def _date(value: str | None) -> float | None:
     if not value:
         return None
     try:
-        moment = parsedate_to_datetime(value)
+        moment = http_date.parse(value)
     except (TypeError, ValueError, IndexError, OverflowError):  # year 10**20: OverflowError
         return None
     if moment.tzinfo is None:

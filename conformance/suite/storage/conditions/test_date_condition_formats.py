@@ -70,3 +70,16 @@ def test_if_modified_since_a_second_before_serves(s3, last_modified, form):
     headers = {"If-Modified-Since": FORMATS[form](moment - dt.timedelta(seconds=1))}
     reply = s3.wire.request("GET", bucket, key, headers=headers).assert_ok()
     assert reply.body == b"dated object"
+
+
+@pytest.mark.rule("storage.get-object.date-conditions-http-date-formats")
+def test_a_two_digit_year_less_than_50_years_ahead_is_this_centurys(s3, last_modified):
+    """RFC 850 `If-Unmodified-Since` 45 years ahead: RFC 9110 reads its two-digit year in this
+    century (not more than 50 years ahead), so the object was not modified since: served. A
+    fixed pivot (69-99 as 19xx, as email.utils reads it) puts some of those years 100 years back,
+    where the object was modified since: 412."""
+    bucket, key, moment = last_modified
+    ahead = dt.datetime(moment.year + 45, 1, 1, tzinfo=dt.UTC)
+    headers = {"If-Unmodified-Since": rfc850(ahead)}
+    reply = s3.wire.request("GET", bucket, key, headers=headers)
+    assert reply.status == 200, f"{headers}: {reply.status}, not 200 (year read a century back?)"

@@ -1,0 +1,29 @@
+"""HTTP dates as RFC 9110 section 5.6.7 reads them: all three forms, all in GMT, and a two-digit
+RFC 850 year that would lie more than 50 years ahead read as the past century's.
+
+email.utils reads a two-digit year by a fixed pivot (69-99: 19xx, 00-68: 20xx): in 2026 it
+reads "70" as 1970, where RFC 9110 reads 2070 (44 years ahead, not more than 50).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from email.utils import parsedate_to_datetime
+
+RFC850 = re.compile(r"[A-Za-z]+, \d{2}-[A-Za-z]{3}-(\d{2}) \d{2}:\d{2}:\d{2} GMT")
+CENTURY = 100
+AHEAD = 50  # years: a two-digit year further ahead than this is the past century's
+
+
+def parse(value: str) -> dt.datetime:
+    """The instant of an HTTP date (email.utils' errors propagate: TypeError, ValueError, ...)."""
+    moment = parsedate_to_datetime(value)
+    two_digit = RFC850.fullmatch(value.strip())
+    if two_digit is None:
+        return moment
+    now = dt.datetime.now(dt.UTC).year
+    year = now - now % CENTURY + int(two_digit.group(1))
+    if year > now + AHEAD:
+        year -= CENTURY
+    return moment.replace(year=year)
