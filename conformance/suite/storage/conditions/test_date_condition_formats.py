@@ -12,6 +12,8 @@ from email.utils import parsedate_to_datetime
 
 import pytest
 
+from conformance.suite.storage.conditions.support import store_dated
+
 DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
@@ -35,9 +37,7 @@ FORMATS = {"rfc850": rfc850, "asctime": asctime}
 @pytest.fixture
 def last_modified(s3, bucket, names):
     key = names.key()
-    s3.wire.put_object(bucket, key, b"dated object").assert_ok()
-    header = s3.wire.request("HEAD", bucket, key).assert_ok().header("last-modified")
-    assert header, "HeadObject has no Last-Modified"
+    header = store_dated(s3, bucket, key, b"dated object")
     return bucket, key, parsedate_to_datetime(header).astimezone(dt.UTC)
 
 

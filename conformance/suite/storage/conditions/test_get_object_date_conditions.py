@@ -8,16 +8,13 @@ from __future__ import annotations
 
 import pytest
 
-from conformance.suite.storage.conditions.support import shift
+from conformance.suite.storage.conditions.support import shift, store_dated
 
 
 @pytest.fixture
 def stored(s3, bucket, names):
     key = names.key()
-    s3.wire.put_object(bucket, key, b"dated object").assert_ok()
-    modified = s3.wire.request("HEAD", bucket, key).assert_ok().header("last-modified")
-    assert modified, "HeadObject has no Last-Modified"
-    return bucket, key, modified
+    return bucket, key, store_dated(s3, bucket, key, b"dated object")
 
 
 @pytest.mark.rule("storage.get-object.date-conditions")
