@@ -93,11 +93,11 @@ def test_a_full_run_of_one_area_is_shown_beside_the_sample_of_the_others(tmp_pat
     common = ["--to", str(target), "--commit"]
     assert publish.main([str(sample), "--scope", "sample: 1 a module", *common, "aaa1111",
                          "--measured", "2026-11-26"]) == 0  # fmt: skip
-    module = "reference_impl/lifecycle/admin.py"
+    module = "reference_impl/edge/delivery.py"
     full_rows = [
         {"module": m, "mutants": len(publish.plan.mutants(publish.plan.load_config(), m)),
          "killed": 1, "not_executed": 1 if m == module else 0}
-        for m in publish.plan.modules(publish.plan.load_config(), ["reference_impl/lifecycle/"])
+        for m in publish.plan.modules(publish.plan.load_config(), ["reference_impl/edge/"])
     ]  # fmt: skip
     full = tmp_path / "full"
     full.mkdir()
@@ -105,12 +105,12 @@ def test_a_full_run_of_one_area_is_shown_beside_the_sample_of_the_others(tmp_pat
     assert publish.main([str(full), "--scope", "full run", "--merge", *common, "bbb2222",
                          "--measured", "2026-11-27"]) == 0  # fmt: skip
     found = sensitivity.parse(json.loads(target.read_text("utf-8")))
-    assert [a.area for a in found.areas] == ["core", "lifecycle", "s3"]
-    lifecycle = next(a for a in found.areas if a.area == "lifecycle")
+    assert [a.area for a in found.areas] == ["core", "edge", "s3"]
+    edge = next(a for a in found.areas if a.area == "edge")
     total = sum(int(r["mutants"]) for r in full_rows)
-    assert lifecycle.source == sensitivity.Measured("2026-11-27", "bbb2222", "full run", True)
+    assert edge.source == sensitivity.Measured("2026-11-27", "bbb2222", "full run", True)
     assert found.phrase().startswith(
-        f"full run ({total} mutants), measured 2026-11-27 at bbb2222: lifecycle "
+        f"full run ({total} mutants), measured 2026-11-27 at bbb2222: edge "
         f"{len(full_rows)}/{total} killed (1 survivors on lines no test executes) ("
     )
     assert (
@@ -120,9 +120,9 @@ def test_a_full_run_of_one_area_is_shown_beside_the_sample_of_the_others(tmp_pat
 
 
 def test_a_run_missing_mutants_of_its_area_is_not_published_as_full(tmp_path: Path) -> None:
-    rows = [{"module": "reference_impl/lifecycle/admin.py", "mutants": 1, "killed": 1}]
+    rows = [{"module": "reference_impl/edge/delivery.py", "mutants": 1, "killed": 1}]
     target = tmp_path / "s.json"
     out = _run_dir(tmp_path, rows)
     assert publish.main([str(out), "--scope", "full run", "--to", str(target)]) == 1
     assert not target.exists()
-    assert any("lifecycle/config.py: 0 of" in gap for gap in publish.incomplete({"rows": rows}))
+    assert any("edge/records.py: 0 of" in gap for gap in publish.incomplete({"rows": rows}))
