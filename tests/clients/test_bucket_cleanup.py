@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.reference_process import launch_reference, stop_process
+from helpers.reference_process import s3_client_on_reference
 
 from conformance.clients.evidence import collector
 from conformance.clients.s3 import S3Client
@@ -17,12 +17,8 @@ PREFIX = "ec-cleanup-"
 
 @pytest.fixture(scope="module")
 def s3(tmp_path_factory: pytest.TempPathFactory) -> Iterator[S3Client]:
-    data = Path(tmp_path_factory.mktemp("ref")) / "data"
-    process, ready = launch_reference(data)
-    try:
-        yield S3Client.from_surface(ready["surfaces"]["s3"], PREFIX)
-    finally:
-        stop_process(process)
+    with s3_client_on_reference(Path(tmp_path_factory.mktemp("ref")) / "data", PREFIX) as client:
+        yield client
 
 
 def _exists(s3: S3Client, name: str) -> bool:

@@ -6,12 +6,16 @@ interface, exactly as for the suite's own launcher.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+from conformance.clients.s3 import S3Client
 
 STARTUP_TIMEOUT = 30.0
 
@@ -51,3 +55,14 @@ def stop_process(process: subprocess.Popen[bytes], grace: float = 10) -> None:
     except subprocess.TimeoutExpired:
         process.kill()
         process.wait()
+
+
+@contextlib.contextmanager
+def s3_client_on_reference(data_dir: Path, prefix: str) -> Iterator[S3Client]:
+    """A reference on `data_dir` and the suite's S3 client of it (names under `prefix`),
+    stopped on the way out."""
+    process, ready = launch_reference(data_dir)
+    try:
+        yield S3Client.from_surface(ready["surfaces"]["s3"], prefix)
+    finally:
+        stop_process(process)
