@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
-from email.utils import parsedate_to_datetime
 from typing import Any
 
 from reference_impl.bindings.errors import type_error
+from reference_impl.wire.s3 import http_date
 
 
 @dataclass(frozen=True)
@@ -41,9 +41,11 @@ def parse_etags(text: str, lists: bool) -> tuple[str, ...]:
 
 def _time(operation: str, value: Any, header: bool) -> float:
     try:
+        # an HTTP date is GMT in all three forms: asctime's zoneless one too (made UTC below)
         if header:
-            return parsedate_to_datetime(str(value)).timestamp()
-        parsed = dt.datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+            parsed = http_date.parse(str(value))
+        else:
+            parsed = dt.datetime.fromisoformat(str(value).replace("Z", "+00:00"))
     except (TypeError, ValueError, OverflowError, IndexError):
         raise type_error(operation, f"invalid date in onlyIf: {value!r}") from None
     if parsed.tzinfo is None:

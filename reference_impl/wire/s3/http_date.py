@@ -22,8 +22,16 @@ def parse(value: str) -> dt.datetime:
     two_digit = RFC850.fullmatch(value.strip())
     if two_digit is None:
         return moment
-    now = dt.datetime.now(dt.UTC).year
-    year = now - now % CENTURY + int(two_digit.group(1))
-    if year > now + AHEAD:
+    return moment.replace(year=rfc850_year(int(two_digit.group(1)), dt.datetime.now(dt.UTC).year))
+
+
+def rfc850_year(two_digits: int, this_year: int) -> int:
+    """The year ending in two_digits that lies at most AHEAD years ahead of this_year and less
+    than CENTURY - AHEAD back: from 2050 on that can be the next century's (2060 reads 05 as 2105).
+    """
+    year = this_year - this_year % CENTURY + two_digits
+    if year > this_year + AHEAD:
         year -= CENTURY
-    return moment.replace(year=year)
+    elif year <= this_year + AHEAD - CENTURY:
+        year += CENTURY
+    return year
