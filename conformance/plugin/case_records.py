@@ -133,9 +133,12 @@ class _Pending:
         and a pass of a rule the test said it never checked is NOT-CHECKED."""
         status, message, evidence = self._attributed(rule_id)
         if status == PASS and rule_id in self.unchecked:
-            why = self.unchecked[rule_id]
-            return NOT_CHECKED, f"the test did not check this rule: {why}", []
+            return self._not_checked(rule_id)
         return status, message, evidence
+
+    def _not_checked(self, rule_id: str) -> tuple[str, str | None, list[dict[str, Any]]]:
+        """A rule the test said it never checked: no pass, whatever the test's outcome."""
+        return NOT_CHECKED, f"the test did not check this rule: {self.unchecked[rule_id]}", []
 
     def _attributed(self, rule_id: str) -> tuple[str, str | None, list[dict[str, Any]]]:
         status, message, evidence = self.final(rule_id)
@@ -159,11 +162,7 @@ class _Pending:
         MUST rule's failure into a known one."""
         if status == XPASS:  # unless the test said it never checked this rule (status_of)
             if rule_id in self.unchecked:
-                return (
-                    NOT_CHECKED,
-                    f"the test did not check this rule: {self.unchecked[rule_id]}",
-                    [],
-                )
+                return self._not_checked(rule_id)
             return PASS, None, []
         named = self.failed_rule
         if named == rule_id:
