@@ -88,3 +88,15 @@ def delete_prefixed(s3: Any, prefix: str) -> list[str]:
     for name in names:
         delete_bucket(s3, name)
     return names
+
+
+def check_unlinked(public: Any) -> None:
+    """Warn when the custom domain a test linked was not unlinked: the bucket is deleted next,
+    and a service that keeps a deleted bucket's domains then lists it under no bucket."""
+    if public.unlinked not in (200, 404):
+        warnings.warn(
+            CleanupWarning(f"cleanup: custom domain {public.domain!r} of bucket "
+                           f"{public.bucket!r} not unlinked: the unlink answered "
+                           f"{public.unlinked}"),
+            stacklevel=2,
+        )  # fmt: skip
