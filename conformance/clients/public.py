@@ -110,6 +110,7 @@ class PublicClient:
         self.session = retry.mount(requests.Session())
         self.session.trust_env = False
         self.session.headers.clear()  # nothing implicit: no Accept-Encoding unless a test sends it
+        self.unlinked: int | None = None  # status of the unlink `attached` sent at its end
 
     def key_url(self, base: str, key: str) -> str:
         return f"{base}/{quote(key, safe='/')}"
@@ -180,13 +181,15 @@ def attached(
     tls: Mapping[str, Any] | None,
     bucket: str,
 ) -> Iterator[PublicClient]:
-    """Link a custom domain to `bucket` for the duration of the block, then unlink it."""
+    """Link a custom domain to `bucket` for the duration of the block, then unlink it; the
+    client's `unlinked` is the status of that unlink (the caller says when it failed)."""
     domain = domain_for(bucket)
     if not domain.startswith("ec-"):
         raise ValueError(f"refusing a custom domain without the run prefix: {domain}")
     domains = CustomDomains(mgmt)
     domains.create(bucket, domain).assert_envelope_ok()
+    client = PublicClient(str(public["url"]), domain, bucket, tls)
     try:
-        yield PublicClient(str(public["url"]), domain, bucket, tls)
+        yield client
     finally:
-        domains.delete(bucket, domain)
+        client.unlinked = domains.delete(bucket, domain).status

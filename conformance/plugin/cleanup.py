@@ -4,8 +4,10 @@ Cleanup never raises: a bucket it cannot delete becomes a warning, so that a bro
 does not hide the run's real results behind a crash. Nor does it wait on a target that has
 stopped answering: after one cleanup request of this process times out against an endpoint,
 the other cleanup steps skip it (each would wait the client's 60 s read timeout again, minutes
-in all at the end of a run that found the target hung). The run then stays registered, so
-`conformance recover` removes what is left (docs/safety.md).
+in all at the end of a run that found the target hung). The end-of-run sweep of a run on a
+named target tries once more (lifecycle.clean_run_buckets): in a serial run it is the process
+that latched, and a timeout mid-run would leave every later bucket. Whatever is still left
+keeps the run registered, so `conformance recover` removes it (docs/safety.md).
 """
 
 from __future__ import annotations
@@ -27,6 +29,11 @@ _SILENT: dict[str, str] = {}
 def forget_silent_targets() -> None:
     """A new session (pytester runs several in one process) gives every target a fresh try."""
     _SILENT.clear()
+
+
+def forget_silent(s3: Any) -> None:
+    """Give this client's target a fresh try (the run's last sweep of its buckets)."""
+    _SILENT.pop(_endpoint(s3), None)
 
 
 def _endpoint(s3: Any) -> str:
@@ -81,3 +88,15 @@ def delete_prefixed(s3: Any, prefix: str) -> list[str]:
     for name in names:
         delete_bucket(s3, name)
     return names
+
+
+def check_unlinked(public: Any) -> None:
+    """Warn when the custom domain a test linked was not unlinked: the bucket is deleted next,
+    and a service that keeps a deleted bucket's domains then lists it under no bucket."""
+    if public.unlinked not in (200, 404):
+        warnings.warn(
+            CleanupWarning(f"cleanup: custom domain {public.domain!r} of bucket "
+                           f"{public.bucket!r} not unlinked: the unlink answered "
+                           f"{public.unlinked}"),
+            stacklevel=2,
+        )  # fmt: skip

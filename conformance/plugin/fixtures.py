@@ -156,7 +156,8 @@ def public(request: pytest.FixtureRequest, target: Target, bucket: str) -> Itera
     """`conformance.clients.public.PublicClient` of a custom domain linked to a fresh bucket.
 
     The domain (`<bucket>.public.example`) is created through the management API and removed
-    after the test; N/A unless the target offers both the public and the mgmt surfaces.
+    after the test (a failed unlink is a cleanup warning); N/A unless the target offers both
+    the public and the mgmt surfaces.
     """
     surface = use_surface(request, target, "public")
     if not target.offers("mgmt"):
@@ -166,6 +167,7 @@ def public(request: pytest.FixtureRequest, target: Target, bucket: str) -> Itera
     tls = target.surface("public_tls") if target.offers("public_tls") else None
     with attached(surface, target.surface("mgmt"), tls, bucket) as client:
         yield client
+    cleanup.check_unlinked(client)
 
 
 @pytest.fixture(scope="session")

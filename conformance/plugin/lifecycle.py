@@ -34,6 +34,12 @@ def clean_run_buckets(state: State, target: Target | None) -> None:
     except Exception as exc:
         warnings.warn(cleanup.CleanupWarning(f"cleanup: no S3 client: {exc}"), stacklevel=1)
         return
+    if account.is_registered(state):
+        # the sweep of a run on a named target tries once more: a timeout mid-run (in a serial
+        # run, in this very process) must not leave every later bucket to `recover`; a target
+        # still hung costs one more timeout, latches again and the run stays registered. A
+        # launched reference keeps the latch: its data is thrown away with the run.
+        cleanup.forget_silent(client)
     cleanup.delete_prefixed(client, state.run_prefix + "-")
 
 

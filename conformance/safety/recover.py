@@ -115,15 +115,47 @@ def _delete_buckets(target: Target, dead: list[registry.RunRecord], report: Repo
 
     shared = dead[0].run_prefix + "-" if len(dead) == 1 else ""  # the listing's prefix
     names = S3Client.from_surface(target.surface("s3"), "ec-recover").list_bucket_names(shared)
+    domains = None
+    if target.offers("public") and target.offers("mgmt"):  # as the `public` fixture links
+        from conformance.clients.public import CustomDomains
+
+        domains = CustomDomains(target.surface("mgmt"))
     for run in dead:
         client: Any = S3Client.from_surface(target.surface("s3"), run.run_prefix)
         for name in [n for n in names if n.startswith(run.run_prefix + "-")]:
+            if domains is not None and not _unlink_domains(domains, name, run, report):
+                continue  # deleted, the bucket would hide a domain the service may keep
             try:
                 client.delete_bucket_recursive(name)
             except Exception as exc:
                 report.fail(f"bucket {name} of dead run {run.run_prefix} not deleted: {exc!r}")
             else:
                 report.say(f"deleted bucket {name} of dead {run.describe()}")
+
+
+def _unlink_domains(domains: Any, bucket: str, run: registry.RunRecord, report: Report) -> bool:
+    """Unlink the custom domains the dead run linked to its bucket (the public-bucket tests
+    name them `<bucket>.public.example`: they carry the run prefix; any other domain is left
+    alone). Before the bucket goes: a service may keep a deleted bucket's domains, and then
+    no bucket lists them. False when one may remain (the bucket is then kept too)."""
+    try:
+        listed = domains.list(bucket)
+        if listed.status == 404:
+            return True  # no such bucket (any more): nothing is linked to it
+        found = listed.result.get("domains") if isinstance(listed.result, dict) else None
+        if listed.status != 200 or not isinstance(found, list):
+            raise ValueError(f"listing answered {listed.status}: {listed.text[:200]}")
+        for domain in [str(d.get("domain", "")) for d in found if isinstance(d, dict)]:
+            if not domain.startswith(run.run_prefix + "-"):
+                continue
+            reply = domains.delete(bucket, domain)
+            if reply.status not in (200, 404):
+                raise ValueError(f"unlinking {domain} answered {reply.status}")
+            report.say(f"unlinked custom domain {domain} of dead {run.describe()}")
+    except Exception as exc:
+        report.fail(f"custom domains of bucket {bucket} of dead run {run.run_prefix}: {exc!r}")
+        return False
+    return True
 
 
 def _delete_binding_keys(target: Target, dead: list[registry.RunRecord], report: Report) -> None:

@@ -112,3 +112,41 @@ def test_a_passing_test_under_an_expectation_keeps_its_unchecked_rules_not_check
     pytester.runpytest("--results", str(out), "--as-of", "2024-01-01", "--expectations", known)
     statuses = _statuses(json.loads(out.read_text()))
     assert statuses[unreached] == "NOT-CHECKED", statuses
+
+
+UNCHECKED_EXPECTED = (
+    "import pytest\n"
+    "from conformance.plugin.attribution import RuleFailure, unchecked_rule\n\n"
+    '@pytest.mark.rule("storage.must.kept", "storage.should.broken")\n'
+    "def test_shared(record_property):\n"
+    '    record_property(*unchecked_rule("storage.should.broken", "never walked"))\n'
+    "    {body}\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("body", "must"),
+    [("pass", "PASS"), ('raise RuleFailure("storage.must.kept", "MUST broken")', "FAIL")],
+    ids=["test-passes", "another-rule-fails"],
+)
+def test_an_unchecked_rule_with_its_own_expectation_is_not_checked(
+    pytester: pytest.Pytester, body: str, must: str
+) -> None:
+    """A rule the test never reached (attribution.unchecked_rule) read XPASS ("fixed", as if
+    checked) when the test passed, and XFAIL when the test stopped on another rule's failure,
+    because the rule had an expectation of its own: it is NOT-CHECKED whatever its
+    expectation says; the rule the test did check keeps its outcome."""
+    pytester.makeconftest(conftest_source(RULES))
+    pytester.makepyfile(UNCHECKED_EXPECTED.replace("{body}", body))
+    (pytester.path / "known.yaml").write_text(EXPECT_SHOULD)
+    out = pytester.path / "results.json"
+    known = str(pytester.path / "known.yaml")
+    pytester.runpytest("--results", str(out), "--as-of", "2024-01-01", "--expectations", known)
+    doc = json.loads(out.read_text())
+    statuses = _statuses(doc)
+    assert statuses["storage.should.broken"] == "NOT-CHECKED", statuses
+    assert statuses["storage.must.kept"] == must, statuses
+    case = next(c for c in doc["cases"] if c["rule_id"] == "storage.should.broken")
+    assert "never walked" in case["message"]
+    rules = {r["id"]: r["status"] for r in doc["rules"]}
+    assert rules["storage.should.broken"] == "NOT-CHECKED", rules
