@@ -18,9 +18,9 @@ from reference_impl.numbers import is_decimal
 from reference_impl.s3 import multipart_done
 from reference_impl.s3.call import Call
 from reference_impl.s3.conditions_put import missing_if_match, publish_check
-from reference_impl.s3.multipart import COMPLETING, require_upload, uploads
+from reference_impl.s3.multipart import require_upload, uploads
 from reference_impl.services import conditions, deviant
-from reference_impl.storage.multipart import Part, Upload, UploadGone, multipart_etag
+from reference_impl.storage.multipart import COMPLETING, Part, Upload, UploadGone, multipart_etag
 from reference_impl.wire.s3.errors import S3Error
 from reference_impl.wire.s3.xmlio import parse_request_body, xml_response
 
