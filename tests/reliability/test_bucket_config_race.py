@@ -55,7 +55,7 @@ def test_configuration_of_a_deleted_bucket_is_refused_not_inherited(
     )
     sock = rawhttp.connect(late.url)
     try:
-        head = {**late.headers, "Content-Length": str(len(body))}
+        head = {**late.headers, "Content-Length": str(len(body)), "Connection": "close"}
         sock.sendall(rawhttp.request_head("PUT", late.url, head))
         time.sleep(0.3)  # its handler finds the bucket, then waits for the body
         wire.request("DELETE", bucket).assert_ok()

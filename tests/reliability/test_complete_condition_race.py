@@ -54,7 +54,7 @@ def test_a_failed_condition_never_ends_a_completion_under_way(
         headers={"If-None-Match": "*"},
     )  # fmt: skip
     sock = rawhttp.connect(late.url)
-    head = {**late.headers, "Content-Length": str(len(body))}
+    head = {**late.headers, "Content-Length": str(len(body)), "Connection": "close"}
     sock.sendall(rawhttp.request_head("POST", late.url, head))
     time.sleep(0.3)  # its handler passes the upload check (slower: it answers 429, as fixed)
     first: list[WireReply] = []
