@@ -147,6 +147,8 @@ class BindingBucket:
         custom = options.get("customMetadata") or {}
         if not isinstance(custom, dict):
             raise type_error("put", "customMetadata must be an object of strings")
+        if not isinstance(options.get("httpMetadata") or {}, dict):
+            raise type_error("put", "httpMetadata must be an object")
         return {
             "user": {str(k): str(v) for k, v in custom.items()},
             "http": objects.http_meta_of(options),
@@ -233,7 +235,10 @@ class BindingBucket:
 
         include: tuple[str, ...] = ("httpMetadata", "customMetadata")
         if self.honours_include():
-            include = tuple(str(kind) for kind in options.get("include") or ())
+            kinds = options.get("include") or ()
+            if not isinstance(kinds, list | tuple):
+                raise type_error("list", "include must be an array")
+            include = tuple(str(kind) for kind in kinds)
         page = list_page(self, options, include)
         if page.over_budget and self.profile.deviations.bindings_list_budget_error:
             raise InternalError("list page over the metadata budget")

@@ -20,7 +20,14 @@ from reference_impl.bindings.bucket import (
 from reference_impl.bindings.errors import BindingError, store_error, type_error
 from reference_impl.storage.engine import BucketGone
 from reference_impl.storage.full import StorageFull
-from reference_impl.storage.multipart import Part, Upload, UploadGone, multipart_etag, uploads_of
+from reference_impl.storage.multipart import (
+    COMPLETING,
+    Part,
+    Upload,
+    UploadGone,
+    multipart_etag,
+    uploads_of,
+)
 
 MIN_PART_BYTES = 5 * 1024 * 1024
 MAX_PART_NUMBER = 10_000
@@ -35,6 +42,11 @@ def _upload_gone(operation: str) -> BindingError:
     return store_error(operation, "The specified multipart upload does not exist.", 10024)
 
 
+def _busy(operation: str) -> BindingError:
+    """The upload's completion is running (TooMuchConcurrency, the binding's 10058)."""
+    return store_error(operation, "A completion of this multipart upload is running.", 10058)
+
+
 def _upload(bucket: BindingBucket, operation: str, key: Any, upload_id: Any) -> Upload:
     _enabled(bucket, operation)
     found = uploads_of(bucket.ctx.store).get(
@@ -42,6 +54,8 @@ def _upload(bucket: BindingBucket, operation: str, key: Any, upload_id: Any) -> 
     )
     if found is None:
         raise _upload_gone(operation)
+    if found.upload_id in COMPLETING:  # as the S3 surface: never under a running completion
+        raise _busy(operation)
     return found
 
 
@@ -71,6 +85,9 @@ async def upload_part(
         raise type_error("uploadPart", f"partNumber must be from 1 to {MAX_PART_NUMBER}")
     try:
         blob = await bucket.ctx.store.write_blob(base64_body.stream(value), inline=False)
+        if upload.upload_id in COMPLETING:  # began while the body was written
+            bucket.ctx.store.blobs.remove(blob.name)
+            raise _busy("uploadPart")
         part = uploads_of(bucket.ctx.store).put_part(upload.upload_id, number, blob)
     except UploadGone:
         raise _upload_gone("uploadPart") from None
@@ -119,8 +136,12 @@ async def complete(bucket: BindingBucket, key: Any, upload_id: Any, parts: Any) 
     chosen = _chosen({p.number: p for p in uploads.parts(upload.upload_id)}, parts)
     joined = chosen[:-1] if bucket.profile.deviations.bindings_multipart_drop_last_part else chosen
     meta = {**upload.meta, objects.MULTIPART_KEY: True}
+    COMPLETING.add(upload.upload_id)
     try:
         blob = await uploads.join(joined)
+        if uploads.get(upload.account, upload.bucket, upload.key, upload.upload_id) is None:
+            store.blobs.remove(blob.name)  # its bucket was deleted meanwhile
+            raise UploadGone(upload.upload_id)
         record = store.put_object(
             bucket.account,
             bucket.name,
@@ -136,6 +157,8 @@ async def complete(bucket: BindingBucket, key: Any, upload_id: Any, parts: Any) 
         raise bucket_gone("complete") from None
     except StorageFull:
         raise storage_full("complete") from None
+    finally:
+        COMPLETING.discard(upload.upload_id)
     uploads.delete(upload.upload_id)
     return bucket.describe(record)
 
@@ -145,4 +168,6 @@ async def abort(bucket: BindingBucket, key: Any, upload_id: Any) -> None:
     _enabled(bucket, "abort")
     uploads = uploads_of(bucket.ctx.store)
     if uploads.get(bucket.account, bucket.name, check_key("abort", key), str(upload_id)):
+        if str(upload_id) in COMPLETING:
+            raise _busy("abort")
         uploads.delete(str(upload_id))

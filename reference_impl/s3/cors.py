@@ -24,6 +24,7 @@ from reference_impl.services import audit
 from reference_impl.services.cors_rules import KIND
 from reference_impl.services.object_reads import require_bucket
 from reference_impl.wire.s3.errors import S3Error
+from reference_impl.wire.s3.header_text import is_token
 from reference_impl.wire.s3.xmlio import XML_CONTENT_TYPE, parse_request_body, render, xml_response
 
 METHODS = frozenset({"GET", "PUT", "POST", "DELETE", "HEAD"})
@@ -127,6 +128,9 @@ def _parse_rule(ctx: ServerContext, node: ET.Element) -> dict[str, Any]:
         for origin in rule["origins"]:
             if not valid_origin(origin):
                 raise S3Error("InvalidArgument", f"AllowedOrigin is not a valid origin: {origin}")
+    for name in rule["expose"]:  # sent as Access-Control-Expose-Headers: must be header names
+        if not is_token(name):
+            raise S3Error("InvalidArgument", f"ExposeHeader is not a header name: {name!r}")
     if profile.cors_reject_empty_allowed_header and "" in rule["headers"]:
         raise S3Error("InvalidArgument", "AllowedHeader must not be an empty string")
     if rule["max_age"] is not None and not is_decimal(rule["max_age"], 10):

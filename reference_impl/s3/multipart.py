@@ -22,13 +22,9 @@ from reference_impl.s3.objects import (
 )
 from reference_impl.services.object_reads import require_bucket
 from reference_impl.storage.blobs import BlobInfo, PayloadHashMismatch
-from reference_impl.storage.multipart import Part, Upload, UploadStore, uploads_of
+from reference_impl.storage.multipart import COMPLETING, Part, Upload, UploadStore, uploads_of
 from reference_impl.wire.s3.errors import S3Error
 from reference_impl.wire.s3.xmlio import xml_response
-
-# uploads whose completion is running: a part or a second completion meanwhile cannot be
-# serialised with it, which the spec wants reported as TooMuchConcurrency
-COMPLETING: set[str] = set()
 
 
 def uploads(ctx: ServerContext) -> UploadStore:

@@ -18,9 +18,9 @@ from reference_impl.numbers import is_decimal
 from reference_impl.s3 import multipart_done
 from reference_impl.s3.call import Call
 from reference_impl.s3.conditions_put import missing_if_match, publish_check
-from reference_impl.s3.multipart import COMPLETING, require_upload, uploads
+from reference_impl.s3.multipart import require_upload, uploads
 from reference_impl.services import conditions, deviant
-from reference_impl.storage.multipart import Part, Upload, UploadGone, multipart_etag
+from reference_impl.storage.multipart import COMPLETING, Part, Upload, UploadGone, multipart_etag
 from reference_impl.wire.s3.errors import S3Error
 from reference_impl.wire.s3.xmlio import parse_request_body, xml_response
 
@@ -149,19 +149,21 @@ async def complete_multipart_upload(ctx: ServerContext, call: Call) -> Response:
     root = await parse_request_body(body, not ctx.profile.deviations.refuse_xml_declaration)
     requested = _requested(ctx, root)
     pairs = _in_order(ctx, requested)
-    if not early:
-        _check_conditions(ctx, call, upload)
+    # before the conditions: a failed one aborts the upload, which must never happen under
+    # another completion that started while this body arrived (it lost its parts)
     if upload.upload_id in COMPLETING:
         raise S3Error("TooMuchConcurrency")
+    if not early:
+        _check_conditions(ctx, call, upload)
     COMPLETING.add(upload.upload_id)
     try:
-        # another completion (or an abort) may have ended the upload while this body arrived:
-        # that is NoSuchUpload, not an InvalidPart about parts that are gone
-        if uploads(ctx).get(upload.account, upload.bucket, upload.key, upload.upload_id) is None:
-            raise S3Error("NoSuchUpload", UploadId=upload.upload_id)
         delay = float(ctx.profile.multipart_complete_delay_seconds or 0)
         if delay > 0:
             await asyncio.sleep(delay)
+        # another completion (or an abort, or its bucket's delete) may have ended the upload
+        # while this body arrived: that is NoSuchUpload, not an InvalidPart about parts gone
+        if uploads(ctx).get(upload.account, upload.bucket, upload.key, upload.upload_id) is None:
+            raise S3Error("NoSuchUpload", UploadId=upload.upload_id)
         chosen = _chosen(ctx, upload, pairs)
         try:
             blob = await uploads(ctx).join(deviant.joined_parts(ctx, chosen, requested))

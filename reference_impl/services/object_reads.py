@@ -26,6 +26,7 @@ from reference_impl.storage.engine import Bucket, ObjectRecord
 from reference_impl.wire.s3.bodies import ClosingStream, WholeBody
 from reference_impl.wire.s3.call_view import CallView
 from reference_impl.wire.s3.errors import S3Error
+from reference_impl.wire.s3.header_text import field_value, is_field_text, is_token
 
 META_PREFIX = "x-amz-meta-"
 
@@ -46,19 +47,28 @@ def _http_date(timestamp: float) -> str:
 
 
 def _object_headers(record: ObjectRecord) -> dict[str, str]:
+    """The stored object's headers. Metadata a binding wrote may be no header text (a line
+    break, a character beyond Latin-1): such a value goes as its RFC 2047 encoded-word, a
+    custom name that is no header name is left out and counted in x-amz-missing-meta."""
     headers = {
         "ETag": f'"{record.etag}"',
         "Last-Modified": _http_date(record.modified),
-        "Content-Type": record.content_type,
+        "Content-Type": field_value(record.content_type),
         "Accept-Ranges": "bytes",
     }
     for name, value in record.meta.get("http", {}).items():
         # a binding put keeps its contentType here too (bindings/objects.py): the record's
         # content_type holds the same value, so one Content-Type header, never two
         if name.lower() != "content-type":
-            headers[name] = value
+            headers[name] = field_value(str(value))
+    missing = 0
     for name, value in record.meta.get("user", {}).items():
-        headers[META_PREFIX + name] = value
+        if is_token(name):
+            headers[META_PREFIX + name] = field_value(str(value))
+        else:
+            missing += 1
+    if missing:
+        headers["x-amz-missing-meta"] = str(missing)
     if record.md5:
         headers["Content-MD5"] = base64.b64encode(bytes.fromhex(record.md5)).decode()
     return headers
@@ -77,9 +87,15 @@ RESPONSE_OVERRIDES = {
 
 
 def _override_headers(headers: dict[str, str], query: dict[str, str]) -> None:
+    """400 for a value that cannot be a header (a line break, NUL, beyond Latin-1): sent, it
+    was a 500 or a connection dropped without an answer."""
     for param, name in RESPONSE_OVERRIDES.items():
         value = query.get(param)
         if value is not None:
+            if not is_field_text(value):
+                raise S3Error(
+                    "InvalidArgument", f"{param} is not a valid header value", ArgumentName=param
+                )
             headers[name] = value
 
 

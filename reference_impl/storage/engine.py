@@ -249,11 +249,19 @@ class Store:
         return self.db.execute(sql, args).fetchall()
 
     def put_bucket_config(self, account: str, bucket: str, kind: str, body: Any) -> None:
+        """Store the configuration; BucketGone when the bucket does not exist (any more).
+
+        Checked in the same transaction: a PUT that read its body while DeleteBucket ran must
+        not leave a configuration that a bucket created later under the name would inherit.
+        """
         with self.db:
-            self.db.execute(
-                "INSERT OR REPLACE INTO bucket_configs VALUES (?, ?, ?, ?)",
-                (account, bucket, kind, json.dumps(body, allow_nan=False)),
-            )
+            added = self.db.execute(
+                "INSERT OR REPLACE INTO bucket_configs SELECT ?, ?, ?, ? "
+                "WHERE EXISTS (SELECT 1 FROM buckets WHERE account=? AND name=?)",
+                (account, bucket, kind, json.dumps(body, allow_nan=False), account, bucket),
+            ).rowcount
+        if added != 1:
+            raise BucketGone(account, bucket)
         self.config_generation += 1
 
     def delete_bucket_config(self, account: str, bucket: str, kind: str) -> None:

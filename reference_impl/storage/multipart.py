@@ -30,6 +30,11 @@ CREATE TABLE IF NOT EXISTS parts (
 """
 
 
+# uploads whose completion is running (either surface): a part, an abort or a second completion
+# meanwhile cannot be serialised with it, which the spec wants reported as TooMuchConcurrency
+COMPLETING: set[str] = set()
+
+
 class UploadGone(Exception):
     """The upload ended (aborted, completed, its bucket deleted) while a part or join streamed."""
 
