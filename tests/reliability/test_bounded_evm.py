@@ -73,6 +73,10 @@ def test_eth_call_gas_is_capped(bounded: Any) -> None:
     _, url = bounded
     for call in ({"data": GAS_LEFT, "gas": hex(10 * GAS_CAP)}, {"data": GAS_LEFT}):
         answer = _call(url, "eth_call", [call, "latest"])
+        for _ in range(4):  # the 1 s limit met by a loaded machine says nothing about the cap
+            if "timeout" not in str(answer.get("error", "")):
+                break
+            answer = _call(url, "eth_call", [call, "latest"])
         assert "result" in answer, answer
         assert GAS_CAP // 2 < int(answer["result"], 16) < GAS_CAP, answer
 
