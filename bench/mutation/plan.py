@@ -49,6 +49,17 @@ class Config:
     entries: list[tuple[str, Selection]] = field(default_factory=list)
     operators: list[str] = field(default_factory=list)
     skip: list[tuple[str, set[str]]] = field(default_factory=list)
+    areas: list[tuple[str, str]] = field(default_factory=list)  # module glob -> area name
+
+    def area_of(self, module: str) -> str:
+        """The area a module's scores count under: the first `areas` glob it matches, else the
+        reference's package it sits in (`reference_impl/s3/x.py` -> `s3`; `core` for the modules
+        directly under reference_impl/)."""
+        for glob, name in self.areas:
+            if fnmatch.fnmatch(module, glob):
+                return name
+        parts = Path(module).parts
+        return parts[1] if len(parts) > 2 else "core"
 
     def skipped(self, module: str, definition: str | None) -> bool:
         return any(fnmatch.fnmatch(module, g) and definition in d for g, d in self.skip)
@@ -61,12 +72,14 @@ class Config:
 
 
 def load_config(path: Path = HERE / "selection.yaml") -> Config:
-    """A selection file; operators and skips not in it come from selection.yaml."""
+    """A selection file; operators, skips and areas not in it come from selection.yaml."""
     base: dict[str, Any] = yaml.safe_load((HERE / "selection.yaml").read_text("utf-8"))
     data: dict[str, Any] = yaml.safe_load(path.read_text("utf-8"))
     cfg = Config(operators=list(data.get("operators", base["operators"])))
     skips = data.get("skip", base.get("skip", []))
     cfg.skip = [(item["glob"], set(item["defs"])) for item in skips]
+    areas = data.get("areas", base.get("areas", []))
+    cfg.areas = [(item["glob"], str(item["area"])) for item in areas]
     for item in data["modules"]:
         sel = Selection(
             areas=tuple(item.get("area", ())),

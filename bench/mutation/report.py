@@ -11,6 +11,7 @@ out-of-spec - harness): an unjudged or unexecuted mutant counts as not killed.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
@@ -21,7 +22,7 @@ from typing import Any
 from cosmic_ray.work_db import WorkDB
 from cosmic_ray.work_item import WorkerOutcome, WorkItem, WorkResult
 
-from bench.mutation import ledger, verdict
+from bench.mutation import ledger, plan, verdict
 from bench.mutation.plan import ROOT
 
 COLUMNS = (
@@ -206,11 +207,15 @@ def table(summary: Summary) -> str:
     return "\n".join(lines) + "\n"
 
 
+@functools.cache
+def _config() -> plan.Config:
+    return plan.load_config()
+
+
 def area_of(module: str) -> str:
-    """The reference's package a module belongs to (`reference_impl/s3/x.py` -> `s3`); the
-    modules directly under reference_impl/ are `core`."""
-    parts = Path(module).parts
-    return parts[1] if len(parts) > 2 else "core"
+    """The area a module counts under (selection.yaml `areas`, a function's modules wherever
+    they sit), else its package in the reference (`reference_impl/s3/x.py` -> `s3`, `core`)."""
+    return _config().area_of(module)
 
 
 def area_rows(summary: Summary) -> dict[str, Row]:
@@ -267,7 +272,8 @@ def survivors_md(summary: Summary) -> str:
 
 
 def write(summary: Summary, out: Path) -> None:
-    per_area = "\nPer area (the reference's packages):\n\n" + area_table(summary)
+    per_area = "\nPer area (selection.yaml `areas`, else the reference's packages):\n\n"
+    per_area += area_table(summary)
     (out / "table.md").write_text(table(summary) + per_area + baselines_md(summary), "utf-8")
     (out / "survivors.md").write_text(survivors_md(summary), "utf-8")
     doc = {

@@ -135,3 +135,28 @@ def test_days_across_the_integer_range_round_trip(s3, bucket, days):
     assert root is not None, reply.body[:300]
     kept = [rule for rule in root if _text(rule, "ID") == "far"]
     assert kept and _text(kept[0], "Expiration/Days") == str(days), reply.body[:600]
+
+
+@pytest.mark.rule("storage.lifecycle.put-get")
+def test_expiration_date_round_trips(s3, bucket):
+    """A rule expiring on a Date (ISO 8601, midnight UTC) is returned with that Date, no Days."""
+    import datetime as dt
+
+    rule = (
+        "<Rule><ID>dated</ID><Filter><Prefix>dated/</Prefix></Filter><Status>Enabled</Status>"
+        "<Expiration><Date>2031-01-01T00:00:00Z</Date></Expiration></Rule>"
+    )
+    put_lifecycle(s3, bucket, lifecycle_xml(rule)).assert_ok()
+    reply = s3.wire.request("GET", bucket, query=LIFECYCLE).assert_ok()
+    root = reply.xml
+    assert root is not None, reply.body[:300]
+    kept = [node for node in root if _text(node, "ID") == "dated"]
+    assert kept, reply.body[:600]
+    date = _text(kept[0], "Expiration/Date") or ""
+    try:
+        moment = dt.datetime.fromisoformat(date.strip().replace("Z", "+00:00"))
+    except ValueError:
+        message = f"Expiration/Date {date!r} is not ISO 8601: {reply.body[:600]!r}"
+        raise AssertionError(message) from None
+    assert moment == dt.datetime(2031, 1, 1, tzinfo=dt.UTC), reply.body[:600]
+    assert _text(kept[0], "Expiration/Days") is None, reply.body[:600]

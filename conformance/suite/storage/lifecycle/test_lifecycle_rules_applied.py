@@ -2,7 +2,8 @@
 
 S3 expires an object at the first midnight UTC at or after LastModified + Days. An implementer
 may expire at LastModified + Days itself, count from now instead of the object's time, apply
-a rule whose Status is Disabled, or apply a rule outside its prefix. Each case moves only its
+a rule whose Status is Disabled, apply a rule outside its prefix, expire only the first page
+of a long prefix, or skip a rule that gives a Date instead of Days. Each case moves only its
 own bucket's clock (the reference keeps one per bucket, so tests in other buckets never see
 time jump); a clock only moves forward, so a case reads where it is before each move.
 """
@@ -36,7 +37,8 @@ def _modified(s3, bucket, key) -> float:
 
 @pytest.mark.rule("storage.lifecycle.expiration-applied-reference")
 def test_expiry_waits_for_the_midnight_after_days(s3, mgmt, bucket, names):
-    """Past LastModified + Days but before the next midnight UTC: kept; past it: expired."""
+    """Past LastModified + Days, and minutes before the next midnight UTC: kept; past it:
+    expired (a day counted in other than 86400 seconds moves that midnight into the day)."""
     for _attempt in range(2):
         key = "exp/" + names.key()
         s3.wire.put_object(bucket, key, b"x").assert_ok()
@@ -57,6 +59,9 @@ def test_expiry_waits_for_the_midnight_after_days(s3, mgmt, bucket, names):
     mgmt.advance_clock(plus_days + MARGIN - now, bucket).assert_envelope_ok()
     s3.wire.get_object(bucket, key).assert_ok()  # Days have passed, midnight has not
     _, now = _clock(mgmt, bucket)
+    mgmt.advance_clock(due - MARGIN - now, bucket).assert_envelope_ok()
+    s3.wire.get_object(bucket, key).assert_ok()  # minutes before that midnight: still kept
+    _, now = _clock(mgmt, bucket)
     mgmt.advance_clock(due + MARGIN - now, bucket).assert_envelope_ok()
     s3.wire.get_object(bucket, key).assert_error(404, "NoSuchKey")
 
@@ -74,4 +79,48 @@ def test_disabled_rule_and_other_prefix_are_not_applied(s3, mgmt, bucket, names)
     mgmt.advance_clock(3 * DAY, bucket).assert_envelope_ok()
     s3.wire.get_object(bucket, doomed).assert_error(404, "NoSuchKey")
     s3.wire.get_object(bucket, disabled).assert_ok()
+    s3.wire.get_object(bucket, other).assert_ok()
+
+
+@pytest.mark.rule("storage.lifecycle.expiration-applied-reference")
+def test_every_object_of_a_long_prefix_goes_and_a_later_rule_still_applies(s3, mgmt, bucket, names):
+    """More objects under a rule's prefix than one read of them holds (the reference reads 50
+    at a time) all go, and the rule after it is still applied. An implementer may expire only
+    the first page of its listing, or end the pass when a listing runs dry."""
+    many = [f"many/{n:03d}-{names.key()}" for n in range(101)]
+    last = "last/" + names.key()
+    for key in (*many, last):
+        s3.wire.put_object(bucket, key, b"x").assert_ok()
+    rules = lifecycle_xml(expire_rule("many", "many/", 1), expire_rule("last", "last/", 1))
+    put_lifecycle(s3, bucket, rules).assert_ok()
+    mgmt.advance_clock(3 * DAY, bucket).assert_envelope_ok()
+    left = s3.boto.list_objects_v2(Bucket=bucket, Prefix="many/").get("Contents", [])
+    assert not left, f"{len(left)} of {len(many)} objects under many/ kept: {left[0]['Key']}"
+    s3.wire.get_object(bucket, last).assert_error(404, "NoSuchKey")
+
+
+def date_rule(rule_id: str, prefix: str, date: str) -> str:
+    return (
+        f"<Rule><ID>{rule_id}</ID><Filter><Prefix>{prefix}</Prefix></Filter>"
+        f"<Status>Enabled</Status><Expiration><Date>{date}</Date></Expiration></Rule>"
+    )
+
+
+@pytest.mark.rule("storage.lifecycle.expiration-applied-reference")
+def test_expiration_date_applies_from_that_midnight(s3, mgmt, bucket, names):
+    """A rule with an Expiration Date (midnight UTC) keeps the objects under its prefix until
+    that moment and expires them after it; objects outside the prefix stay."""
+    dated, other = "dated/" + names.key(), "other/" + names.key()
+    for key in (dated, other):
+        s3.wire.put_object(bucket, key, b"x").assert_ok()
+    _, now = _clock(mgmt, bucket)
+    midnight = (math.floor(now / DAY) + 2) * DAY  # between one and two days ahead
+    text = dt.datetime.fromtimestamp(midnight, dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    put_lifecycle(s3, bucket, lifecycle_xml(date_rule("dated", "dated/", text))).assert_ok()
+    _, now = _clock(mgmt, bucket)
+    mgmt.advance_clock(midnight - MARGIN - now, bucket).assert_envelope_ok()
+    s3.wire.get_object(bucket, dated).assert_ok()  # minutes before the date
+    _, now = _clock(mgmt, bucket)
+    mgmt.advance_clock(midnight + MARGIN - now, bucket).assert_envelope_ok()
+    s3.wire.get_object(bucket, dated).assert_error(404, "NoSuchKey")
     s3.wire.get_object(bucket, other).assert_ok()
