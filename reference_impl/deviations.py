@@ -207,6 +207,7 @@ class Deviations:
     metadata_limit_doubled: bool = False
     cors_wildcard_origin_refused: bool = False
     malformed_xml_500: bool = False
+    lifecycle_invalid_500: bool = False
     key_limit_ignored: bool = False
     early_answer_keeps_open: bool = False
     if_match_missing_412: bool = False

@@ -31,7 +31,12 @@ async def put_bucket_lifecycle(ctx: ServerContext, call: Call) -> Response:
     _offered(ctx)
     bucket = require_bucket(ctx, call)
     body = await call.small_body()
-    rules = await config.parse_request(body, not ctx.profile.deviations.refuse_xml_declaration)
+    try:
+        rules = await config.parse_request(body, not ctx.profile.deviations.refuse_xml_declaration)
+    except S3Error:
+        if ctx.profile.deviations.lifecycle_invalid_500:  # break-checks: an unchecked value crashes
+            raise S3Error("InternalError") from None
+        raise
     if not ctx.profile.deviations.lifecycle_forgotten:
         ctx.store.put_bucket_config(call.account, bucket.name, config.KIND, rules)
     audit.record_s3(ctx, call, "PutBucketLifecycleConfiguration", {"rules": rules})

@@ -149,6 +149,7 @@ STORAGE: list[tuple[list[str], dict[str, str]]] = [
     (["storage.complete-multipart-upload.sorted-order"], breaks("parts-joined-as-listed")),
     (["storage.put-object.content-md5-mismatch"], breaks("content-md5-ignored")),
     (["storage.lifecycle.delete"], breaks("lifecycle-delete-keeps")),
+    (["storage.lifecycle.invalid-refused"], breaks("lifecycle-invalid-500")),
     (["storage.auth.unsigned-refused"], breaks("unsigned-access-denied")),
     (["storage.create-bucket.location-hint-accepted"],
      {"location_constraints": '["auto", "", "us-east-1"]'}),

@@ -1,0 +1,58 @@
+"""An invalid lifecycle configuration is refused and changes nothing.
+
+S3's API states the value ranges (Days and DaysAfterInitiation positive integers, Date in ISO
+8601, Days or Date, Status Enabled or Disabled, a rule with an action); the provider does not
+say which error it answers, so the rule asks only for a 4xx and the earlier rules kept.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from .test_lifecycle_config import LIFECYCLE, _text, expire_rule, lifecycle_xml, put_lifecycle
+
+FILTER = "<Filter><Prefix>bad/</Prefix></Filter>"
+
+
+def _rule(status: str = "Enabled", action: str = "") -> str:
+    return f"<Rule><ID>bad</ID>{FILTER}<Status>{status}</Status>{action}</Rule>"
+
+
+def _expiration(inner: str) -> str:
+    return _rule(action=f"<Expiration>{inner}</Expiration>")
+
+
+def _abort(days: str) -> str:
+    inner = f"<DaysAfterInitiation>{days}</DaysAfterInitiation>"
+    return _rule(action=f"<AbortIncompleteMultipartUpload>{inner}</AbortIncompleteMultipartUpload>")
+
+
+INVALID = {
+    "days-zero": _expiration("<Days>0</Days>"),
+    "days-negative": _expiration("<Days>-1</Days>"),
+    "days-fraction": _expiration("<Days>1.5</Days>"),
+    "days-not-a-number": _expiration("<Days>ten</Days>"),
+    "days-beyond-int32": _expiration(f"<Days>{2**31}</Days>"),
+    "date-not-iso-8601": _expiration("<Date>next tuesday</Date>"),
+    "days-and-date": _expiration("<Days>1</Days><Date>2031-01-01T00:00:00Z</Date>"),
+    "expiration-empty": _expiration(""),
+    "abort-days-zero": _abort("0"),
+    "abort-days-not-a-number": _abort("soon"),
+    "status-unknown": _rule(status="Sometimes", action="<Expiration><Days>1</Days></Expiration>"),
+    "no-action": _rule(),
+}
+
+
+@pytest.mark.rule("storage.lifecycle.invalid-refused")
+@pytest.mark.parametrize("rule", list(INVALID.values()), ids=list(INVALID))
+def test_invalid_configuration_refused_and_rules_kept(s3, bucket, rule):
+    """The bad rule beside a valid one is refused with a 4xx; the rules put before stay."""
+    put_lifecycle(s3, bucket, lifecycle_xml(expire_rule("kept", "kept/", 30))).assert_ok()
+    reply = put_lifecycle(s3, bucket, lifecycle_xml(expire_rule("other", "other/", 5), rule))
+    assert 400 <= reply.status < 500, (reply.status, reply.body[:400])
+    after = s3.wire.request("GET", bucket, query=LIFECYCLE).assert_ok()
+    root = after.xml
+    assert root is not None, after.body[:300]
+    ids = sorted(_text(node, "ID") or "" for node in root)
+    assert ids == ["kept"], after.body[:600]
+    assert _text(root[0], "Expiration/Days") == "30", after.body[:600]
