@@ -41,14 +41,17 @@ INVALID = {
     "status-unknown": _rule(status="Sometimes", action="<Expiration><Days>1</Days></Expiration>"),
     "no-action": _rule(),
 }
+NO_RULE = "no-rule"  # a LifecycleConfiguration with no Rule at all
 
 
 @pytest.mark.rule("storage.lifecycle.invalid-refused")
-@pytest.mark.parametrize("rule", list(INVALID.values()), ids=list(INVALID))
+@pytest.mark.parametrize("rule", [*INVALID.values(), NO_RULE], ids=[*INVALID, NO_RULE])
 def test_invalid_configuration_refused_and_rules_kept(s3, bucket, rule):
-    """The bad rule beside a valid one is refused with a 4xx; the rules put before stay."""
+    """The bad rule beside a valid one (or no rule at all) is refused with a 4xx; the rules
+    put before stay."""
     put_lifecycle(s3, bucket, lifecycle_xml(expire_rule("kept", "kept/", 30))).assert_ok()
-    reply = put_lifecycle(s3, bucket, lifecycle_xml(expire_rule("other", "other/", 5), rule))
+    body = lifecycle_xml() if rule == NO_RULE else lifecycle_xml(expire_rule("o", "o/", 5), rule)
+    reply = put_lifecycle(s3, bucket, body)
     assert 400 <= reply.status < 500, (reply.status, reply.body[:400])
     after = s3.wire.request("GET", bucket, query=LIFECYCLE).assert_ok()
     root = after.xml
