@@ -184,6 +184,12 @@ def encode_token(position: str, magic: str = TOKEN_MAGIC) -> str:
     return base64.urlsafe_b64encode((magic + position).encode()).decode()
 
 
+def bucket_token_magic(bucket: str) -> str:
+    """One bucket's ListObjectsV2 tokens: a token issued for another bucket is refused, not
+    read as a position there (bucket names hold no ':')."""
+    return f"{TOKEN_MAGIC}{bucket}:"
+
+
 def decode_token(token: str, magic: str = TOKEN_MAGIC) -> str:
     """The position in a token `encode_token` made with the same `magic`, else InvalidArgument.
 
@@ -226,15 +232,16 @@ async def list_objects_v2(ctx: ServerContext, call: Call) -> Response:
     delimiter = call.query.get("delimiter") or None
     token = call.query.get("continuation-token")
     start_after = call.query.get("start-after")
+    magic = bucket_token_magic(bucket.name)
     if token and ctx.profile.deviations.invalid_cursor_internal_error:
         try:
-            decode_token(token)
+            decode_token(token, magic)
         except S3Error:
             raise S3Error("InternalError") from None
     cursor = token
     if token == "":
         cursor = None  # an empty token is no token (docs/decisions.md); it is still echoed
-    after = decode_token(cursor) if cursor is not None else start_after
+    after = decode_token(cursor, magic) if cursor is not None else start_after
     max_keys = _max_keys(call, ctx)
     owner = call.query.get("fetch-owner") == "true"
     page = deviant.listing_order(ctx, collect(ctx, call, prefix, delimiter, after, max_keys))
@@ -258,7 +265,7 @@ async def list_objects_v2(ctx: ServerContext, call: Call) -> Response:
         encoding_type=enc.encoding,
         start_after=enc.opt(start_after),
         continuation_token=None if ctx.profile.deviations.list_no_token_echo else token,
-        next_token=encode_token(page.last) if truncated and page.last else None,
+        next_token=encode_token(page.last, magic) if truncated and page.last else None,
         entries=entries(page, enc, call.account if owner and call.account else None),
     )
 

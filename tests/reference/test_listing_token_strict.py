@@ -35,3 +35,19 @@ def test_a_control_character_in_a_token_is_a_400_or_valid_xml(
     reply = wire.list_objects_v2(bucket, continuation_token=encode_token("a") + "\x01")
     assert reply.status == 400 or reply.xml is not None, (reply.status, reply.body[:300])
     assert reply.error_code == "InvalidArgument", (reply.status, reply.body[:300])
+
+
+def test_a_token_of_another_bucket_is_refused(s3: Any, wire: WireClient, bucket: str) -> None:
+    """A ListObjectsV2 token names its bucket (hostile round 3: a token issued for one bucket
+    was read as a position in any other): elsewhere 400 InvalidArgument, at home the next page."""
+    other = f"{bucket}-o"
+    s3.create_bucket(Bucket=other)
+    for name in (bucket, other):
+        for key in ("a", "b", "c"):
+            s3.put_object(Bucket=name, Key=key, Body=b"")
+    first = s3.list_objects_v2(Bucket=bucket, MaxKeys=1)
+    token = first["NextContinuationToken"]
+    elsewhere = wire.list_objects_v2(other, continuation_token=token)
+    assert elsewhere.error_code == "InvalidArgument", (elsewhere.status, elsewhere.body[:300])
+    home = s3.list_objects_v2(Bucket=bucket, ContinuationToken=token)
+    assert [o["Key"] for o in home["Contents"]] == ["b", "c"], home
