@@ -3,8 +3,10 @@ in every process of the run, the reference subprocess included (bench/mutation/c
 
 Loaded (`-p bench.mutation.context_plugin`) only when the baseline runs under coverage with
 EC_MUTCTX_DIR set. Before a test's setup it writes the context `DAY|node id` to that directory
-and signals every process the sitecustomize registered (SIGUSR1); each switches its coverage
-context and acknowledges, and the test starts only once all have. So whatever the reference
+and signals every process the sitecustomize registered (SIGUSR1) but its own ancestors (the
+`conformance run` and harness processes waiting on it); each switches its coverage context and
+acknowledges, and the test starts only once all have (a missing ack makes the whole record
+unusable: every mutant then runs its whole selection). So whatever the reference
 executes while a test runs (its requests, background work the test waits for) is recorded under
 that test, since `-n 0` runs one test at a time. Work the test cannot own is recorded under
 `DAY|@shared`: a fixture wider than a function (its value, made once, serves later tests), the
@@ -27,7 +29,7 @@ import pytest
 
 DIR_ENV, DAY_ENV = "EC_MUTCTX_DIR", "EC_MUTCTX_DAY"
 SHARED = "@shared"
-ACK_TIMEOUT = 10.0
+ACK_TIMEOUT = 120.0  # a loaded 2-core machine can leave a process unscheduled for seconds
 RULE_MARK = "rule"  # the suite's `pytest.mark.rule(id, ...)` (bench may not import the plugin)
 
 
@@ -39,6 +41,9 @@ class _Switcher:
         self.known: dict[int, float] = {}  # pid -> create time, checked to be one of ours
         self.current = ""
         self.rules: dict[str, list[str]] = {}  # node id -> its rule ids
+        # the processes waiting on this one (`conformance run`, the harness's command) run no
+        # test: not switched, whatever reference code they ran counts as outside every test
+        self.ancestors = {p.pid for p in psutil.Process().parents()}
 
     def _ours(self, pid: int) -> bool:
         """A registered pid is signalled only while it is the process that registered (the
@@ -66,7 +71,7 @@ class _Switcher:
         waiting = []
         for entry in (self.workdir / "pids").iterdir():
             pid = int(entry.name)
-            if self._ours(pid):
+            if pid not in self.ancestors and self._ours(pid):
                 os.kill(pid, signal.SIGUSR1)  # our own process too: its handler runs at once
                 waiting.append(pid)
         deadline = time.monotonic() + ACK_TIMEOUT
