@@ -4,11 +4,13 @@ same options on its share, in its own tree, with its own --out (bench/mutation/j
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 
 import pytest
+from cosmic_ray.work_db import WorkDB, use_db
 
-from bench.mutation import jobs
+from bench.mutation import jobs, merge
 
 
 @pytest.mark.parametrize(("count", "total"), [(0, 2), (1, 2), (5, 2), (7, 3), (64, 4)])
@@ -35,3 +37,17 @@ def test_a_worker_runs_the_same_options_on_its_share(tmp_path: Path) -> None:
     assert "--retry-unjudged" in argv and "--whole-selection" not in argv and "--sample" not in argv
     assert argv[argv.index("--line") + 1] == "5"
     assert argv[-4:] == ["--shard", "2/3", "--out", str(tmp_path / "w2")]
+
+
+def test_the_merge_reads_baselines_not_the_records_beside_them(tmp_path: Path) -> None:
+    run = tmp_path / "worker-1"
+    run.mkdir()
+    with use_db(str(run / "session.sqlite"), WorkDB.Mode.create):
+        pass
+    day = {"as_of": "d1", "exit": 0, "has_results": True, "statuses": {"r.a": "PASS"}}
+    (run / "baseline-x.json").write_text(json.dumps({"d1": day}), "utf-8")
+    (run / "baseline-x.unexecuted.json").write_text('{"unexecuted": {}}', "utf-8")
+    (run / "baseline-x.contexts.json").write_text('{"days": [], "plans": [], "modules": {}}')
+    assert merge.main([str(tmp_path / "out"), str(run)]) == 0
+    doc = json.loads((tmp_path / "out" / "results.json").read_text("utf-8"))
+    assert [b["selection"] for b in doc["baselines"]] == [["baseline-x.json"]]
