@@ -29,6 +29,7 @@ from bench.mutation import contexts, executed, verdict
 from bench.mutation.plan import ROOT, Selection
 
 EXACT = "$"  # `--rule ID$`: that rule only (conformance.plugin.collection.EXACT)
+BROAD = 2  # a rule set of 1/BROAD of the selection's rules or more runs the whole selection
 
 
 class DirtyReference(RuntimeError):
@@ -238,7 +239,8 @@ def subset_command(
         # a test's marks may name rules outside the selection: only those its baseline ran
         ran = runs[day].statuses if day in runs else {}
         rules = None if marked is None else [r for r in marked if r in ran]
-        if not rules:
+        # half the selection or more: its own baseline would cost a whole run, for little
+        if not rules or len(rules) * BROAD >= len(ran):
             spec[day] = None
             continue
         alone = Selection(
@@ -253,6 +255,8 @@ def subset_command(
             return test_command(selection, baseline)
         args = [a for a in alone.args() if a != "--moto"]
         spec[day] = {"args": args[: args.index("--as-of")], "baseline": str(path)}
+    if all(day in spec and spec[day] is None for day in runs):
+        return test_command(selection, baseline)
     text = json.dumps(spec, sort_keys=True)
     target = folder / f"plan-{hashlib.sha1(text.encode()).hexdigest()[:16]}.json"
     target.write_text(text, "utf-8")

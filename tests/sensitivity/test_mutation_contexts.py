@@ -169,7 +169,9 @@ def test_a_rule_run_alone_kills_only_where_it_passed_alone_and_in_the_whole_run(
 def test_the_subset_command_runs_each_rule_set_alone_first(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    base = _baseline(tmp_path / "baseline-x.json", "d1", {"r.a": "PASS"})
+    base = _baseline(
+        tmp_path / "baseline-x.json", "d1", {"r.a": "PASS", "r.b": "PASS", "r.c": "N/A"}
+    )
     selection = plan.Selection(areas=("storage",), as_of=("d1",))
     ran: list[list[str]] = []
 
@@ -182,6 +184,9 @@ def test_the_subset_command_runs_each_rule_set_alone_first(
     whole = execute.subset_command(selection, base, {"d1": None}, 60)
     assert whole == execute.test_command(selection, base) and not ran
     assert execute.subset_command(selection, base, None, 60) == whole
+    # two of the selection's three rules: the whole selection, no baseline of their own
+    assert execute.subset_command(selection, base, {"d1": ["r.a", "r.b"]}, 60) == whole
+    assert not ran
     command = execute.subset_command(selection, base, {"d1": ["other.area", "r.a"]}, 60)
     # a rule the baseline did not run (another area's, on the same test) is left out
     assert ran == [["--area", "storage", "--rule", "r.a$", "--as-of", "d1"]]
