@@ -8,6 +8,7 @@ writes it back on any exit (Ctrl-C, SIGTERM, an exception), then checks `git dif
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shlex
 import signal
@@ -24,8 +25,11 @@ from cosmic_ray.mutating import mutate_and_test
 from cosmic_ray.work_db import WorkDB
 from cosmic_ray.work_item import TestOutcome, WorkerOutcome, WorkItem, WorkResult
 
-from bench.mutation import executed, verdict
+from bench.mutation import contexts, executed, verdict
 from bench.mutation.plan import ROOT, Selection
+
+EXACT = "$"  # `--rule ID$`: that rule only (conformance.plugin.collection.EXACT)
+BROAD = 2  # a rule set of 1/BROAD of the selection's rules or more runs the whole selection
 
 
 class DirtyReference(RuntimeError):
@@ -97,13 +101,24 @@ def lines_path(baseline: Path) -> Path:
     return baseline.with_name(baseline.stem + ".unexecuted.json")
 
 
+def plans_path(baseline: Path) -> Path:
+    """Where a baseline's record of which rules' tests executed each line is kept (contexts)."""
+    return baseline.with_name(baseline.stem + ".contexts.json")
+
+
 def run_baseline(
-    selection: Selection, path: Path, timeout: float, coverage: bool = True
+    selection: Selection,
+    path: Path,
+    timeout: float,
+    coverage: bool = True,
+    contexts: bool = False,
 ) -> verdict.Baseline:
     """The selection's runs on the unmutated tree, with `coverage` under coverage (the
-    reference lines they never execute go beside them, `lines_path`); reused when `path`
-    already holds them (and, with `coverage`, their lines)."""
-    if not path.is_file() or (coverage and not lines_path(path).is_file()):
+    reference lines they never execute go beside them, `lines_path`; with `contexts` also
+    which rules' tests executed each line, `plans_path`); reused when `path` already holds
+    them (and, with `coverage`, their lines and, with `contexts`, their plans)."""
+    missing = not path.is_file() or (coverage and not lines_path(path).is_file())
+    if missing or (coverage and contexts and not plans_path(path).is_file()):
         command = [
             sys.executable, "-m", "bench.mutation.suite_cmd", *selection.args(),
             "--write-baseline", str(path),
@@ -111,7 +126,8 @@ def run_baseline(
         where = " ".join(selection.args())
         try:
             if coverage:
-                executed.record(command, lines_path(path), timeout)
+                plans = plans_path(path) if contexts else None
+                executed.record(command, lines_path(path), timeout, plans=plans)
             else:
                 proc = subprocess.run(
                     command, cwd=ROOT, capture_output=True, text=True, timeout=timeout,
@@ -173,13 +189,19 @@ def run_items(
     progress: Callable[[WorkItem, WorkResult, float], None],
     retry_unjudged: bool = False,
     run_unexecuted: bool = False,
+    select_tests: bool = False,
 ) -> None:
     """Run every pending item (one at a time) and store its settled result in the db. A mutant
     whose lines the selection's baseline never executed is not run (unless `run_unexecuted`):
-    it is made, to record its diff, and judged `not executed`."""
+    it is made, to record its diff, and judged `not executed`. With `select_tests`, a mutant
+    runs, per date, only the rules whose tests executed its lines (contexts.py), judged
+    against those rules' own run on the unmutated tree (made first, kept under subsets/)."""
     done = {job_id for job_id, result in db.results if finished(result, retry_unjudged)}
     unexecuted = {} if run_unexecuted else {
         sel: executed.load(lines_path(path)) for sel, path in baselines.items()
+    }  # fmt: skip
+    plans = {} if run_unexecuted or not select_tests else {
+        sel: contexts.Plans.load(plans_path(path)) for sel, path in baselines.items()
     }  # fmt: skip
     for item, selection in work:
         if item.job_id in done:
@@ -187,6 +209,9 @@ def run_items(
         started = time.monotonic()
         if not run_unexecuted and executed.never_executed(item, unexecuted[selection]):
             command = not_executed_command()
+        elif selection in plans:
+            plan = plans[selection].of(item, unexecuted[selection])
+            command = subset_command(selection, baselines[selection], plan, timeout)
         else:
             command = test_command(selection, baselines[selection])
         # read before mutating: `guarded` keeps the module equal to HEAD between mutants
@@ -194,6 +219,48 @@ def run_items(
         result = settle(mutate_and_test(item.mutations, command, timeout), sha)
         db.set_result(item.job_id, result)
         progress(item, result, time.monotonic() - started)
+
+
+def subset_command(
+    selection: Selection, baseline: Path, plan: contexts.Plan | None, timeout: float
+) -> str:
+    """The test command of a mutant with a plan: per date, the whole selection, or only the
+    rules whose tests executed its lines, each rule set first run on the unmutated tree (its
+    own baseline, kept under subsets/ beside `baseline` and shared by the mutants that need
+    it). The whole selection's command when every date of the baseline needs it whole, or
+    when a rule set's own baseline did not run."""
+    runs = verdict.Baseline.from_json(json.loads(baseline.read_text("utf-8"))).runs
+    if plan is None or all(day in plan and plan[day] is None for day in runs):
+        return test_command(selection, baseline)
+    folder = baseline.parent / "subsets"
+    folder.mkdir(exist_ok=True)
+    spec: dict[str, object] = {}
+    for day, marked in plan.items():
+        # a test's marks may name rules outside the selection: only those its baseline ran
+        ran = runs[day].statuses if day in runs else {}
+        rules = None if marked is None else [r for r in marked if r in ran]
+        # half the selection or more: its own baseline would cost a whole run, for little
+        if not rules or len(rules) * BROAD >= len(ran):
+            spec[day] = None
+            continue
+        alone = Selection(
+            areas=selection.areas, rules=tuple(f"{r}{EXACT}" for r in rules), as_of=(day,),
+            moto=selection.moto,
+        )  # fmt: skip
+        key = hashlib.sha1(f"{baseline.name} {alone.args()}".encode()).hexdigest()[:16]
+        path = folder / f"base-{key}.json"
+        try:
+            run_baseline(alone, path, timeout, coverage=False)
+        except BaselineFailed:
+            return test_command(selection, baseline)
+        args = [a for a in alone.args() if a != "--moto"]
+        spec[day] = {"args": args[: args.index("--as-of")], "baseline": str(path)}
+    if all(day in spec and spec[day] is None for day in runs):
+        return test_command(selection, baseline)
+    text = json.dumps(spec, sort_keys=True)
+    target = folder / f"plan-{hashlib.sha1(text.encode()).hexdigest()[:16]}.json"
+    target.write_text(text, "utf-8")
+    return f"{test_command(selection, baseline)} --subset {shlex.quote(str(target))}"
 
 
 def not_executed_command() -> str:

@@ -28,13 +28,14 @@ from pathlib import Path
 
 from cosmic_ray.work_item import WorkItem
 
+from bench.mutation import contexts as contexts_mod
+from bench.mutation.context_plugin import DIR_ENV
 from bench.mutation.plan import ROOT
 
-STARTUP = "import coverage\ncoverage.process_startup()\n"
 
-
-def coverage_env(workdir: Path, root: Path = ROOT) -> dict[str, str]:
-    """The environment that makes every Python process of a run record reference lines."""
+def coverage_env(workdir: Path, root: Path = ROOT, contexts: bool = True) -> dict[str, str]:
+    """The environment that makes every Python process of a run record reference lines, and
+    with `contexts` under each suite test's context (bench/mutation/contexts.py)."""
     rc = workdir / "coveragerc"
     rc.write_text(
         "[run]\n"
@@ -46,9 +47,14 @@ def coverage_env(workdir: Path, root: Path = ROOT) -> dict[str, str]:
     (workdir / "data").mkdir(exist_ok=True)
     startup = workdir / "startup"
     startup.mkdir(exist_ok=True)
-    (startup / "sitecustomize.py").write_text(STARTUP, "utf-8")
+    (startup / "sitecustomize.py").write_text(contexts_mod.SITECUSTOMIZE, "utf-8")
     path = os.pathsep.join(p for p in (str(startup), os.environ.get("PYTHONPATH", "")) if p)
-    return {**os.environ, "COVERAGE_PROCESS_START": str(rc), "PYTHONPATH": path}
+    env = {**os.environ, "COVERAGE_PROCESS_START": str(rc), "PYTHONPATH": path}
+    env.pop(DIR_ENV, None)
+    if contexts:
+        contexts_mod.prepare(workdir)
+        env[DIR_ENV] = str(workdir)
+    return env
 
 
 def unexecuted_lines(workdir: Path, root: Path = ROOT) -> dict[str, list[int]]:
@@ -77,12 +83,19 @@ def unexecuted_lines(workdir: Path, root: Path = ROOT) -> dict[str, list[int]]:
     return found
 
 
-def record(command: list[str], target: Path, timeout: float, root: Path = ROOT) -> str:
-    """Run the baseline `command` under coverage and write its unexecuted lines to `target`;
-    the command's output (for an error message)."""
+def record(
+    command: list[str],
+    target: Path,
+    timeout: float,
+    root: Path = ROOT,
+    plans: Path | None = None,
+) -> str:
+    """Run the baseline `command` under coverage and write its unexecuted lines to `target`
+    (and, given `plans`, which rules' tests executed each line there); the command's output
+    (for an error message)."""
     with tempfile.TemporaryDirectory(prefix="ec-mutcov-") as tmp:
         workdir = Path(tmp)
-        env = coverage_env(workdir, root)
+        env = coverage_env(workdir, root, contexts=plans is not None)
         proc = subprocess.run(
             command, cwd=root, env=env, capture_output=True, text=True, timeout=timeout,
             check=False,
@@ -93,6 +106,8 @@ def record(command: list[str], target: Path, timeout: float, root: Path = ROOT) 
                 f"{proc.stderr[-2000:]}"
             )
         lines = unexecuted_lines(workdir, root)
+        if plans is not None:
+            contexts_mod.write(plans, contexts_mod.lines_by_context(workdir, root))
     target.write_text(json.dumps({"unexecuted": lines}, indent=0), "utf-8")
     return proc.stdout
 

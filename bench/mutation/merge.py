@@ -46,7 +46,7 @@ def main(argv: list[str] | None = None, root: Path = plan.ROOT) -> int:
                         added.add(job_id)
                     merged.set_result(job_id, result)
             for path in sorted(run.glob("baseline-*.json")):
-                if not path.name.endswith(".unexecuted.json"):
+                if not path.name.endswith((".unexecuted.json", ".contexts.json")):
                     doc = json.loads(path.read_text("utf-8"))
                     not_passing = verdict.Baseline.from_json(doc).not_passing()
                     baselines.append({"selection": [path.name], "not_passing": not_passing})

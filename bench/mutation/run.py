@@ -27,7 +27,7 @@ from pathlib import Path
 from cosmic_ray.work_db import WorkDB, use_db
 from cosmic_ray.work_item import WorkItem, WorkResult
 
-from bench.mutation import carry, execute, executed, ledger, plan, report, verdict
+from bench.mutation import carry, execute, executed, jobs, ledger, plan, report, verdict
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -69,6 +69,21 @@ def main(argv: list[str] | None = None) -> int:
         "selection's baseline never executed is recorded `not executed`, a survivor, unrun)",
     )
     parser.add_argument(
+        "--whole-selection",
+        action="store_true",
+        help="run each mutant against its module's whole selection (by default it runs, per "
+        "date, only the rules whose tests executed its lines in the baseline, bench/mutation/"
+        "contexts.py)",
+    )
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=1,
+        help="split the mutants over this many runs side by side, each in its own clone of "
+        "HEAD, and merge them into --out (bench/mutation/jobs.py)",
+    )
+    parser.add_argument("--shard", help=argparse.SUPPRESS)  # I/N: a --jobs worker's share
+    parser.add_argument(
         "--count-executed",
         action="store_true",
         help="run (or reuse) the baselines under coverage and print, per module and area, how "
@@ -86,6 +101,8 @@ def main(argv: list[str] | None = None) -> int:
         for item in plan.sample(items_of(module), args.sample, args.seed):
             if not args.line or item.mutations[0].start_pos[0] in args.line:
                 work.append((item, selection))
+    if args.shard:
+        work = [work[i] for i in jobs.shard(len(work), args.shard)]
     if args.list:
         for item, selection in work:
             m = item.mutations[0]
@@ -98,6 +115,17 @@ def main(argv: list[str] | None = None) -> int:
     started = time.monotonic()
     if args.count_executed:
         return _count_executed(work, args.out, args.timeout)
+    select = not args.run_unexecuted and not args.whole_selection
+    if args.jobs > 1:
+        with execute.guarded(execute.module_paths(work)):  # a clean reference, then baselines
+            try:
+                _baselines(work, args.out, args.timeout, not args.run_unexecuted, select)
+            except execute.BaselineFailed as exc:
+                print(f"error: {exc}", file=sys.stderr)
+                return 2
+        code = jobs.run(args, args.jobs)
+        print(f"{args.jobs} jobs: {time.monotonic() - started:.0f} s")
+        return code
     with use_db(str(args.out / "session.sqlite"), WorkDB.Mode.create) as db:
         known = {w.job_id for w in db.work_items}
         db.add_work_items([w for w, _ in work if w.job_id not in known])
@@ -107,16 +135,18 @@ def main(argv: list[str] | None = None) -> int:
             print(f"carried {carried} kills; dropped {dropped} whose mutant is not the same now")
         with execute.guarded(execute.module_paths(work)):
             try:
-                baselines = _baselines(work, args.out, args.timeout, not args.run_unexecuted)
+                baselines = _baselines(
+                    work, args.out, args.timeout, not args.run_unexecuted, contexts=select
+                )
             except execute.BaselineFailed as exc:
                 print(f"error: {exc}", file=sys.stderr)
                 return 2
             paths = {sel: path for sel, (path, _) in baselines.items()}
             execute.run_items(
                 db, work, paths, args.timeout, _progress, args.retry_unjudged,
-                args.run_unexecuted,
+                args.run_unexecuted, select,
             )  # fmt: skip
-        whole = args.sample is None and not args.line
+        whole = args.sample is None and not args.line and not args.shard
         full = plan.modules(cfg, args.modules) if whole else []
         summary = report.summarise(db, items_of, full_modules=full)
     if whole and not args.modules:  # the whole reference: every entry was due
@@ -143,7 +173,11 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _baselines(
-    work: list[tuple[WorkItem, plan.Selection]], out: Path, timeout: float, coverage: bool
+    work: list[tuple[WorkItem, plan.Selection]],
+    out: Path,
+    timeout: float,
+    coverage: bool,
+    contexts: bool = False,
 ) -> dict[plan.Selection, tuple[Path, verdict.Baseline]]:
     """Each selection's baseline run, before any of its mutants (kept in --out per commit)."""
     head = subprocess.run(
@@ -155,7 +189,7 @@ def _baselines(
             continue
         digest = hashlib.sha1(f"{head} {selection.args()}".encode()).hexdigest()[:12]
         path = out / f"baseline-{digest}.json"
-        base = execute.run_baseline(selection, path, timeout, coverage)
+        base = execute.run_baseline(selection, path, timeout, coverage, contexts)
         found[selection] = (path, base)
         bad = base.not_passing()
         print(f"baseline {' '.join(selection.args())}: " + (

@@ -27,12 +27,15 @@ from pathlib import Path
 from typing import Any
 
 from bench.mutation import verdict
+from bench.mutation.context_plugin import DAY_ENV, DIR_ENV
 from conformance.cli_run import suite_plugin_args
 
 MOTO_STARTUP_S = 30.0
 # the plugins a run needs, with autoloading off (conformance.cli_run.SUITE_PLUGINS says why)
 PLUGINS = tuple(suite_plugin_args())
 OUTPUT_TAIL = 3000
+CONTEXT_PLUGIN = "bench.mutation.context_plugin"
+PROFILE = "--reference-profile"
 
 
 @contextlib.contextmanager
@@ -78,6 +81,12 @@ def main(argv: list[str] | None = None) -> int:
     mode = parser.add_mutually_exclusive_group(required=True)
     mode.add_argument("--baseline", type=Path, help="judge a mutant against this baseline")
     mode.add_argument("--write-baseline", type=Path, help="run the unmutated tree, write here")
+    parser.add_argument(
+        "--subset", type=Path,
+        help="with --baseline: per date, the rules to run instead of the selection (a JSON "
+        "file: date -> null for the whole selection, or the selection args and the baseline "
+        "file of those rules alone); a date it lacks is not run",
+    )  # fmt: skip
     args = parser.parse_args(argv)
     selection = [x for a in args.area for x in ("--area", a)]
     selection += [x for r in args.rule for x in ("--rule", r)]
@@ -88,13 +97,17 @@ def main(argv: list[str] | None = None) -> int:
             except RuntimeError as exc:  # not a kill: nothing was checked
                 print(verdict.Verdict(verdict.START, notes=[str(exc)]).line(), flush=True)
                 return 1
-            selection += ["--reference-profile", f"migration_source_endpoint={endpoint}"]
+            selection += [PROFILE, f"migration_source_endpoint={endpoint}"]
         if args.write_baseline:
             days = [_day(d) for d in args.as_of or ["today"]]
             return _write_baseline(args, selection, days)
         baseline = verdict.Baseline.from_json(json.loads(args.baseline.read_text("utf-8")))
         # the baseline's dates: "today" stays the day the baseline ran, past midnight too
-        found = _judge(args, selection, list(baseline.runs), baseline)
+        days = list(baseline.runs)
+        per_day: dict[str, list[str]] = {}
+        if args.subset:
+            days, per_day, baseline = _subset(args.subset, baseline, selection)
+        found = _judge(args, selection, days, baseline, per_day)
         print(found.line(), flush=True)
         return 0 if found.cls == verdict.SURVIVED else 1
 
@@ -114,16 +127,50 @@ def _write_baseline(args: argparse.Namespace, selection: list[str], days: list[s
     return 0 if all(r.has_results for r in baseline.runs.values()) else 1
 
 
+def _subset(
+    path: Path, full: verdict.Baseline, selection: list[str]
+) -> tuple[list[str], dict[str, list[str]], verdict.Baseline]:
+    """The dates to run, the selection of each that runs only some rules, and the baseline to
+    judge by: on such a date, the run of those rules alone on the unmutated tree, where a rule
+    counts as passing only when it also passed in the whole selection's baseline."""
+    spec: dict[str, Any] = json.loads(path.read_text("utf-8"))
+    days = [day for day in full.runs if day in spec]
+    per_day: dict[str, list[str]] = {}
+    judged = verdict.Baseline()
+    for day in days:
+        entry = spec[day]
+        if entry is None:
+            judged.runs[day] = full.runs[day]
+            continue
+        alone = verdict.Baseline.from_json(json.loads(Path(entry["baseline"]).read_text("utf-8")))
+        run = alone.runs[day]
+        whole = full.runs[day].statuses
+        run.statuses = {
+            rule: status if whole.get(rule) == verdict.PASS else whole.get(rule, "ABSENT")
+            for rule, status in run.statuses.items()
+        }
+        judged.runs[day] = run
+        # the rules alone, and the migration source's profile when the selection has one
+        profile = selection[selection.index(PROFILE) :][:2] if PROFILE in selection else []
+        per_day[day] = [*entry["args"], *profile]
+    return days, per_day, judged
+
+
 def _judge(
-    args: argparse.Namespace, selection: list[str], days: list[str], baseline: verdict.Baseline
+    args: argparse.Namespace,
+    selection: list[str],
+    days: list[str],
+    baseline: verdict.Baseline,
+    per_day: dict[str, list[str]] | None = None,
 ) -> verdict.Verdict:
     runs: list[verdict.Run] = []
     for day in days:
+        sel = (per_day or {}).get(day, selection)
         stop_first = baseline.clean(day)
-        run, output = _run(args, selection, day, stop_first)
+        run, output = _run(args, sel, day, stop_first)
         if stop_first and run.exit != 0 and not verdict.kills(baseline, run):
             # -x stopped on something that is not a kill: a later rule may still kill
-            run, output = _run(args, selection, day, stop_first=False)
+            run, output = _run(args, sel, day, stop_first=False)
         runs.append(run)
         if run.exit != 0:
             sys.stdout.write(output[-OUTPUT_TAIL:])
@@ -149,6 +196,9 @@ def _run(
             "-q", "--model-shrink-seconds", "0",
         ]  # fmt: skip
         env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "TZ": HOST_ZONE}
+        if env.get(DIR_ENV):  # the coverage baseline: a context per test (contexts.py)
+            command += ["-p", CONTEXT_PLUGIN]
+            env[DAY_ENV] = day
         proc = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env)
         output = proc.stdout.decode("utf-8", "replace")
         doc = _results(Path(reports) / "mutant" / "results.json")
