@@ -73,6 +73,7 @@ class RunOptions:
     pytest_args: list[str] = field(default_factory=list)
     baseline: Path | None = None
     spec_base: str | None = None
+    no_html: bool = False
     expectations: str | None = None
     case_timeout: int = 300
     compat_date: str | None = None
@@ -333,8 +334,9 @@ def run(opts: RunOptions) -> int:
             changed = True
         if changed:
             write_results(run_dir / "results.json", doc)
-        index = write_html(render_report(doc, opts.spec_base), run_dir / "index.html")
-        print(f"\nreport: {index}")
+        if not opts.no_html:
+            index = write_html(render_report(doc, opts.spec_base), run_dir / "index.html")
+            print(f"\nreport: {index}")
         for line in summary_lines(doc):
             print(line)
         print(sensitivity_line())

@@ -139,6 +139,18 @@ def test_run_renders_and_summarises(
     assert "failing cases" in out.err
 
 
+def test_run_no_html_writes_no_report_and_the_same_verdict(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--no-html (the mutation harness reads only results.json): no index.html, same exit."""
+    monkeypatch.setattr("conformance.cli_run.call_forwarding_signals", fake_pytest("mixed", 1))
+    code = main(["run", "--report-dir", str(tmp_path), "--run-id", "quiet", "--no-html"])
+    out = capsys.readouterr()
+    assert code == 1 and "verdict: NOT CERTIFIED at MUST level" in out.out
+    assert (tmp_path / "quiet" / "results.json").exists()
+    assert not (tmp_path / "quiet" / "index.html").exists() and "report:" not in out.out
+
+
 def test_run_passes_against_all_pass(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

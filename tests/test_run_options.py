@@ -29,7 +29,7 @@ from conformance.model.run_options import (
 
 ROOT = Path(conformance.__file__).parent.parent
 # options `conformance run` reads itself: nothing of them goes to pytest
-RUN_ONLY = {"failed_from", "report_dir", "baseline", "spec_base", "store"}
+RUN_ONLY = {"failed_from", "report_dir", "baseline", "spec_base", "store", "no_html"}
 
 
 def _sample(option: RunOption) -> list[str]:

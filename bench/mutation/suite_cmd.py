@@ -192,7 +192,7 @@ def _run(
         command = [
             sys.executable, "-m", "conformance.cli", "run", "-n", "0", "--run-id", "mutant",
             "--as-of", day, "--report-dir", reports, "--case-timeout", args.case_timeout,
-            *selection, "--", *(["-x"] if stop_first else []), *PLUGINS,
+            "--no-html", *selection, "--", *(["-x"] if stop_first else []), *PLUGINS,
             "-q", "--model-shrink-seconds", "0",
         ]  # fmt: skip
         env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "TZ": HOST_ZONE}

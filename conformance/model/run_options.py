@@ -90,6 +90,9 @@ RUN_OPTIONS: tuple[RunOption, ...] = (
               "RESULTS", scope=Scope.RUN),
     RunOption(("--spec-base",), "spec_base", Kind.TEXT, "base URL of the spec files (links)",
               "URL", scope=Scope.RUN),
+    RunOption(("--no-html",), "no_html", Kind.FLAG, "write results.json and junit.xml only, "
+              "no index.html (a caller that reads only the results: the mutation harness)",
+              default=False, scope=Scope.RUN),
     RunOption(("--expectations",), "expectations", Kind.TEXT,
               "known failures of the target, as strict xfails "
               "(default: ./expectations/<target>.yaml if present)", "PATH"),
