@@ -15,9 +15,10 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from conformance import settings
 from conformance.safety import statedir
@@ -35,10 +36,35 @@ class LaunchError(RuntimeError):
     """The reference did not come up; the message carries the tail of its stderr."""
 
 
+class Child(Protocol):
+    """What the launcher needs of the reference's process: a `subprocess.Popen`'s methods."""
+
+    pid: int
+
+    def poll(self) -> int | None: ...
+    def wait(self, timeout: float | None = None) -> int: ...
+    def terminate(self) -> None: ...
+    def kill(self) -> None: ...
+
+
+def _popen(cmd: list[str], log: Path) -> Child:
+    with log.open("wb") as stderr:
+        return subprocess.Popen(
+            cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr,
+            start_new_session=True,  # a Ctrl-C of the run must not kill it before cleanup
+        )  # fmt: skip
+
+
+# How `launch` starts `command(...)` with stderr to the log (truncated first), in a session
+# of its own. The project's break-check fork server swaps in one that forks a process that has
+# imported the reference already (tests/helpers/reference_fork.py); nothing else changes it.
+spawn: Callable[[list[str], Path], Child] = _popen
+
+
 @dataclass
 class ReferenceProcess:
     ready: dict[str, Any]
-    process: subprocess.Popen[bytes] | None = None  # set in the process that launched it
+    process: Child | None = None  # set in the process that launched it
 
     @property
     def pid(self) -> int:
@@ -86,19 +112,14 @@ def launch(run_dir: Path, as_of: dt.date, profile: dict[str, str]) -> ReferenceP
     timeout = ready_timeout()
     ready, log = ready_path(run_dir), stderr_path(run_dir)
     ready.unlink(missing_ok=True)
-    with log.open("wb") as stderr:
-        process = subprocess.Popen(
-            command(run_dir / "data", ready, as_of, profile),
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr,
-            start_new_session=True,  # a Ctrl-C of the run must not kill it before cleanup
-        )  # fmt: skip
+    process = spawn(command(run_dir / "data", ready, as_of, profile), log)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if ready.is_file():
             return ReferenceProcess(json.loads(ready.read_text(encoding="utf-8")), process)
-        if process.poll() is not None:
+        if (code := process.poll()) is not None:
             raise LaunchError(
-                f"reference implementation exited with code {process.returncode} before it was "
+                f"reference implementation exited with code {code} before it was "
                 f"ready; stderr tail:\n{_stderr_tail(log)}"
             )
         time.sleep(0.05)
@@ -163,7 +184,7 @@ def stop(run_dir: Path, own: ReferenceProcess | None = None) -> str | None:
     return None
 
 
-def _stop_child(process: subprocess.Popen[bytes]) -> str | None:
+def _stop_child(process: Child) -> str | None:
     if process.poll() is not None:
         return None
     process.terminate()

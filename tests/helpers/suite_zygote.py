@@ -68,6 +68,12 @@ def preload() -> None:
         for module in Path(SUITE_DIR).rglob("*.py"):
             literal_rule_ids(module)
             rule_locations(module)
+    # The reference a run launches, imported here and forked per run (helpers/reference_fork.py;
+    # this file runs as a script, so its folder is on sys.path)
+    with contextlib.suppress(ImportError):
+        import reference_fork
+
+        reference_fork.preload()
     # What is loaded by now lives as long as the server: out of the collector's reach, each
     # fork's collections (the automatic ones, pytest's at its end) skip it.
     gc.collect()
@@ -95,6 +101,9 @@ def run_child(request: dict[str, Any], replies: int) -> int:
     sys.argv = ["pytest", *request["argv"]]
     import pytest
 
+    # forked now, while the run has no thread and no pytest state: its first reference
+    fork = sys.modules.get("reference_fork")
+    template = fork.install() if fork is not None else None
     try:
         code = int(pytest.main(request["argv"]))
     except SystemExit as exc:
@@ -104,6 +113,8 @@ def run_child(request: dict[str, Any], replies: int) -> int:
 
         traceback.print_exc()
         code = 1
+    if template is not None:
+        template.close()
     atexit._run_exitfuncs()  # what interpreter shutdown would run
     with contextlib.suppress(Exception):
         sys.stdout.flush()

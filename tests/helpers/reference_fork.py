@@ -1,0 +1,211 @@
+"""A break-check run's reference as a fork, not a fresh interpreter (~0.5 s of CPU less a run).
+
+A fresh `python -m reference_impl` imports uvicorn, starlette, hypercorn, h2, cryptography and
+the reference's ~135 modules before it listens. The fork server (helpers/suite_zygote.py)
+imports them once (`preload`). Each run forks, before `pytest.main` and so while it is still
+single-threaded with no pytest state, a *template*: a process that waits on a pipe. The run's
+first reference launch (`conformance.plugin.launcher.spawn`, swapped in by `install`) sends the
+command, working directory and environment down the pipe; the template becomes that reference
+(a session of its own, stdin and stdout on /dev/null, stderr to the run's log) and calls
+`reference_impl.__main__.main` as `python -m reference_impl` would. It is the run's child, so
+the launcher waits for it, signals it and kills it as it would a `subprocess.Popen`, and the
+fork server's kill of a run reaches it with the run's other descendants.
+
+A fresh interpreter is used instead (the launcher's own `subprocess.Popen`) for a second
+launch in the same run, a command that is not `python -m reference_impl`, a working directory
+holding a `reference_impl` of its own, or a reference whose source changed since the preload
+(size or mtime of a file under reference_impl/, or a file added or removed).
+`EC_TEST_NO_REFERENCE_FORK=1` (read when the fork server starts) makes every launch fresh.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import importlib
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+import traceback
+from pathlib import Path
+from typing import Any
+
+import reference_impl
+
+SOURCE = Path(reference_impl.__file__).resolve().parent
+# imported by `main` and `serve` on their way to the ready file; most of them lazily there (the
+# surfaces, uvicorn's protocol, lifespan and loop, hypercorn for the public TLS surface,
+# cryptography for the S3 TLS certificate), the modules a started reference has that the
+# import of `reference_impl.__main__` alone does not bring
+PRELOAD = (
+    "reference_impl.__main__", "reference_impl.server", "reference_impl.tls",
+    "reference_impl.public.h2_buffer", "uvicorn.protocols.http.httptools_impl",
+    "uvicorn.lifespan.on", "uvicorn.loops.auto", "uvicorn.loops.uvloop", "hypercorn.asyncio",
+    "hypercorn.config", "hypercorn.protocol.h11", "hypercorn.protocol.h2", "cryptography.x509",
+    "cryptography.x509.oid", "cryptography.hazmat.primitives.hashes",
+    "cryptography.hazmat.primitives.serialization",
+    "cryptography.hazmat.primitives.asymmetric.ec", "cryptography.hazmat.backends.openssl",
+    "importlib.resources.readers", "importlib.readers",
+)  # fmt: skip
+
+_preloaded: str | None = None  # the source fingerprint at the preload
+
+
+def fingerprint() -> str:
+    """The reference's source as it is now: every .py file's path, size and mtime."""
+    rows = []
+    for path in sorted(SOURCE.rglob("*.py")):
+        with contextlib.suppress(OSError):
+            info = path.stat()
+            rows.append(f"{path} {info.st_size} {info.st_mtime_ns}")
+    return "\n".join(rows)
+
+
+def preload() -> None:
+    """In the fork server: import the reference as its start would (no thread is started)."""
+    global _preloaded
+    if os.environ.get("EC_TEST_NO_REFERENCE_FORK"):  # every run launches a fresh interpreter
+        return
+    try:
+        from reference_impl.server import SURFACES
+
+        for name in (*PRELOAD, *SURFACES.values()):
+            importlib.import_module(name)
+    except Exception:  # a broken reference: every run launches a fresh one, which reports it
+        return
+    _preloaded = fingerprint()
+
+
+class ForkedReference:
+    """The template become the reference, seen by the run as a `subprocess.Popen`."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self.returncode: int | None = None
+
+    def poll(self) -> int | None:
+        if self.returncode is None:
+            with contextlib.suppress(ChildProcessError):
+                done, status = os.waitpid(self.pid, os.WNOHANG)
+                if done:
+                    self.returncode = os.waitstatus_to_exitcode(status)
+        return self.returncode
+
+    def wait(self, timeout: float | None = None) -> int:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while (code := self.poll()) is None:
+            if deadline is not None and time.monotonic() > deadline:
+                raise subprocess.TimeoutExpired([sys.executable, "-m", "reference_impl"], timeout)
+            time.sleep(0.01)
+        return code
+
+    def send_signal(self, sig: int) -> None:
+        if self.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, sig)
+
+    def terminate(self) -> None:
+        self.send_signal(signal.SIGTERM)
+
+    def kill(self) -> None:
+        self.send_signal(signal.SIGKILL)
+
+
+class Template:
+    """The run's side of its template: hands it the first launch, else ends it with the run."""
+
+    def __init__(self, pid: int, pipe: int) -> None:
+        self.pid, self.pipe = pid, pipe
+        self.used = False
+
+    def spawn(self, cmd: list[str], log: Path) -> Any:
+        from conformance.plugin import launcher
+
+        prefix = [sys.executable, "-m", "reference_impl"]
+        if (self.used or cmd[:3] != prefix or (Path.cwd() / "reference_impl").exists()
+                or fingerprint() != _preloaded):  # fmt: skip
+            return launcher._popen(cmd, log)
+        self.used = True
+        log.write_bytes(b"")  # what the launcher's `open("wb")` does
+        request = {"argv": cmd[3:], "log": str(log), "cwd": os.getcwd(), "env": dict(os.environ)}
+        with os.fdopen(self.pipe, "wb") as pipe:  # closed: the template reads to its end
+            pipe.write(json.dumps(request).encode("utf-8"))
+        return ForkedReference(self.pid)
+
+    def close(self) -> None:
+        """At the run's end: a template that was never used sees the pipe close and exits."""
+        if not self.used:
+            self.used = True
+            os.close(self.pipe)
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(self.pid, 0)
+
+
+def install() -> Template | None:
+    """In the run, before `pytest.main`: fork the template and make it the launcher's spawn."""
+    if _preloaded is None or fingerprint() != _preloaded:
+        return None
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            os.close(write)
+            code = _become_reference(read)
+        except BaseException:
+            with contextlib.suppress(Exception):
+                traceback.print_exc()
+        finally:
+            os._exit(code)
+    os.close(read)
+    from conformance.plugin import launcher
+
+    template = Template(pid, write)
+    launcher.spawn = template.spawn
+    return template
+
+
+def _become_reference(pipe: int) -> int:
+    """In the template: wait for the launch, then run as `python -m reference_impl <argv>`."""
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):  # the run's output file is not the reference's
+        os.dup2(null, fd)
+    chunks = []
+    while chunk := os.read(pipe, 65536):
+        chunks.append(chunk)
+    os.close(pipe)
+    if not chunks:
+        return 0  # the run ended without launching through it
+    request = json.loads(b"".join(chunks))
+    os.setsid()
+    os.chdir(request["cwd"])
+    os.environ.clear()
+    os.environ.update(request["env"])
+    time.tzset()
+    random.seed()  # a fresh interpreter seeds from os.urandom; the fork copied the run's state
+    log = os.open(request["log"], os.O_WRONLY | os.O_APPEND)
+    os.dup2(log, 2)
+    os.close(log)
+    os.close(null)
+    sys.argv = [str(SOURCE / "__main__.py"), *request["argv"]]
+    sys.path[0] = request["cwd"]
+    from reference_impl.__main__ import main
+
+    try:
+        code = main(request["argv"])
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+        if exc.code is not None and not isinstance(exc.code, int):
+            print(exc.code, file=sys.stderr)
+    except BaseException:
+        traceback.print_exc()
+        code = 1
+    atexit._run_exitfuncs()  # what interpreter shutdown would run
+    with contextlib.suppress(Exception):
+        sys.stdout.flush()
+        sys.stderr.flush()
+    return code
