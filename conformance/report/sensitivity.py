@@ -49,8 +49,15 @@ class AreaScore:
 
     def phrase(self) -> str:
         """`s3 20/29 killed, 2 not judged (64%)`: the % counts a not-judged mutant as a
-        survivor; no % for an area none of whose mutants was judged (no evidence either way)."""
+        survivor; no % for an area none of whose mutants was judged (no evidence either way).
+        Mutants the ledger excuses are counted out loud (`61 listed (18 equivalent,
+        43 out-of-spec)`), so a 100% never hides how many the suite was not asked to kill."""
         counts = f"{self.area} {self.killed}/{self.judged} killed"
+        listed = self.equivalent + self.out_of_spec
+        if listed:
+            kinds = ((self.equivalent, "equivalent"), (self.out_of_spec, "out-of-spec"))
+            named = ", ".join(f"{count} {kind}" for count, kind in kinds if count)
+            counts += f", {listed} listed ({named})"
         if self.not_executed:
             counts += f" ({self.not_executed} survivors on lines no test executes)"
         if self.not_judged:
