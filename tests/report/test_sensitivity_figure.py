@@ -45,7 +45,8 @@ def test_publish_writes_a_figure_the_report_reads(tmp_path: Path) -> None:
     assert not found.full_run and found.mutants == 8
     assert found.phrase() == (
         "sample: 1 mutant per module, not a full run (8 mutants), measured 2026-11-26 at "
-        "abc1234: core 1/1 killed, 1 not judged (50%); s3 4/5 killed, 1 listed (1 equivalent) (80%) "
+        "abc1234: core 1/1 killed, 1 not judged (50%); "
+        "s3 4/5 killed, 1 listed (1 equivalent) (80%) "
         "(a not-judged mutant counts as a survivor in the %)"
     )
     core = next(a for a in found.areas if a.area == "core")
@@ -66,7 +67,8 @@ def test_the_report_and_the_terminal_name_the_figure_or_its_absence(
     monkeypatch.setattr(render, "published_sensitivity", lambda: figure)
     assert sensitivity.terminal_line().endswith(
         "full run (8 mutants), measured 2026-11-26 at abc1234: core 1/1 killed, 1 not judged "
-        "(50%); s3 4/5 killed, 1 listed (1 equivalent) (80%) (a not-judged mutant counts as a survivor in the %)"
+        "(50%); s3 4/5 killed, 1 listed (1 equivalent) (80%) "
+        "(a not-judged mutant counts as a survivor in the %)"
     )
     doc = load("all-pass")
     html = render.render_report(doc)
