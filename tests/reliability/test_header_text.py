@@ -115,9 +115,10 @@ def test_binding_metadata_that_is_no_header_text_still_reads_over_s3(
     ],
 )
 def test_binding_option_of_the_wrong_type_is_a_type_error(
-    ref: RefProcess, op: str, options: dict[str, Any]
+    ref: RefProcess, wire: WireClient, op: str, options: dict[str, Any]
 ) -> None:
     """Was 500 InternalError ('int' object is not iterable): the suite counts that against
-    the binding, where the workers binding throws a TypeError."""
+    the binding, where the workers binding throws a TypeError. (`wire` makes the bucket: run
+    first, the case met NoSuchBucket before its option was read.)"""
     doc = _bridge(ref, op, key="typed", value="aGVsbG8=", options=options)
     assert doc.get("error", {}).get("name") == "TypeError", doc
