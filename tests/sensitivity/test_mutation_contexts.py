@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers.mutation_module import MODULE, SOURCE
 
 from bench.mutation import contexts, execute, executed, plan, suite_cmd
 from bench.mutation import verdict as v
@@ -24,15 +25,6 @@ from bench.mutation.context_plugin import DAY_ENV, SHARED, _Switcher
 
 pytest.importorskip("coverage")
 
-MODULE = "reference_impl/m.py"
-SOURCE = """\
-def f(state):
-    if state is None:
-        return 1
-    total = (state +
-             2)
-    return total if total > 3 else 4
-"""
 # the child: imports the module (no context yet), then calls f per line read, answering each
 CHILD = """\
 import sys

@@ -14,21 +14,13 @@ from pathlib import Path
 import pytest
 from cosmic_ray.mutating import mutate_and_test
 from cosmic_ray.work_db import WorkDB, use_db
+from helpers.mutation_module import MODULE, SOURCE
 
 from bench.mutation import execute, executed, plan, report
 from bench.mutation import verdict as v
 
 pytest.importorskip("coverage")
 
-MODULE = "reference_impl/m.py"
-SOURCE = """\
-def f(state):
-    if state is None:
-        return 1
-    total = (state +
-             2)
-    return total if total > 3 else 4
-"""
 CHILD = "import subprocess, sys; subprocess.run([sys.executable, '-c', {code!r}], check=True)"
 
 
