@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers.mutation_module import MODULE, SOURCE
+from helpers.mutation_module import MODULE, write_tree
 
 from bench.mutation import contexts, execute, executed, plan, suite_cmd
 from bench.mutation import verdict as v
@@ -38,11 +38,7 @@ for line in sys.stdin:
 
 @pytest.fixture
 def tree(tmp_path: Path) -> Path:
-    package = tmp_path / "reference_impl"
-    package.mkdir()
-    (package / "__init__.py").write_text("", "utf-8")
-    (package / "m.py").write_text(SOURCE, "utf-8")
-    return tmp_path
+    return write_tree(tmp_path)
 
 
 def _record(tree: Path, workdir: Path) -> dict[str, object] | None:

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from cosmic_ray.mutating import mutate_and_test
 from cosmic_ray.work_db import WorkDB, use_db
-from helpers.mutation_module import MODULE, SOURCE
+from helpers.mutation_module import MODULE, SOURCE, write_tree
 
 from bench.mutation import execute, executed, plan, report
 from bench.mutation import verdict as v
@@ -26,11 +26,7 @@ CHILD = "import subprocess, sys; subprocess.run([sys.executable, '-c', {code!r}]
 
 @pytest.fixture
 def tree(tmp_path: Path) -> Path:
-    package = tmp_path / "reference_impl"
-    package.mkdir()
-    (package / "__init__.py").write_text("", "utf-8")
-    (package / "m.py").write_text(SOURCE, "utf-8")
-    return tmp_path
+    return write_tree(tmp_path)
 
 
 def test_a_child_process_lines_are_recorded_and_the_rest_is_unexecuted(tree: Path) -> None:
