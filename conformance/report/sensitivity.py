@@ -53,13 +53,13 @@ class AreaScore:
         Mutants the ledger excuses are counted out loud (`61 listed (18 equivalent,
         43 out-of-spec)`), so a 100% never hides how many the suite was not asked to kill."""
         counts = f"{self.area} {self.killed}/{self.judged} killed"
+        if self.not_executed:  # judged survivors: beside the kills, not the listed
+            counts += f" ({self.not_executed} survivors on lines no test executes)"
         listed = self.equivalent + self.out_of_spec
         if listed:
             kinds = ((self.equivalent, "equivalent"), (self.out_of_spec, "out-of-spec"))
             named = ", ".join(f"{count} {kind}" for count, kind in kinds if count)
             counts += f", {listed} listed ({named})"
-        if self.not_executed:
-            counts += f" ({self.not_executed} survivors on lines no test executes)"
         if self.not_judged:
             counts += f", {self.not_judged} not judged"
         return f"{counts} ({self.score:.0f}%)" if self.judged else f"{counts} (no %)"

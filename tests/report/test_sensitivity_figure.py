@@ -130,3 +130,18 @@ def test_a_run_missing_mutants_of_its_area_is_not_published_as_full(tmp_path: Pa
     assert publish.main([str(out), "--scope", "full run", "--to", str(target)]) == 1
     assert not target.exists()
     assert any("edge/records.py: 0 of" in gap for gap in publish.incomplete({"rows": rows}))
+
+
+def test_survivors_no_test_executes_are_named_beside_the_kills_not_the_listed() -> None:
+    """The not-executed survivors are among the judged mutants (the `5/8`), never among the
+    ledger's listed ones: their count follows the kills, before the listed count's own
+    parenthesis, where it read as a part of it (`2 listed (1 equivalent, 1 out-of-spec)
+    (2 survivors on lines no test executes)`)."""
+    area = sensitivity.AreaScore(
+        "x", mutants=10, killed=5, equivalent=1, out_of_spec=1, not_judged=0, score=62.5,
+        not_executed=2,
+    )  # fmt: skip
+    assert area.phrase() == (
+        "x 5/8 killed (2 survivors on lines no test executes), "
+        "2 listed (1 equivalent, 1 out-of-spec) (62%)"
+    )
