@@ -28,7 +28,6 @@ def _abort(days: str) -> str:
 
 
 INVALID = {
-    "days-zero": _expiration("<Days>0</Days>"),
     "days-negative": _expiration("<Days>-1</Days>"),
     "days-fraction": _expiration("<Days>1.5</Days>"),
     "days-not-a-number": _expiration("<Days>ten</Days>"),
@@ -36,19 +35,34 @@ INVALID = {
     "date-not-iso-8601": _expiration("<Date>next tuesday</Date>"),
     "days-and-date": _expiration("<Days>1</Days><Date>2031-01-01T00:00:00Z</Date>"),
     "expiration-empty": _expiration(""),
-    "abort-days-zero": _abort("0"),
     "abort-days-not-a-number": _abort("soon"),
     "status-unknown": _rule(status="Sometimes", action="<Expiration><Days>1</Days></Expiration>"),
+}
+# shapes S3 refuses and R2's own lifecycle API accepts the like of (rules and actions
+# optional, a max age of 0): a rule of their own, MAY
+EMPTY_OR_ZERO = {
+    "days-zero": _expiration("<Days>0</Days>"),
+    "abort-days-zero": _abort("0"),
     "no-action": _rule(),
 }
 NO_RULE = "no-rule"  # a LifecycleConfiguration with no Rule at all
 
 
 @pytest.mark.rule("storage.lifecycle.invalid-refused")
-@pytest.mark.parametrize("rule", [*INVALID.values(), NO_RULE], ids=[*INVALID, NO_RULE])
+@pytest.mark.parametrize("rule", list(INVALID.values()), ids=list(INVALID))
 def test_invalid_configuration_refused_and_rules_kept(s3, bucket, rule):
-    """The bad rule beside a valid one (or no rule at all) is refused with a 4xx; the rules
-    put before stay."""
+    """The bad rule beside a valid one is refused with a 4xx; the rules put before stay."""
+    _refused_and_kept(s3, bucket, rule)
+
+
+@pytest.mark.rule("storage.lifecycle.empty-or-zero-refused")
+@pytest.mark.parametrize("rule", [*EMPTY_OR_ZERO.values(), NO_RULE], ids=[*EMPTY_OR_ZERO, NO_RULE])
+def test_empty_or_zero_configuration_refused_and_rules_kept(s3, bucket, rule):
+    """No Rule, a rule with no action, or 0 days: refused as S3 does; the rules put before stay."""
+    _refused_and_kept(s3, bucket, rule)
+
+
+def _refused_and_kept(s3, bucket: str, rule: str) -> None:
     put_lifecycle(s3, bucket, lifecycle_xml(expire_rule("kept", "kept/", 30))).assert_ok()
     body = lifecycle_xml() if rule == NO_RULE else lifecycle_xml(expire_rule("o", "o/", 5), rule)
     reply = put_lifecycle(s3, bucket, body)
