@@ -337,6 +337,8 @@ def run(opts: RunOptions) -> int:
         if not opts.no_html:
             index = write_html(render_report(doc, opts.spec_base), run_dir / "index.html")
             print(f"\nreport: {index}")
+        else:  # a report left by an earlier run of this id would not be this run's
+            (run_dir / "index.html").unlink(missing_ok=True)
         for line in summary_lines(doc):
             print(line)
         print(sensitivity_line())

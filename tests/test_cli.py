@@ -142,8 +142,11 @@ def test_run_renders_and_summarises(
 def test_run_no_html_writes_no_report_and_the_same_verdict(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """--no-html (the mutation harness reads only results.json): no index.html, same exit."""
+    """--no-html (the mutation harness reads only results.json): no index.html (an earlier
+    run's of the same id is removed, not left beside new results), same exit."""
     monkeypatch.setattr("conformance.cli_run.call_forwarding_signals", fake_pytest("mixed", 1))
+    (tmp_path / "quiet").mkdir()
+    (tmp_path / "quiet" / "index.html").write_text("an earlier run's report", "utf-8")
     code = main(["run", "--report-dir", str(tmp_path), "--run-id", "quiet", "--no-html"])
     out = capsys.readouterr()
     assert code == 1 and "verdict: NOT CERTIFIED at MUST level" in out.out
