@@ -54,6 +54,26 @@ def is_streaming(content_sha256: str) -> bool:
     return content_sha256.startswith("STREAMING-")
 
 
+def refuse_unstreamed_framing(content_encoding: str | None, hashed: bool) -> None:
+    """Content-Encoding aws-chunked under an unsigned, unstreamed payload is refused.
+
+    The framing is decoded only under a STREAMING-* content hash; with a hex SHA-256 the hash
+    covers the bytes as sent, so those bytes are the object. With UNSIGNED-PAYLOAD nothing says
+    whether the body is framed, and S3 answers 400 InvalidArgument rather than guess (storing
+    the framing as data would corrupt the object). See docs/decisions.md.
+    """
+    if hashed or content_encoding is None:
+        return
+    if "aws-chunked" in (token.strip().lower() for token in content_encoding.split(",")):
+        raise S3Error(
+            "InvalidArgument",
+            "Content-Encoding aws-chunked needs a STREAMING-* x-amz-content-sha256, "
+            "not UNSIGNED-PAYLOAD",
+            ArgumentName="Content-Encoding",
+            ArgumentValue=content_encoding,
+        )
+
+
 def _malformed(what: str) -> S3Error:
     return S3Error("InvalidRequest", f"Malformed aws-chunked body: {what}")
 

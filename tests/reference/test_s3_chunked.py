@@ -163,3 +163,22 @@ def test_chunked_upload_part(wire: WireClient, s3: Any, bucket: str) -> None:
         MultipartUpload={"Parts": [{"PartNumber": 1, "ETag": etag}]},
     )
     assert _stored(s3, bucket, "mp") == DATA
+
+
+@pytest.mark.parametrize("content_encoding", ["aws-chunked", "gzip, aws-chunked"])
+def test_framing_with_unsigned_payload_is_refused(
+    wire: WireClient, s3: Any, bucket: str, content_encoding: str
+) -> None:
+    """Content-Encoding aws-chunked with x-amz-content-sha256 UNSIGNED-PAYLOAD (not STREAMING-*)
+    answers 400 InvalidArgument, as S3 does; the framing is never stored as the object's bytes."""
+    body = chunked.encode(chunked.UNSIGNED_TRAILER, BODY, {})
+    headers = {
+        "Content-Encoding": content_encoding,
+        "x-amz-decoded-content-length": str(len(DATA)),
+    }
+    prepared = wire.prepare("PUT", bucket, "k", headers=headers, payload_hash="UNSIGNED-PAYLOAD")
+    prepared.headers["Content-Length"] = str(len(body))
+    prepared.body = body
+    reply = wire.send(prepared)
+    reply.assert_error(400, "InvalidArgument")
+    assert not _exists(s3, bucket)
