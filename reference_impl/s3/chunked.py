@@ -105,12 +105,15 @@ class _Reader:
         """The next line without its CRLF (a bare LF is tolerated)."""
         start = 0
         while True:
-            index = self._buf.find(b"\n", start)
+            index = self._buf.find(b"\n", start, MAX_LINE + 2)  # the CRLF may end it there
             if index >= 0:
                 line = bytes(self._buf[:index])
                 del self._buf[: index + 1]
-                return line[:-1] if line.endswith(b"\r") else line
-            if len(self._buf) > MAX_LINE:
+                line = line[:-1] if line.endswith(b"\r") else line
+                if len(line) > MAX_LINE:  # a bare LF one byte further
+                    raise _malformed("header line too long")
+                return line
+            if len(self._buf) > MAX_LINE + 1:  # longer however its bytes arrived
                 raise _malformed("header line too long")
             start = len(self._buf)
             if not await self._fill():
