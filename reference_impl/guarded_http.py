@@ -15,9 +15,10 @@ order, and the error comes last; a request whose body the bad bytes broke is dro
 disconnect, so its handler stores nothing.
 
 Request bodies are bounded the same way (issue 26, HIGH 3; `body_guard.py`): no byte for
-`body_idle_timeout`, or an average rate below `body_min_rate` once that grace is over, is
-answered 408 and closed; time the server itself kept reading paused (an app busy elsewhere, a
-body waiting for a slot) is never counted against the client.
+`body_idle_timeout`, or a rate below `body_min_rate` once that grace is over (on average, and
+over each later window of `body_idle_timeout`: no credit banked by a fast start), is answered
+408 and closed; time the server itself kept reading paused (an app busy elsewhere, a body
+waiting for a slot) is never counted against the client.
 """
 
 from __future__ import annotations
@@ -63,6 +64,8 @@ class GuardedHttpTools(HttpToolsProtocol):
         self._body_active = False  # headers complete, body still arriving
         self._body_bytes = 0
         self._body_started = self._last_byte = self._paused_base = 0.0
+        self._window_start: float | None = None  # active seconds when the rate window began
+        self._window_bytes = 0  # body bytes then
         self._slot = False
         self._slot_wait_since: float | None = None
         self._body_timer: asyncio.TimerHandle | None = None
@@ -128,6 +131,7 @@ class GuardedHttpTools(HttpToolsProtocol):
         self._body_active, self._body_bytes = True, 0
         self._body_started = self._last_byte = now
         self._paused_base = self.flow.paused_until(now)
+        self._window_start = None
 
     def on_body(self, body: bytes) -> None:
         if self._body_active:
@@ -264,6 +268,7 @@ class GuardedHttpTools(HttpToolsProtocol):
         cycle = self.cycle
         if cycle is not None and cycle.waiting_for_100_continue:  # the client waits for us
             self._body_started = self._last_byte = now
+            self._window_start = None
             self._arm_body_timer(min(limit, 1.0))
             return
         idle = now - max(self._last_byte, self.flow.resumed_at)
@@ -271,13 +276,34 @@ class GuardedHttpTools(HttpToolsProtocol):
         allowed = limit + (
             self._body_bytes / self.body_min_rate if self.body_min_rate > 0 else 1e18
         )
+        rate = self.body_min_rate
         if idle >= limit:
             self._body_expired(408, f"no request body byte for {limit:g} s")
         elif active >= allowed:
-            rate = self.body_min_rate
             self._body_expired(408, f"request body slower than {rate:g} bytes/s on average")
+        elif self._window_too_slow(active):
+            self._body_expired(408, f"request body slower than {rate:g} bytes/s for {limit:g} s")
         else:
-            self._arm_body_timer(min(limit - idle, allowed - active))
+            window_end = limit if self._window_start is None else self._window_start + limit
+            self._arm_body_timer(min(limit - idle, allowed - active, window_end - active))
+
+    def _window_too_slow(self, active: float) -> bool:
+        """Past the grace, every window of body_idle_timeout active seconds must carry the
+        minimum rate too: the average alone let a body that sent much at once bank credit and
+        then keep its body slot with a byte now and then (one a second: minutes per 300 KB)."""
+        limit, rate = self.body_idle_timeout, self.body_min_rate
+        if rate <= 0 or active < limit:
+            return False
+        if self._window_start is None:
+            self._window_start, self._window_bytes = active, self._body_bytes
+            return False
+        span = active - self._window_start
+        if span < limit:
+            return False
+        if self._body_bytes - self._window_bytes < rate * span:
+            return True
+        self._window_start, self._window_bytes = active, self._body_bytes
+        return False
 
     def _body_expired(self, status: int, message: str) -> None:
         TRIMMER.soon(self.loop)

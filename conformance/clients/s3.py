@@ -195,3 +195,10 @@ def preflight(surface: dict[str, Any]) -> str | None:
     except (BotoCoreError, OSError) as exc:
         return f"s3 surface at {endpoint}: unreachable ({exc})"
     return None
+
+
+def migration_source_client(surface: dict[str, Any], run_prefix: str) -> S3Client:
+    """The target's `migration_source` (an S3 host the migration tests make `<run prefix>-…`
+    buckets on) as a client for the run's cleanup and `conformance recover`; its region
+    defaults to us-east-1, as the migration tests' own client."""
+    return S3Client({"region": "us-east-1", **surface}, run_prefix)

@@ -130,6 +130,17 @@ def unregister_run(state: State, target: Target | None) -> None:
                 f"`{context(state).recover_command()}` removes what this run left")  # fmt: skip
             return
         left = client.list_bucket_names(state.run_prefix + "-")
+    if target is not None and target.offers("migration_source"):
+        from conformance.clients.s3 import migration_source_client
+
+        source = migration_source_client(target.surface("migration_source"), state.run_prefix)
+        try:
+            left += source.list_bucket_names(state.run_prefix + "-")
+        except Exception as exc:  # its buckets may remain: recover will look
+            command = context(state).recover_command()
+            say(f"edge-conformance: the migration source did not answer ({exc}); "
+                f"`{command}` removes what this run left there")  # fmt: skip
+            return
     if left:
         say(f"edge-conformance: buckets of this run remain ({', '.join(left)}); "
             f"`{context(state).recover_command()}` removes them")  # fmt: skip

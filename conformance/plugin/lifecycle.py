@@ -43,6 +43,23 @@ def clean_run_buckets(state: State, target: Target | None) -> None:
     cleanup.delete_prefixed(client, state.run_prefix + "-")
 
 
+def clean_source_buckets(state: State, target: Target | None) -> None:
+    """The run's buckets on the migration source (`<run prefix>-…`): a migration test removes
+    its source bucket itself, but one interrupted mid-way leaves it, and the source is not the
+    target's S3. Swept when the run used the source or is registered (a worker's news may be
+    lost to an interrupt); a launched reference's source outlives the run, so it is swept too."""
+    if target is None or not target.offers("migration_source"):
+        return
+    if "migration_source" not in state.surfaces_used and not account.is_registered(state):
+        return
+    from conformance.clients.s3 import migration_source_client
+
+    client = migration_source_client(target.surface("migration_source"), state.run_prefix)
+    if account.is_registered(state):
+        cleanup.forget_silent(client)
+    cleanup.delete_prefixed(client, state.run_prefix + "-")
+
+
 def finish_run(state: State) -> list[str]:
     """Restore the zone, cleanup, then stop the reference if this run launched one; never
     raises. Returns the lines of a failed restore (the run must then fail)."""
@@ -58,6 +75,7 @@ def finish_run(state: State) -> list[str]:
         if account.is_registered(state):  # the workers' news may be lost to an interrupt
             state.surfaces_used.add("s3")
         clean_run_buckets(state, target)
+        clean_source_buckets(state, target)
         account.unregister_run(state, target)
     except Exception as exc:
         warnings.warn(cleanup.CleanupWarning(f"cleanup failed: {exc}"), stacklevel=1)

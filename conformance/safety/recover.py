@@ -51,6 +51,8 @@ def recover(target_name: str, targets_file: str | None, out: Callable[[str], Non
         _recover_zone(target, targets_file, dead, report)
     if target.offers("s3"):
         _delete_buckets(target, dead, report)
+    if target.offers("migration_source"):
+        _delete_source_buckets(target, dead, report)
     if target.offers("bindings"):
         _delete_binding_keys(target, dead, report)
     for run in dead:
@@ -131,6 +133,31 @@ def _delete_buckets(target: Target, dead: list[registry.RunRecord], report: Repo
                 report.fail(f"bucket {name} of dead run {run.run_prefix} not deleted: {exc!r}")
             else:
                 report.say(f"deleted bucket {name} of dead {run.describe()}")
+
+
+def _delete_source_buckets(target: Target, dead: list[registry.RunRecord], report: Report) -> None:
+    """Buckets a dead run made on the migration source (`<run prefix>-…`, the migration tests'
+    source buckets); any other bucket there is the user's and stays."""
+    if not dead:
+        return
+    from conformance.clients.s3 import migration_source_client
+
+    surface = target.surface("migration_source")
+    try:
+        names = migration_source_client(surface, "ec-recover").list_bucket_names("ec-")
+    except Exception as exc:
+        report.fail(f"the migration source did not list its buckets: {exc!r}")
+        return
+    for run in dead:
+        client = migration_source_client(surface, run.run_prefix)
+        for name in [n for n in names if n.startswith(run.run_prefix + "-")]:
+            try:
+                client.delete_bucket_recursive(name)
+            except Exception as exc:
+                report.fail(f"source bucket {name} of dead run {run.run_prefix} not deleted: "
+                            f"{exc!r}")  # fmt: skip
+            else:
+                report.say(f"deleted migration source bucket {name} of dead {run.describe()}")
 
 
 def _unlink_domains(domains: Any, bucket: str, run: registry.RunRecord, report: Report) -> bool:

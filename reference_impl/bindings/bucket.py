@@ -143,17 +143,20 @@ class BindingBucket:
             raise storage_full("put") from None
         return self.describe(record)
 
-    def _meta(self, options: dict[str, Any]) -> dict[str, Any]:
+    def _meta(self, options: dict[str, Any], operation: str = "put") -> dict[str, Any]:
+        """The record's metadata from put()/createMultipartUpload() options, bounded as the
+        S3 surface bounds it (error 10012, R2's MetadataTooLarge, docs/decisions.md)."""
         custom = options.get("customMetadata") or {}
         if not isinstance(custom, dict):
-            raise type_error("put", "customMetadata must be an object of strings")
+            raise type_error(operation, "customMetadata must be an object of strings")
         if not isinstance(options.get("httpMetadata") or {}, dict):
-            raise type_error("put", "httpMetadata must be an object")
-        return {
-            "user": {str(k): str(v) for k, v in custom.items()},
-            "http": objects.http_meta_of(options),
-            objects.ORIGIN_KEY: True,
-        }
+            raise type_error(operation, "httpMetadata must be an object")
+        user = {str(k): str(v) for k, v in custom.items()}
+        http = objects.http_meta_of(options)
+        if objects.metadata_too_large(user, http):
+            message = "Your metadata headers exceed the maximum allowed metadata size."
+            raise store_error(operation, message, 10012)
+        return {"user": user, "http": http, objects.ORIGIN_KEY: True}
 
     async def _verify(self, claims: dict[str, Any], value: Body) -> dict[str, str]:
         """Check a user checksum (hex); kept base64 for the non-MD5 ones, like the S3 surface.

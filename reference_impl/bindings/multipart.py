@@ -62,7 +62,7 @@ def _upload(bucket: BindingBucket, operation: str, key: Any, upload_id: Any) -> 
 async def create(bucket: BindingBucket, key: Any, options: dict[str, Any]) -> dict[str, Any]:
     _enabled(bucket, "createMultipartUpload")
     key = check_key("createMultipartUpload", key)
-    meta = bucket._meta(options)
+    meta = bucket._meta(options, "createMultipartUpload")
     content_type = meta["http"].get("content-type", "application/octet-stream")
     try:
         upload = uploads_of(bucket.ctx.store).create(

@@ -23,6 +23,9 @@ HTTP_FIELDS = {
     "cacheExpiry": "expires",
 }
 CHECKSUMS = ("md5", "sha1", "sha256", "sha384", "sha512")
+# R2's object metadata limit (r2/platform/limits), the S3 surface's MetadataTooLarge bound too:
+# custom metadata names and values, UTF-8 bytes; HTTP metadata values have a budget as large
+METADATA_LIMIT = 8192
 ORIGIN_KEY = "binding"  # meta flag: written through the binding (content type only if given)
 MULTIPART_KEY = "multipart"  # meta flag: completed multipart upload (no MD5 checksum)
 
@@ -31,6 +34,13 @@ def http_meta_of(options: dict[str, Any]) -> dict[str, str]:
     """Record layout (`meta["http"]`) of a binding `httpMetadata` option."""
     given = options.get("httpMetadata") or {}
     return {HTTP_FIELDS[k]: str(v) for k, v in dict(given).items() if k in HTTP_FIELDS}
+
+
+def metadata_too_large(user: dict[str, str], http: dict[str, str]) -> bool:
+    """Custom metadata (names and values) or HTTP metadata (values) over METADATA_LIMIT."""
+    custom = sum(len(k.encode()) + len(v.encode()) for k, v in user.items())
+    given = sum(len(v.encode()) for v in http.values())
+    return custom > METADATA_LIMIT or given > METADATA_LIMIT
 
 
 def http_metadata(record: ObjectRecord) -> dict[str, str]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import ipaddress
+import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from functools import lru_cache
@@ -14,13 +15,20 @@ from starlette.requests import Request
 from reference_impl.context import ServerContext
 from reference_impl.identity import Identity
 from reference_impl.s3 import sigv4
-from reference_impl.s3.chunked import EMPTY_SHA256, AwsChunkedDecoder, StreamingAuth, is_streaming
+from reference_impl.s3.chunked import (
+    EMPTY_SHA256,
+    AwsChunkedDecoder,
+    StreamingAuth,
+    is_streaming,
+    refuse_unstreamed_framing,
+)
 from reference_impl.wire.s3.call_view import CallView
 from reference_impl.wire.s3.errors import S3Error
 from reference_impl.wire.s3.uri import utf8_unquote
 from reference_impl.wire.s3.xml_text import fits_xml
 
 MAX_XML_BODY = 4 * 1024 * 1024
+_HEX_SHA256 = re.compile(r"\A[0-9a-fA-F]{64}\Z")
 SIGNING_QUERY_KEYS = {
     "X-Amz-Algorithm",
     "X-Amz-Credential",
@@ -151,6 +159,9 @@ def resolve(ctx: ServerContext, request: Request) -> Call:
     else:
         account, payload = _unverified_account(request, keys, ctx.identity.account_id), None
         streaming = _unverified_streaming(request)
+    content_sha = request.headers.get("x-amz-content-sha256", "")
+    hashed = streaming is not None or payload is not None or bool(_HEX_SHA256.match(content_sha))
+    refuse_unstreamed_framing(request.headers.get("content-encoding"), hashed)
 
     if ctx.profile.deviations.one_account:
         account = ctx.identity.account_id

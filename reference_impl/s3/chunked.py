@@ -54,6 +54,26 @@ def is_streaming(content_sha256: str) -> bool:
     return content_sha256.startswith("STREAMING-")
 
 
+def refuse_unstreamed_framing(content_encoding: str | None, hashed: bool) -> None:
+    """Content-Encoding aws-chunked under an unsigned, unstreamed payload is refused.
+
+    The framing is decoded only under a STREAMING-* content hash; with a hex SHA-256 the hash
+    covers the bytes as sent, so those bytes are the object. With UNSIGNED-PAYLOAD nothing says
+    whether the body is framed, and S3 answers 400 InvalidArgument rather than guess (storing
+    the framing as data would corrupt the object). See docs/decisions.md.
+    """
+    if hashed or content_encoding is None:
+        return
+    if "aws-chunked" in (token.strip().lower() for token in content_encoding.split(",")):
+        raise S3Error(
+            "InvalidArgument",
+            "Content-Encoding aws-chunked needs a STREAMING-* x-amz-content-sha256, "
+            "not UNSIGNED-PAYLOAD",
+            ArgumentName="Content-Encoding",
+            ArgumentValue=content_encoding,
+        )
+
+
 def _malformed(what: str) -> S3Error:
     return S3Error("InvalidRequest", f"Malformed aws-chunked body: {what}")
 
@@ -85,12 +105,15 @@ class _Reader:
         """The next line without its CRLF (a bare LF is tolerated)."""
         start = 0
         while True:
-            index = self._buf.find(b"\n", start)
+            index = self._buf.find(b"\n", start, MAX_LINE + 2)  # the CRLF may end it there
             if index >= 0:
                 line = bytes(self._buf[:index])
                 del self._buf[: index + 1]
-                return line[:-1] if line.endswith(b"\r") else line
-            if len(self._buf) > MAX_LINE:
+                line = line[:-1] if line.endswith(b"\r") else line
+                if len(line) > MAX_LINE:  # a bare LF one byte further
+                    raise _malformed("header line too long")
+                return line
+            if len(self._buf) > MAX_LINE + 1:  # longer however its bytes arrived
                 raise _malformed("header line too long")
             start = len(self._buf)
             if not await self._fill():

@@ -100,3 +100,48 @@ def test_list_budget_pages_cover_every_key(tmp_path: Path, budget: str) -> None:
             break
         cursor = page["cursor"]
     assert seen == [f"k{i}" for i in range(5)]
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"customMetadata": {"k": "x" * 8192}},  # 8193 bytes of names and values
+        {"customMetadata": {"k": "é" * 4096}},  # 8193 bytes in UTF-8, 4097 characters
+        {"customMetadata": {f"k{i}": "x" * 1000 for i in range(9)}},
+        {"httpMetadata": {"contentDisposition": "x" * 8193}},
+        {"httpMetadata": {"cacheControl": "x" * 4096, "contentLanguage": "x" * 4097}},
+    ],
+    ids=["custom-one", "custom-utf8", "custom-many", "http-one", "http-two"],
+)
+@pytest.mark.parametrize("op", ["put", "createMultipartUpload"])
+def test_metadata_over_the_limit_is_refused(
+    tmp_path: Path, op: str, options: dict[str, Any]
+) -> None:
+    """Metadata over R2's 8,192-byte object limit is refused with error 10012, nothing stored
+    (the S3 surface's MetadataTooLarge); before, any size was stored and listed back."""
+    client = _client(tmp_path)
+    args: dict[str, Any] = {"key": "k", "options": options}
+    if op == "put":
+        args["value"] = "aGk="
+    reply = _call(client, op, args)
+    assert reply.status_code == 200, reply.text
+    error = reply.json().get("error")
+    assert error is not None, reply.json()
+    assert error["name"] == "Error" and error["message"].endswith("(10012)"), error
+    assert error["message"].startswith(f"{op}: ")
+    assert _call(client, "head", {"key": "k"}).json()["result"] is None
+
+
+@pytest.mark.parametrize("op", ["put", "createMultipartUpload"])
+def test_metadata_at_the_limit_is_stored(tmp_path: Path, op: str) -> None:
+    """Exactly 8,192 bytes of custom metadata, and as much HTTP metadata, are accepted."""
+    client = _client(tmp_path)
+    options = {
+        "customMetadata": {"k": "é" * 4095 + "x"},
+        "httpMetadata": {"contentDisposition": "x" * 8192},
+    }
+    args: dict[str, Any] = {"key": "k", "options": options}
+    if op == "put":
+        args["value"] = "aGk="
+    reply = _call(client, op, args).json()
+    assert "error" not in reply, reply

@@ -163,3 +163,52 @@ def test_chunked_upload_part(wire: WireClient, s3: Any, bucket: str) -> None:
         MultipartUpload={"Parts": [{"PartNumber": 1, "ETag": etag}]},
     )
     assert _stored(s3, bucket, "mp") == DATA
+
+
+@pytest.mark.parametrize("content_encoding", ["aws-chunked", "gzip, aws-chunked"])
+def test_framing_with_unsigned_payload_is_refused(
+    wire: WireClient, s3: Any, bucket: str, content_encoding: str
+) -> None:
+    """Content-Encoding aws-chunked with x-amz-content-sha256 UNSIGNED-PAYLOAD (not STREAMING-*)
+    answers 400 InvalidArgument, as S3 does; the framing is never stored as the object's bytes."""
+    body = chunked.encode(chunked.UNSIGNED_TRAILER, BODY, {})
+    headers = {
+        "Content-Encoding": content_encoding,
+        "x-amz-decoded-content-length": str(len(DATA)),
+    }
+    prepared = wire.prepare("PUT", bucket, "k", headers=headers, payload_hash="UNSIGNED-PAYLOAD")
+    prepared.headers["Content-Length"] = str(len(body))
+    prepared.body = body
+    reply = wire.send(prepared)
+    reply.assert_error(400, "InvalidArgument")
+    assert not _exists(s3, bucket)
+
+
+@pytest.mark.parametrize("where", ["size-line", "extension"])
+def test_over_long_chunk_header_is_refused(
+    wire: WireClient, s3: Any, bucket: str, where: str
+) -> None:
+    """A chunk header line over the parser's 4096-byte limit answers 400 even when the whole
+    line (and its CRLF) arrives in one read: the limit holds however the bytes are split."""
+    filler = b" " * 5000 if where == "size-line" else b";" + b"x" * 5000  # BWS, or an extension
+
+    def tamper(body: bytes) -> bytes:
+        return body.replace(b"\r\n", filler + b"\r\n", 1)
+
+    reply = chunked.put_chunked(wire, bucket, "k", BODY, chunked.UNSIGNED_TRAILER, tamper=tamper)
+    reply.assert_error(400, "InvalidRequest")
+    assert b"too long" in reply.body
+    assert not _exists(s3, bucket)
+
+
+def test_chunk_header_at_the_limit_is_accepted(wire: WireClient, s3: Any, bucket: str) -> None:
+    """A chunk header of exactly 4096 bytes (an extension the unsigned mode ignores) is read."""
+    first = f"{len(BODY[0]):x}".encode()
+    line = first + b";" + b"x" * (4096 - len(first) - 1)
+
+    def tamper(body: bytes) -> bytes:
+        return body.replace(first + b"\r\n", line + b"\r\n", 1)
+
+    reply = chunked.put_chunked(wire, bucket, "k", BODY, chunked.UNSIGNED_TRAILER, tamper=tamper)
+    reply.assert_ok()
+    assert _stored(s3, bucket) == DATA
