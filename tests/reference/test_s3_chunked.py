@@ -212,3 +212,21 @@ def test_chunk_header_at_the_limit_is_accepted(wire: WireClient, s3: Any, bucket
     reply = chunked.put_chunked(wire, bucket, "k", BODY, chunked.UNSIGNED_TRAILER, tamper=tamper)
     reply.assert_ok()
     assert _stored(s3, bucket) == DATA
+
+
+@pytest.mark.parametrize("ending", [b"\r\n", b"\n"], ids=["crlf", "bare-lf"])
+def test_chunk_header_one_byte_over_the_limit_is_refused(
+    wire: WireClient, s3: Any, bucket: str, ending: bytes
+) -> None:
+    """4097 bytes (one over the limit, with a CRLF or a bare LF) answer 400: the bound is exact,
+    not a few bytes loose (the 5000-byte cases would pass either way)."""
+    first = f"{len(BODY[0]):x}".encode()
+    line = first + b";" + b"x" * (4097 - len(first) - 1)
+
+    def tamper(body: bytes) -> bytes:
+        return body.replace(first + b"\r\n", line + ending, 1)
+
+    reply = chunked.put_chunked(wire, bucket, "k", BODY, chunked.UNSIGNED_TRAILER, tamper=tamper)
+    reply.assert_error(400, "InvalidRequest")
+    assert b"too long" in reply.body
+    assert not _exists(s3, bucket)
