@@ -230,3 +230,19 @@ def test_chunk_header_one_byte_over_the_limit_is_refused(
     reply.assert_error(400, "InvalidRequest")
     assert b"too long" in reply.body
     assert not _exists(s3, bucket)
+
+
+def test_framing_on_a_presigned_put_is_refused(wire: WireClient, s3: Any, bucket: str) -> None:
+    """A presigned PUT's payload is unsigned (no STREAMING-* hash is signed): aws-chunked on it
+    answers 400 InvalidArgument too, rather than storing the framing as the object's bytes."""
+    body = chunked.encode(chunked.UNSIGNED_TRAILER, BODY, {})
+    headers = {"Content-Encoding": "aws-chunked"}
+    prepared = wire.prepare("PUT", bucket, "k", headers=headers, sign="presign")
+    prepared.body = body
+    reply = wire.send(prepared)
+    reply.assert_error(400, "InvalidArgument")
+    assert not _exists(s3, bucket)
+    plain = wire.prepare("PUT", bucket, "k", sign="presign")  # the same URL, unframed: stored
+    plain.body = DATA
+    wire.send(plain).assert_ok()
+    assert _stored(s3, bucket) == DATA
