@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import http.client
+import urllib.parse
 from typing import Any
 
 import pytest
@@ -246,3 +248,30 @@ def test_framing_on_a_presigned_put_is_refused(wire: WireClient, s3: Any, bucket
     plain.body = DATA
     wire.send(plain).assert_ok()
     assert _stored(s3, bucket) == DATA
+
+
+def test_framing_named_in_a_second_content_encoding_line_is_refused(
+    wire: WireClient, s3: Any, bucket: str
+) -> None:
+    """`Content-Encoding: gzip` and `Content-Encoding: aws-chunked` as two header lines are one
+    list (RFC 9110 5.3): under UNSIGNED-PAYLOAD it is refused as the one-line form is, not read
+    from its first line only and the framing stored as the object's bytes."""
+    body = chunked.encode(chunked.UNSIGNED_TRAILER, BODY, {})
+    prepared = wire.prepare("PUT", bucket, "k", payload_hash="UNSIGNED-PAYLOAD")
+    url = urllib.parse.urlsplit(prepared.url)
+    conn = http.client.HTTPConnection(url.netloc, timeout=30)
+    try:
+        conn.putrequest("PUT", url.path, skip_accept_encoding=True)  # Host: as signed
+        for name, value in prepared.headers.items():
+            if name.lower() != "content-length":  # the framed body's own, below
+                conn.putheader(name, value)
+        conn.putheader("Content-Encoding", "gzip")
+        conn.putheader("Content-Encoding", "aws-chunked")
+        conn.putheader("x-amz-decoded-content-length", str(len(DATA)))
+        conn.putheader("Content-Length", str(len(body)))
+        conn.endheaders(body)
+        status, answer = (reply := conn.getresponse()).status, reply.read()
+    finally:
+        conn.close()
+    assert status == 400 and b"InvalidArgument" in answer, (status, answer[:300])
+    assert not _exists(s3, bucket)
