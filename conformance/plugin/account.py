@@ -134,7 +134,9 @@ def unregister_run(state: State, target: Target | None) -> None:
         from conformance.clients.s3 import migration_source_client
 
         source = migration_source_client(target.surface("migration_source"), state.run_prefix)
-        try:
+        try:  # a source the sweep found hung is not waited for again (read timeout: 60 s)
+            if reason := cleanup.silent_reason(source):
+                raise TimeoutError(reason)
             left += source.list_bucket_names(state.run_prefix + "-")
         except Exception as exc:  # its buckets may remain: recover will look
             command = context(state).recover_command()

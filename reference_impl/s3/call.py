@@ -161,7 +161,8 @@ def resolve(ctx: ServerContext, request: Request) -> Call:
         streaming = _unverified_streaming(request)
     content_sha = request.headers.get("x-amz-content-sha256", "")
     hashed = streaming is not None or payload is not None or bool(_HEX_SHA256.match(content_sha))
-    refuse_unstreamed_framing(request.headers.get("content-encoding"), hashed)
+    encodings = request.headers.getlist("content-encoding")  # several lines are one list
+    refuse_unstreamed_framing(", ".join(encodings) if encodings else None, hashed)
 
     if ctx.profile.deviations.one_account:
         account = ctx.identity.account_id

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import http.client
+import urllib.parse
 from typing import Any
 
 import pytest
@@ -212,3 +214,64 @@ def test_chunk_header_at_the_limit_is_accepted(wire: WireClient, s3: Any, bucket
     reply = chunked.put_chunked(wire, bucket, "k", BODY, chunked.UNSIGNED_TRAILER, tamper=tamper)
     reply.assert_ok()
     assert _stored(s3, bucket) == DATA
+
+
+@pytest.mark.parametrize("ending", [b"\r\n", b"\n"], ids=["crlf", "bare-lf"])
+def test_chunk_header_one_byte_over_the_limit_is_refused(
+    wire: WireClient, s3: Any, bucket: str, ending: bytes
+) -> None:
+    """4097 bytes (one over the limit, with a CRLF or a bare LF) answer 400: the bound is exact,
+    not a few bytes loose (the 5000-byte cases would pass either way)."""
+    first = f"{len(BODY[0]):x}".encode()
+    line = first + b";" + b"x" * (4097 - len(first) - 1)
+
+    def tamper(body: bytes) -> bytes:
+        return body.replace(first + b"\r\n", line + ending, 1)
+
+    reply = chunked.put_chunked(wire, bucket, "k", BODY, chunked.UNSIGNED_TRAILER, tamper=tamper)
+    reply.assert_error(400, "InvalidRequest")
+    assert b"too long" in reply.body
+    assert not _exists(s3, bucket)
+
+
+def test_framing_on_a_presigned_put_is_refused(wire: WireClient, s3: Any, bucket: str) -> None:
+    """A presigned PUT's payload is unsigned (no STREAMING-* hash is signed): aws-chunked on it
+    answers 400 InvalidArgument too, rather than storing the framing as the object's bytes."""
+    body = chunked.encode(chunked.UNSIGNED_TRAILER, BODY, {})
+    headers = {"Content-Encoding": "aws-chunked"}
+    prepared = wire.prepare("PUT", bucket, "k", headers=headers, sign="presign")
+    prepared.body = body
+    reply = wire.send(prepared)
+    reply.assert_error(400, "InvalidArgument")
+    assert not _exists(s3, bucket)
+    plain = wire.prepare("PUT", bucket, "k", sign="presign")  # the same URL, unframed: stored
+    plain.body = DATA
+    wire.send(plain).assert_ok()
+    assert _stored(s3, bucket) == DATA
+
+
+def test_framing_named_in_a_second_content_encoding_line_is_refused(
+    wire: WireClient, s3: Any, bucket: str
+) -> None:
+    """`Content-Encoding: gzip` and `Content-Encoding: aws-chunked` as two header lines are one
+    list (RFC 9110 5.3): under UNSIGNED-PAYLOAD it is refused as the one-line form is, not read
+    from its first line only and the framing stored as the object's bytes."""
+    body = chunked.encode(chunked.UNSIGNED_TRAILER, BODY, {})
+    prepared = wire.prepare("PUT", bucket, "k", payload_hash="UNSIGNED-PAYLOAD")
+    url = urllib.parse.urlsplit(prepared.url)
+    conn = http.client.HTTPConnection(url.netloc, timeout=30)
+    try:
+        conn.putrequest("PUT", url.path, skip_accept_encoding=True)  # Host: as signed
+        for name, value in prepared.headers.items():
+            if name.lower() != "content-length":  # the framed body's own, below
+                conn.putheader(name, value)
+        conn.putheader("Content-Encoding", "gzip")
+        conn.putheader("Content-Encoding", "aws-chunked")
+        conn.putheader("x-amz-decoded-content-length", str(len(DATA)))
+        conn.putheader("Content-Length", str(len(body)))
+        conn.endheaders(body)
+        status, answer = (reply := conn.getresponse()).status, reply.read()
+    finally:
+        conn.close()
+    assert status == 400 and b"InvalidArgument" in answer, (status, answer[:300])
+    assert not _exists(s3, bucket)

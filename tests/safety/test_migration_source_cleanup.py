@@ -8,7 +8,10 @@ for good: the end sweep and recover looked at the target's S3 only.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import socket
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
@@ -17,9 +20,10 @@ from typing import Any
 import pytest
 from helpers.moto_source import moto_server
 
+from conformance.clients import s3 as s3_client
 from conformance.clients.s3 import migration_source_client
 from conformance.model.targets import Target
-from conformance.plugin import account, lifecycle
+from conformance.plugin import account, cleanup, lifecycle
 from conformance.safety import recover, registry, statedir
 
 pytest.importorskip("moto", reason="moto[server] is the migration source of these tests")
@@ -110,3 +114,44 @@ def test_a_source_bucket_left_keeps_the_run_registered(source: dict[str, Any]) -
     account.unregister_run(_state(LIVE, set()), Target(TARGET, {"migration_source": source}))
     assert registry.lookup(LIVE) is not None
     assert _names(boto) == {f"{LIVE}-mig-1abc"}
+
+
+@pytest.fixture
+def hung_source(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, Any]]:
+    """A migration source that accepts connections and never answers (1 s read timeout);
+    `accepted` counts the connections it took."""
+    monkeypatch.setenv("CONFORMANCE_STATE_DIR", str(tmp_path / "state"))
+    monkeypatch.setattr(s3_client, "READ_TIMEOUT", 1)
+    cleanup.forget_silent_targets()
+    listener = socket.create_server(("127.0.0.1", 0))
+    held: list[socket.socket] = []
+
+    def serve() -> None:
+        with contextlib.suppress(OSError):
+            while True:
+                held.append(listener.accept()[0])
+
+    threading.Thread(target=serve, daemon=True).start()
+    port = listener.getsockname()[1]
+    try:
+        yield {"endpoint": f"http://127.0.0.1:{port}", "accepted": held, **KEYS}
+    finally:
+        listener.close()
+        for conn in held:
+            conn.close()
+        cleanup.forget_silent_targets()
+
+
+def test_a_hung_source_is_waited_for_once_at_the_end(hung_source: dict[str, Any]) -> None:
+    """A source that timed out in the end sweep is not asked again by the registry check (it
+    would wait the client's read timeout, 60 s, once more); the run stays registered."""
+    accepted = hung_source.pop("accepted")
+    _register(LIVE, os.getpid())
+    state = _state(LIVE, {"migration_source"})
+    target = Target(TARGET, {"migration_source": dict(hung_source)})
+    with pytest.warns(cleanup.CleanupWarning, match="cannot list buckets"):
+        lifecycle.clean_source_buckets(state, target)
+    assert len(accepted) == 1
+    account.unregister_run(state, target)
+    assert len(accepted) == 1, "the hung source was asked again"
+    assert registry.lookup(LIVE) is not None
