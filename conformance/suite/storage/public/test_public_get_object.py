@@ -56,6 +56,34 @@ def test_ranged_read_is_206(public, stored, spec, start, end):
     assert reply.header("content-range") == f"bytes {start}-{end}/{len(BODY)}", reply.describe()
 
 
+@pytest.mark.rule("storage.public.range-206")
+def test_ranged_read_refusing_codings_is_206(public, stored):
+    """A client that accepts no content coding (`Accept-Encoding: identity`) still gets its
+    range of an object stored without one: 206 and the inclusive range (the header names
+    codings, RFC 9110 12.5.3; it does not turn a range request into a whole read)."""
+    reply = public.get(stored, {"Range": "bytes=5-9", "Accept-Encoding": "identity"})
+    assert reply.status == 206, reply.describe()
+    assert reply.body == BODY[5:10], reply.describe()
+    assert reply.header("content-range") == f"bytes 5-9/{len(BODY)}", reply.describe()
+
+
+@pytest.mark.rule("storage.public.range-206")
+def test_ranged_read_of_gzip_object_accepting_gzip_is_206(s3, public, names):
+    """A ranged read of a gzip-stored object by a client accepting gzip answers 206 with the
+    range of the bytes as served (gzip, item 6): a range is not dropped because the object
+    is compressed."""
+    key = names.key(".json.gz")
+    packed = gzip.compress(b'{"hello": "world"}' * 50)
+    s3.boto.put_object(
+        Bucket=public.bucket, Key=key, Body=packed, ContentEncoding="gzip",
+        ContentType="application/json",
+    )  # fmt: skip
+    reply = public.get(key, {"Range": "bytes=0-9", "Accept-Encoding": "gzip"})
+    assert reply.status == 206, reply.describe()
+    assert reply.body == packed[:10], reply.describe()
+    assert reply.header("content-range") == f"bytes 0-9/{len(packed)}", reply.describe()
+
+
 @pytest.mark.rule("storage.public.content-range-only-partial")
 @pytest.mark.parametrize("method", ["GET", "HEAD"])
 def test_whole_read_has_no_content_range(public, stored, method):
