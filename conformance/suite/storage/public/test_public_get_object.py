@@ -35,6 +35,15 @@ def test_missing_key_is_404(public, names):
     assert reply.status == 404, reply.describe()
 
 
+@pytest.mark.rule("storage.public.get-object")
+@pytest.mark.parametrize("accept", ["identity", "gzip"])
+def test_missing_key_ranged_is_404(public, names, accept):
+    """A ranged GET of a key the bucket lacks answers 404 whatever Accept-Encoding says (the
+    range and the coding apply to an object there is none of)."""
+    reply = public.get(names.key(), {"Range": "bytes=0-9", "Accept-Encoding": accept})
+    assert reply.status == 404, reply.describe()
+
+
 @pytest.mark.rule("storage.public.head-object")
 def test_unsigned_head_answers_length(public, stored):
     """An unsigned HEAD answers 200 with Content-Length and no body."""
