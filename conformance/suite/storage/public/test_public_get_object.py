@@ -178,3 +178,14 @@ def test_domain_serves_its_own_bucket_only(s3, public, names, bucket):
         assert public.get(key).status == 404
     finally:
         s3.delete_bucket_recursive(other)
+
+
+@pytest.mark.rule("storage.public.get-object")
+def test_deleting_another_bucket_keeps_this_domain(s3, public, stored, names):
+    """Deleting some other bucket leaves this bucket's custom domain serving: a deletion
+    unlinks the deleted bucket's domains only."""
+    other = names.bucket()
+    s3.wire.create_bucket(other).assert_ok()
+    s3.delete_bucket_recursive(other)
+    reply = public.get(stored)
+    assert reply.status == 200 and reply.body == BODY, reply.describe()
