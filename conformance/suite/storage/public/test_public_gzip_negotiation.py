@@ -88,20 +88,25 @@ def test_gzip_object_is_whole_in_every_answer(public, packed_key, accept):
 
 
 # gzip objects whose decoding spans more than one piece: a body that inflates to far more than
-# it stores, one larger than a read buffer, and two gzip members one after the other (RFC 1952
-# 2.2: a gzip file is a series of members; it decodes to the members' contents joined)
+# it stores, one larger than a read buffer, one whose deflate data refers 30 000 bytes back
+# (within gzip's 32 KiB window, RFC 1951 3.2.5), and two gzip members one after the other
+# (RFC 1952 2.2: a gzip file is a series of members; it decodes to the members' contents
+# joined), the second with such a reference too
+_NOISE = random.Random(17).randbytes(600_000)
+_FAR = _NOISE[:70_000] + _NOISE[40_000:60_000]
+_FIRST = b"first member;" * 4_000
 LARGE = {
     "inflating": b"0123456789abcdef" * 20_000,
-    "incompressible": random.Random(17).randbytes(600_000),
-    "two-members": b"first member;" * 4_000 + b"second member." * 4_000,
+    "incompressible": _NOISE,
+    "far-reference": _FAR,
+    "two-members": _FIRST + _NOISE[:30_000] + _NOISE[:14_000],
 }
 
 
 def _packed(kind: str) -> bytes:
     content = LARGE[kind]
     if kind == "two-members":
-        half = len(b"first member;") * 4_000
-        return gzip.compress(content[:half]) + gzip.compress(content[half:])
+        return gzip.compress(content[: len(_FIRST)]) + gzip.compress(content[len(_FIRST) :])
     return gzip.compress(content)
 
 
