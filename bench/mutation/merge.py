@@ -6,6 +6,8 @@ The merged session.sqlite, table.md, survivors.md and results.json go to OUT, as
 the union would write them. A module counts as run whole (stale ledger entries of it are named)
 only when the union holds every mutant the harness makes of it. Runs must be of the same
 reference: they are checked to have stored each module's same sha256.
+A result of a mutant the harness no longer makes (its def now skipped by selection.yaml) is
+left out, so that a run made before a skip merges into the table the harness now gives.
 """
 
 from __future__ import annotations
@@ -31,6 +33,10 @@ def main(argv: list[str] | None = None, root: Path = plan.ROOT) -> int:
     target.unlink(missing_ok=True)
     hashes: dict[str, set[str]] = {}
     baselines: list[dict[str, object]] = []
+    cfg = plan.load_config()
+    items_of = functools.cache(lambda module: plan.mutants(cfg, module, root=root))
+    made = functools.cache(lambda module: {w.job_id for w in items_of(module)})
+    dropped = 0
     with use_db(str(target), WorkDB.Mode.create) as merged:
         added: set[str] = set()
         for run in args.runs:
@@ -39,6 +45,9 @@ def main(argv: list[str] | None = None, root: Path = plan.ROOT) -> int:
                 for job_id, result in db.results:
                     item = items[job_id]
                     module = str(item.mutations[0].module_path)
+                    if job_id not in made(module):  # no longer made (a def selection.yaml skips)
+                        dropped += 1
+                        continue
                     if sha := verdict.module_hash_of(result.output):
                         hashes.setdefault(module, set()).add(sha)
                     if job_id not in added:
@@ -53,8 +62,6 @@ def main(argv: list[str] | None = None, root: Path = plan.ROOT) -> int:
         if mixed := sorted(m for m, found in hashes.items() if len(found) > 1):
             print(f"error: runs of different module contents: {mixed}", file=sys.stderr)
             return 1
-        cfg = plan.load_config()
-        items_of = functools.cache(lambda module: plan.mutants(cfg, module, root=root))
         done = {job_id for job_id, _ in merged.results}
         whole = [m for m in hashes if all(w.job_id in done for w in items_of(m))]
         summary = report.summarise(merged, items_of, full_modules=whole, root=root)
@@ -62,6 +69,8 @@ def main(argv: list[str] | None = None, root: Path = plan.ROOT) -> int:
     report.write(summary, args.out)
     print(report.table(summary) + "\n" + report.area_table(summary) + report.baselines_md(summary))
     print(f"modules run whole: {', '.join(sorted(whole)) or 'none'}")
+    if dropped:
+        print(f"{dropped} results left out: mutants the harness no longer makes (skip)")
     for line in summary.stale:
         print(f"STALE LEDGER ENTRY: {line}")
     unjudged = len(summary.unjudged)

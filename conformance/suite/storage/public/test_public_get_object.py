@@ -35,6 +35,15 @@ def test_missing_key_is_404(public, names):
     assert reply.status == 404, reply.describe()
 
 
+@pytest.mark.rule("storage.public.get-object")
+@pytest.mark.parametrize("accept", ["identity", "gzip"])
+def test_missing_key_ranged_is_404(public, names, accept):
+    """A ranged GET of a key the bucket lacks answers 404 whatever Accept-Encoding says (the
+    range and the coding apply to an object there is none of)."""
+    reply = public.get(names.key(), {"Range": "bytes=0-9", "Accept-Encoding": accept})
+    assert reply.status == 404, reply.describe()
+
+
 @pytest.mark.rule("storage.public.head-object")
 def test_unsigned_head_answers_length(public, stored):
     """An unsigned HEAD answers 200 with Content-Length and no body."""
@@ -54,6 +63,34 @@ def test_ranged_read_is_206(public, stored, spec, start, end):
     assert reply.status == 206, reply.describe()
     assert reply.body == BODY[start : end + 1]
     assert reply.header("content-range") == f"bytes {start}-{end}/{len(BODY)}", reply.describe()
+
+
+@pytest.mark.rule("storage.public.range-206")
+def test_ranged_read_refusing_codings_is_206(public, stored):
+    """A client that accepts no content coding (`Accept-Encoding: identity`) still gets its
+    range of an object stored without one: 206 and the inclusive range (the header names
+    codings, RFC 9110 12.5.3; it does not turn a range request into a whole read)."""
+    reply = public.get(stored, {"Range": "bytes=5-9", "Accept-Encoding": "identity"})
+    assert reply.status == 206, reply.describe()
+    assert reply.body == BODY[5:10], reply.describe()
+    assert reply.header("content-range") == f"bytes 5-9/{len(BODY)}", reply.describe()
+
+
+@pytest.mark.rule("storage.public.range-206")
+def test_ranged_read_of_gzip_object_accepting_gzip_is_206(s3, public, names):
+    """A ranged read of a gzip-stored object by a client accepting gzip answers 206 with the
+    range of the bytes as served (gzip, item 6): a range is not dropped because the object
+    is compressed."""
+    key = names.key(".json.gz")
+    packed = gzip.compress(b'{"hello": "world"}' * 50)
+    s3.boto.put_object(
+        Bucket=public.bucket, Key=key, Body=packed, ContentEncoding="gzip",
+        ContentType="application/json",
+    )  # fmt: skip
+    reply = public.get(key, {"Range": "bytes=0-9", "Accept-Encoding": "gzip"})
+    assert reply.status == 206, reply.describe()
+    assert reply.body == packed[:10], reply.describe()
+    assert reply.header("content-range") == f"bytes 0-9/{len(packed)}", reply.describe()
 
 
 @pytest.mark.rule("storage.public.content-range-only-partial")
@@ -141,3 +178,14 @@ def test_domain_serves_its_own_bucket_only(s3, public, names, bucket):
         assert public.get(key).status == 404
     finally:
         s3.delete_bucket_recursive(other)
+
+
+@pytest.mark.rule("storage.public.get-object")
+def test_deleting_another_bucket_keeps_this_domain(s3, public, stored, names):
+    """Deleting some other bucket leaves this bucket's custom domain serving: a deletion
+    unlinks the deleted bucket's domains only."""
+    other = names.bucket()
+    s3.wire.create_bucket(other).assert_ok()
+    s3.delete_bucket_recursive(other)
+    reply = public.get(stored)
+    assert reply.status == 200 and reply.body == BODY, reply.describe()
