@@ -150,6 +150,7 @@ class Deviations:
     cursor_when_full: bool = False
     cors_expose_when_undefined: bool = False
     cors_403_without_match: bool = False
+    cors_no_max_age: bool = False
     cors_preflight_signed: bool = False
     unsupported_mapped: bool = False
     checksum_unverified: bool = False

@@ -52,7 +52,7 @@ async def preflight(ctx: ServerContext, request: Request, account: str, bucket: 
     }
     if wanted and not ctx.profile.deviations.public_no_allow_headers:
         headers["Access-Control-Allow-Headers"] = ", ".join(wanted)
-    if rule["max_age"] is not None:
+    if rule["max_age"] is not None and not ctx.profile.deviations.cors_no_max_age:
         headers["Access-Control-Max-Age"] = str(rule["max_age"])
     _expose(ctx, rule["expose"], headers)
     return Response(status_code=200, headers=headers)

@@ -67,7 +67,7 @@ async def preflight(ctx: ServerContext, request: Request) -> Response:
     }
     if wanted and ctx.profile.cors_allow_headers_on_preflight:
         headers["Access-Control-Allow-Headers"] = ", ".join(wanted)
-    if rule["max_age"] is not None:
+    if rule["max_age"] is not None and not ctx.profile.deviations.cors_no_max_age:
         headers["Access-Control-Max-Age"] = str(rule["max_age"])
     _expose(ctx, rule, headers)
     return Response(status_code=200, headers=headers)
@@ -101,7 +101,7 @@ async def decorate(ctx: ServerContext, call: Call, response: Response) -> Respon
         "Access-Control-Allow-Methods": ", ".join(rule["methods"]),
         "Vary": "Origin",
     }
-    if rule["max_age"] is not None:
+    if rule["max_age"] is not None and not ctx.profile.deviations.cors_no_max_age:
         headers["Access-Control-Max-Age"] = str(rule["max_age"])
     _expose(ctx, rule, headers)
     response.headers.update(headers)

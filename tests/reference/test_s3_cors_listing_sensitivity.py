@@ -32,6 +32,7 @@ CASES: list[tuple[list[str], dict[str, str]]] = [
     ([CORS + "head-object"], {"cors_head_object": "false"}),
     ([CORS + "no-expose-when-undefined"], {"deviate_cors_expose_when_undefined": "true"}),
     ([CORS + "no-403-without-match"], {"deviate_cors_403_without_match": "true"}),
+    ([CORS + "preflight-max-age"], {"deviate_cors_no_max_age": "true"}),
     ([CORS + "allow-headers-on-preflight", CORS + "browser-sdk-preflight"],
      {"cors_allow_headers_on_preflight": "false"}),
     ([CORS + "allowed-headers-case-insensitive"],

@@ -75,3 +75,18 @@ def preflight(
 def header_set(reply: Any, name: str) -> set[str]:
     """A comma-separated response header as a set of lower-cased items."""
     return {item.strip().lower() for item in (reply.header(name) or "").split(",") if item.strip()}
+
+
+def assert_max_age(reply: Any, max_age: int | None) -> None:
+    """Access-Control-Max-Age carries the rule's MaxAgeSeconds. Without one, no source says the
+    header is absent (a server may send its own default), so only its form is checked then:
+    delta-seconds, a non-negative integer (Fetch standard)."""
+    sent = reply.header("access-control-max-age")
+    if max_age is not None:
+        assert sent == str(max_age), (
+            f"Access-Control-Max-Age {sent!r}, rule {max_age}; {reply.describe()}"
+        )
+    elif sent is not None:
+        assert sent.isascii() and sent.isdigit(), (
+            f"Access-Control-Max-Age {sent!r}: not delta-seconds"
+        )

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from .support import ORIGIN, config_xml, header_set, preflight, put_cors, rule_xml
+from .support import (
+    ORIGIN,
+    assert_max_age,
+    config_xml,
+    header_set,
+    preflight,
+    put_cors,
+    rule_xml,
+)
 
 
 @pytest.fixture
@@ -101,3 +109,14 @@ def test_presigned_url_with_signed_headers_keeps_preflight(s3, cors_bucket, name
     put = s3.wire.send(PreparedWire("PUT", url, {**signed, "Origin": ORIGIN}, b"hello"))
     put.assert_ok()
     assert put.header("access-control-allow-origin") in (ORIGIN, "*")
+
+
+@pytest.mark.rule("storage.cors.preflight-max-age")
+@pytest.mark.parametrize("max_age", [3000, None], ids=["set", "unset"])
+def test_preflight_max_age_follows_the_rule(s3, bucket, max_age):
+    """MaxAgeSeconds is how long a browser may keep the preflight: Access-Control-Max-Age."""
+    extra = "" if max_age is None else f"<MaxAgeSeconds>{max_age}</MaxAgeSeconds>"
+    put_cors(s3, bucket, config_xml(rule_xml(extra=extra))).assert_ok()
+    reply = preflight(s3, bucket, "max-age-probe", "GET")
+    assert reply.status == 200, f"preflight status {reply.status}: {reply.body[:200]!r}"
+    assert_max_age(reply, max_age)

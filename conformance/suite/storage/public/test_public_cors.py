@@ -7,6 +7,7 @@ import pytest
 from conformance.suite.storage.cors.support import (
     ORIGIN,
     OTHER_ORIGIN,
+    assert_max_age,
     config_xml,
     header_set,
     put_cors,
@@ -121,3 +122,15 @@ def test_read_lists_the_rule_expose_headers(s3, public, stored, method):
     assert reply.status == 200, reply.describe()
     assert reply.header("access-control-allow-origin") in (ORIGIN, "*"), "rule did not match"
     assert header_set(reply, "access-control-expose-headers") == set(EXPOSED), reply.describe()
+
+
+@pytest.mark.rule("storage.public.cors-preflight-max-age")
+@pytest.mark.parametrize("max_age", [3000, None], ids=["set", "unset"])
+def test_preflight_max_age_follows_the_rule(s3, public, stored, max_age):
+    """MaxAgeSeconds is how long a browser may keep the preflight: Access-Control-Max-Age."""
+    extra = "" if max_age is None else f"<MaxAgeSeconds>{max_age}</MaxAgeSeconds>"
+    rule = rule_xml(methods=["GET", "HEAD"], extra=extra)
+    put_cors(s3, public.bucket, config_xml(rule)).assert_ok()
+    reply = _preflight(public, stored)
+    assert 200 <= reply.status < 300, reply.describe()
+    assert_max_age(reply, max_age)
