@@ -44,10 +44,6 @@ def reference_diff() -> str:
     return proc.stdout.strip()
 
 
-def _raise_interrupt(signum: int, frame: FrameType | None) -> None:
-    raise KeyboardInterrupt(f"signal {signum}")
-
-
 def imported_from_root() -> None:
     """The reference a run launches (`python -m reference_impl` from ROOT) is ROOT's copy."""
     proc = subprocess.run(
@@ -60,10 +56,43 @@ def imported_from_root() -> None:
 
 
 def _kill_children() -> None:
-    """Kill every descendant (the test command runs in its own session, a signal misses it)."""
-    for child in psutil.Process().children(recursive=True):
+    """Kill every descendant. The test command and its children (pytest, the reference) run in
+    sessions of their own, so a signal to the harness's group misses them; they are stopped
+    (SIGSTOP) first, snapshot after snapshot until no new one appears, so none can start
+    another meanwhile, then killed together."""
+    me = psutil.Process()
+    stopped: dict[int, psutil.Process] = {}
+    for _ in range(20):
+        fresh = [c for c in me.children(recursive=True) if c.pid not in stopped]
+        if not fresh:
+            break
+        for child in fresh:
+            with suppress(psutil.Error):
+                child.suspend()
+            stopped[child.pid] = child
+    for child in stopped.values():
         with suppress(psutil.Error):
             child.kill()
+
+
+def _stop_on_signal(signum: int, frame: FrameType | None) -> None:
+    """SIGTERM/SIGINT: kill the descendants while they are still ours, then unwind. Killing
+    after the unwind was too late: `subprocess.run` kills its direct child on the way out,
+    and that child's children, orphaned, were no longer the harness's descendants."""
+    _kill_children()
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
+@contextmanager
+def stopping_children() -> Iterator[None]:
+    """While inside: SIGTERM and SIGINT kill every process the harness started, then raise
+    KeyboardInterrupt (each `finally` restores what it guards)."""
+    previous = {s: signal.signal(s, _stop_on_signal) for s in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
 
 @contextmanager
@@ -73,9 +102,9 @@ def guarded(modules: list[str]) -> Iterator[None]:
     if diff := reference_diff():
         raise DirtyReference(f"commit or stash reference_impl changes first:\n{diff}")
     saved = {m: (ROOT / m).read_bytes() for m in modules}
-    previous = signal.signal(signal.SIGTERM, _raise_interrupt)
     try:
-        yield
+        with stopping_children():
+            yield
     except BaseException:
         _kill_children()
         raise
@@ -84,7 +113,6 @@ def guarded(modules: list[str]) -> Iterator[None]:
             path = ROOT / module
             if path.read_bytes() != content:
                 path.write_bytes(content)
-        signal.signal(signal.SIGTERM, previous)
         if diff := reference_diff():
             print(f"WARNING: reference_impl differs from HEAD:\n{diff}", file=sys.stderr)
 

@@ -31,6 +31,13 @@ from bench.mutation import carry, execute, executed, jobs, ledger, plan, report,
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The run; a SIGTERM or SIGINT at any point (baselines, mutants, --jobs workers) kills
+    every process it started before it unwinds (execute.stopping_children)."""
+    with execute.stopping_children():
+        return _main(argv)
+
+
+def _main(argv: list[str] | None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("modules", nargs="*", help="module globs or substrings (default: all)")
     parser.add_argument("--sample", type=int, help="at most this many mutants per module")
