@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import resource
 import shlex
 import signal
 import subprocess
@@ -214,7 +215,7 @@ def run_items(
     work: list[tuple[WorkItem, Selection]],
     baselines: dict[Selection, Path],
     timeout: float,
-    progress: Callable[[WorkItem, WorkResult, float], None],
+    progress: Callable[[WorkItem, WorkResult, float, float], None],
     retry_unjudged: bool = False,
     run_unexecuted: bool = False,
     select_tests: bool = False,
@@ -244,9 +245,18 @@ def run_items(
             command = test_command(selection, baselines[selection])
         # read before mutating: `guarded` keeps the module equal to HEAD between mutants
         sha = verdict.module_sha256((ROOT / item.mutations[0].module_path).read_bytes())
+        cpu = children_cpu()
         result = settle(mutate_and_test(item.mutations, command, timeout), sha)
         db.set_result(item.job_id, result)
-        progress(item, result, time.monotonic() - started)
+        progress(item, result, time.monotonic() - started, children_cpu() - cpu)
+
+
+def children_cpu() -> float:
+    """CPU seconds (user + system) of this process's ended descendants so far, each counted
+    when its parent waited for it: the test command's pytest and reference included. On a
+    shared machine a mutant's CPU, not its wall time, says what it costs."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def subset_command(

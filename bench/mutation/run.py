@@ -228,13 +228,15 @@ def _count_executed(work: list[tuple[WorkItem, plan.Selection]], out: Path, time
     return 0
 
 
-def _progress(item: WorkItem, result: WorkResult, seconds: float) -> None:
+def _progress(item: WorkItem, result: WorkResult, seconds: float, cpu: float) -> None:
     m = item.mutations[0]
     found = report.verdict_of(result) if result.output else None
     outcome = found.cls if found else result.worker_outcome.value
     why = ", ".join((found.kills or found.notes)[:2]) if found else ""
     where = f"{m.module_path}:{m.start_pos[0]}"
-    print(f"{outcome:>16} {seconds:5.1f}s {where} {m.operator_name} {why}", flush=True)
+    print(
+        f"{outcome:>16} {seconds:5.1f}s {cpu:5.1f}s cpu {where} {m.operator_name} {why}", flush=True
+    )
 
 
 if __name__ == "__main__":
