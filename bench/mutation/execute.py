@@ -8,6 +8,7 @@ writes it back on any exit (Ctrl-C, SIGTERM, an exception), then checks `git dif
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import resource
@@ -26,7 +27,7 @@ from cosmic_ray.mutating import mutate_and_test
 from cosmic_ray.work_db import WorkDB
 from cosmic_ray.work_item import TestOutcome, WorkerOutcome, WorkItem, WorkResult
 
-from bench.mutation import contexts, executed, verdict
+from bench.mutation import contexts, executed, forkclient, forkrun, verdict
 from bench.mutation.plan import ROOT, Selection
 
 EXACT = "$"  # `--rule ID$`: that rule only (conformance.plugin.collection.EXACT)
@@ -232,6 +233,29 @@ def run_items(
     plans = {} if run_unexecuted or not select_tests else {
         sel: contexts.Plans.load(plans_path(path)) for sel, path in baselines.items()
     }  # fmt: skip
+    with contextlib.ExitStack() as stack:
+        server = None
+        if forkrun.enabled() and any(item.job_id not in done for item, _ in work):
+            server = forkclient.Server(ROOT)
+            stack.callback(server.close)
+        _run_pending(
+            db, work, baselines, timeout, progress, done, unexecuted, plans, server,
+            run_unexecuted,
+        )  # fmt: skip
+
+
+def _run_pending(
+    db: WorkDB,
+    work: list[tuple[WorkItem, Selection]],
+    baselines: dict[Selection, Path],
+    timeout: float,
+    progress: Callable[[WorkItem, WorkResult, float, float], None],
+    done: set[str],
+    unexecuted: dict[Selection, dict[str, frozenset[int]]],
+    plans: dict[Selection, contexts.Plans],
+    server: forkclient.Server | None,
+    run_unexecuted: bool,
+) -> None:
     for item, selection in work:
         if item.job_id in done:
             continue
@@ -245,10 +269,15 @@ def run_items(
             command = test_command(selection, baselines[selection])
         # read before mutating: `guarded` keeps the module equal to HEAD between mutants
         sha = verdict.module_sha256((ROOT / item.mutations[0].module_path).read_bytes())
-        cpu = children_cpu()
-        result = settle(mutate_and_test(item.mutations, command, timeout), sha)
+        cpu = children_cpu() + (server.cpu if server else 0.0)
+        if server is None:
+            raw = mutate_and_test(item.mutations, command, timeout)
+        else:  # the suite command forked from the fork server (forkrun.py)
+            raw = forkclient.mutate_and_test(server, item.mutations, command, timeout)
+        result = settle(raw, sha)
         db.set_result(item.job_id, result)
-        progress(item, result, time.monotonic() - started, children_cpu() - cpu)
+        used = children_cpu() + (server.cpu if server else 0.0) - cpu
+        progress(item, result, time.monotonic() - started, used)
 
 
 def children_cpu() -> float:

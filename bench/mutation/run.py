@@ -27,7 +27,7 @@ from pathlib import Path
 from cosmic_ray.work_db import WorkDB, use_db
 from cosmic_ray.work_item import WorkItem, WorkResult
 
-from bench.mutation import carry, execute, executed, jobs, ledger, plan, report, verdict
+from bench.mutation import carry, execute, executed, forkrun, jobs, ledger, plan, report, verdict
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -89,6 +89,13 @@ def _main(argv: list[str] | None) -> int:
         help="split the mutants over this many runs side by side, each in its own clone of "
         "HEAD, and merge them into --out (bench/mutation/jobs.py)",
     )
+    parser.add_argument(
+        "--no-fork",
+        action="store_true",
+        help="start every process of a mutant's test command as a fresh interpreter, not as a "
+        "fork of the fork server (bench/mutation/forkrun.py); the same as EC_MUTATION_NO_FORK=1, "
+        "which --jobs workers inherit",
+    )
     parser.add_argument("--shard", help=argparse.SUPPRESS)  # I/N: a --jobs worker's share
     parser.add_argument(
         "--count-executed",
@@ -99,6 +106,8 @@ def _main(argv: list[str] | None) -> int:
     args = parser.parse_args(argv)
 
     os.chdir(plan.ROOT)
+    if args.no_fork:
+        os.environ[forkrun.NO_FORK_ENV] = "1"
     cfg = plan.load_config(args.selection)
     items_of = functools.cache(lambda module: plan.mutants(cfg, module))
     work: list[tuple[WorkItem, plan.Selection]] = []
