@@ -326,9 +326,9 @@ def _become_reference(pipe: int) -> int:
     return _become("reference_impl", request["argv"], request["cwd"], request["env"], None)
 
 
-def serve() -> int:
-    """The server: preload, check, then fork one command per request line."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a Ctrl-C is the harness's to handle
+def preload() -> list[str]:
+    """Import PRELOAD, recording the exit handlers it registers; the project modules that are
+    imported after it (there must be none)."""
     register = atexit.register
     atexit.register = _recording(register)
     try:
@@ -337,8 +337,14 @@ def serve() -> int:
                 importlib.import_module(name)
     finally:
         atexit.register = register
+    return project_modules()
+
+
+def serve() -> int:
+    """The server: preload, check, then fork one command per request line."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a Ctrl-C is the harness's to handle
+    found = preload()
     proto_in, proto_out = sys.stdin.buffer, os.fdopen(os.dup(1), "wb")
-    found = project_modules()
     _reply(proto_out, {"ready": not found, "project_modules": found, "modules": len(sys.modules)})
     if found:
         return 1
