@@ -142,11 +142,13 @@ def run_baseline(
     timeout: float,
     coverage: bool = True,
     contexts: bool = False,
+    server: forkclient.Server | None = None,
 ) -> verdict.Baseline:
     """The selection's runs on the unmutated tree, with `coverage` under coverage (the
     reference lines they never execute go beside them, `lines_path`; with `contexts` also
     which rules' tests executed each line, `plans_path`); reused when `path` already holds
-    them (and, with `coverage`, their lines and, with `contexts`, their plans)."""
+    them (and, with `coverage`, their lines and, with `contexts`, their plans). Without
+    coverage and given the fork server, the run is forked from it (forkrun.py)."""
     missing = not path.is_file() or (coverage and not lines_path(path).is_file())
     if missing or (coverage and contexts and not plans_path(path).is_file()):
         command = [
@@ -158,6 +160,10 @@ def run_baseline(
             if coverage:
                 plans = plans_path(path) if contexts else None
                 executed.record(command, lines_path(path), timeout, plans=plans)
+            elif server is not None:
+                outcome, output = server.run(forkclient.SUITE, command[3:], timeout)
+                if outcome != TestOutcome.SURVIVED:  # a non-zero exit, or "timeout"
+                    raise RuntimeError(output[-3000:])
             else:
                 proc = subprocess.run(
                     command, cwd=ROOT, capture_output=True, text=True, timeout=timeout,
@@ -264,7 +270,7 @@ def _run_pending(
             command = not_executed_command()
         elif selection in plans:
             plan = plans[selection].of(item, unexecuted[selection])
-            command = subset_command(selection, baselines[selection], plan, timeout)
+            command = subset_command(selection, baselines[selection], plan, timeout, server)
         else:
             command = test_command(selection, baselines[selection])
         # read before mutating: `guarded` keeps the module equal to HEAD between mutants
@@ -289,13 +295,17 @@ def children_cpu() -> float:
 
 
 def subset_command(
-    selection: Selection, baseline: Path, plan: contexts.Plan | None, timeout: float
+    selection: Selection,
+    baseline: Path,
+    plan: contexts.Plan | None,
+    timeout: float,
+    server: forkclient.Server | None = None,
 ) -> str:
     """The test command of a mutant with a plan: per date, the whole selection, or only the
     rules whose tests executed its lines, each rule set first run on the unmutated tree (its
     own baseline, kept under subsets/ beside `baseline` and shared by the mutants that need
-    it). The whole selection's command when every date of the baseline needs it whole, or
-    when a rule set's own baseline did not run."""
+    it; forked by `server` when given). The whole selection's command when every date of the
+    baseline needs it whole, or when a rule set's own baseline did not run."""
     runs = verdict.Baseline.from_json(json.loads(baseline.read_text("utf-8"))).runs
     if plan is None or all(day in plan and plan[day] is None for day in runs):
         return test_command(selection, baseline)
@@ -317,7 +327,7 @@ def subset_command(
         key = hashlib.sha1(f"{baseline.name} {alone.args()}".encode()).hexdigest()[:16]
         path = folder / f"base-{key}.json"
         try:
-            run_baseline(alone, path, timeout, coverage=False)
+            run_baseline(alone, path, timeout, coverage=False, server=server)
         except BaselineFailed:
             return test_command(selection, baseline)
         args = [a for a in alone.args() if a != "--moto"]
