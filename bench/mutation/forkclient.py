@@ -38,8 +38,11 @@ class Server:
     def __init__(self, root: Path) -> None:
         self.root = root
         self.cpu = 0.0
+        self._start()
+
+    def _start(self) -> None:
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "bench.mutation.forkrun"], cwd=root,
+            [sys.executable, "-m", "bench.mutation.forkrun"], cwd=self.root,
             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
         )  # fmt: skip
         hello = self._read(START_TIMEOUT)
@@ -59,7 +62,24 @@ class Server:
         return doc
 
     def run(self, module: str, argv: list[str], timeout: float) -> tuple[TestOutcome, str]:
-        """`python -m module argv` forked, with cosmic-ray's environment; as `run_tests`."""
+        """`python -m module argv` forked, with cosmic-ray's environment; as `run_tests`. A
+        server that ended is started again; one that ends under a command makes it unjudged
+        (INCOMPETENT, no verdict line: `other exits`, run again by --retry-unjudged)."""
+        if self.proc.poll() is not None:
+            self._start()
+        pid: list[int] = []
+        try:
+            return self._run(module, argv, timeout, pid)
+        except (OSError, RuntimeError) as exc:
+            if pid:  # the command, orphaned by the server's end, is no longer our descendant
+                kill_tree(pid[0])
+            kill_tree(self.proc.pid)
+            self.proc.wait()
+            return TestOutcome.INCOMPETENT, f"the fork server failed: {exc}"
+
+    def _run(
+        self, module: str, argv: list[str], timeout: float, pid: list[int]
+    ) -> tuple[TestOutcome, str]:
         assert self.proc.stdin is not None
         env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}  # as cosmic-ray's run_tests
         with tempfile.TemporaryDirectory(prefix="ec-mutfork-") as tmp:
@@ -71,6 +91,7 @@ class Server:
             started = self._read(START_TIMEOUT)
             if started is None:
                 raise RuntimeError("the fork server did not fork")
+            pid.append(int(started["pid"]))
             done = self._read(timeout)
             if done is None:
                 kill_tree(int(started["pid"]))

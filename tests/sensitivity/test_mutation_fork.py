@@ -76,3 +76,10 @@ def test_a_command_over_its_time_is_killed_with_its_children(
     (root / "slow.py").write_text("import time\ntime.sleep(60)\n", "utf-8")
     assert running.run("slow", [], 1) == (Outcome.KILLED, "timeout")
     assert running.run("probe", [], 120)[0] == Outcome.SURVIVED  # the server still serves
+
+
+def test_a_server_that_ended_is_started_again(server: tuple[Path, forkclient.Server]) -> None:
+    _, running = server
+    running.proc.kill()
+    running.proc.wait()
+    assert running.run("probe", [], 120) == (Outcome.SURVIVED, "[] 1\n")
