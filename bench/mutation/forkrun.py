@@ -2,22 +2,22 @@
 
 A mutant's test command is four Python processes, each a fresh interpreter importing its
 libraries again: `bench.mutation.suite_cmd`, the `conformance run` it starts per date, that
-run's pytest, and the reference pytest launches. The first three are forks of this server. The
-reference still starts fresh: forking it means swapping `conformance.plugin.launcher.spawn` in
-the pytest process, and bench must not import the plugin (tests/test_suite_import_layers.py);
-the break-check fork server of the tests does it (tests/helpers/reference_fork.py). The server
-(`python -m bench.mutation.forkrun`, one per harness run) imports the third-party libraries
-once, and never a module of the project: no `reference_impl`, no `conformance`, nothing of
-bench but this file (it checks, and refuses to serve otherwise). Per mutant, after the mutant
-is written, it forks the test command (`serve`); that process and each one it starts forks
-itself instead of starting an interpreter (`spawn`: the `conformance run` from suite_cmd,
-pytest from `conformance.cli_run.spawn_pytest`), and imports the project's modules from disk,
-the mutated one included, as a fresh interpreter would. Each fork takes the command's
-environment, working directory and output as `subprocess` would give them, a fresh random seed,
-and `sys.dont_write_bytecode` from PYTHONDONTWRITEBYTECODE (cosmic-ray sets it: a mutant
-written within the second of an earlier .pyc must not load it). So a child never sees a module
-of the unmutated tree cached in the server, nor one of another mutant: the server holds none,
-and each mutant's processes end with it.
+run's pytest, and the reference pytest launches (starlette, uvicorn, hypercorn, cryptography,
+eth-tester, SQLAlchemy...). The server (`python -m bench.mutation.forkrun`, one per harness
+run) imports the third-party libraries once, and never a module of the project: no
+`reference_impl`, no `conformance`, nothing of bench but this file (it checks, and refuses to
+serve otherwise). Per mutant, after the mutant is written, it forks the test command (`serve`);
+that process and each one it starts forks itself instead of starting an interpreter (`spawn`:
+the `conformance run` from suite_cmd, pytest from `conformance.cli_run.spawn_pytest`, the
+reference from a template forked before `pytest.main`, through
+`conformance.spawn_hook.reference`, a seam below the plugin since bench must not import the
+plugin), and imports the project's modules from disk, the mutated one included, as a fresh
+interpreter would. Each fork takes the command's environment, working directory and output as
+`subprocess` would give them, a fresh random seed, and `sys.dont_write_bytecode` from
+PYTHONDONTWRITEBYTECODE (cosmic-ray sets it: a mutant written within the second of an earlier
+.pyc must not load it). So a child never sees a module of the unmutated tree cached in the
+server, nor one of another mutant: the server holds none, and each mutant's processes end with
+it.
 
 `EC_MUTATION_NO_FORK=1` (or `bench.mutation.run --no-fork`) runs every process fresh, as before.
 Protocol (JSON lines on the server's stdin/stdout, one command at a time): the harness writes
@@ -42,6 +42,7 @@ import time
 import traceback
 import weakref
 from collections.abc import Callable
+from pathlib import Path
 from typing import IO, Any
 
 NO_FORK_ENV = "EC_MUTATION_NO_FORK"
@@ -247,11 +248,87 @@ def _fork_pytest() -> None:
 
 def spawn_pytest(argv: list[str]) -> Any:
     """`conformance.cli_run.spawn_pytest` in a forked `conformance run`: pytest as a fork, in a
-    session of its own."""
+    session of its own, with the reference's template forked before `pytest.main`."""
     prefix = [sys.executable, "-m", "pytest"]
     if argv[:3] != prefix:
         return subprocess.Popen(argv, start_new_session=True)
-    return spawn("pytest", argv[3:], new_session=True)
+    return spawn("pytest", argv[3:], new_session=True, before=_install_template)
+
+
+class Template:
+    """In a forked pytest: a fork made before `pytest.main` (one thread, no pytest state, no
+    reference module) that waits on a pipe; the run's first reference launch sends it the
+    command and it becomes `python -m reference_impl` (`conformance.spawn_hook.reference`, which
+    the launcher uses). Any other launch, or a second one, starts a fresh interpreter."""
+
+    def __init__(self, pid: int, pipe: int) -> None:
+        self.pid, self.pipe, self.used = pid, pipe, False
+
+    def spawn(self, cmd: list[str], log: Path) -> Any:
+        if self.used or cmd[:3] != [sys.executable, "-m", "reference_impl"]:
+            with log.open("wb") as stderr:  # as the launcher's own spawn
+                return subprocess.Popen(
+                    cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr,
+                    start_new_session=True,
+                )  # fmt: skip
+        self.used = True
+        log.write_bytes(b"")  # what the launcher's `open("wb")` does
+        request = {"argv": cmd[3:], "log": str(log), "cwd": os.getcwd(), "env": dict(os.environ)}
+        with os.fdopen(self.pipe, "wb") as pipe:  # closed: the template reads to its end
+            pipe.write(json.dumps(request).encode("utf-8"))
+        return Forked(self.pid, cmd)
+
+    def close(self) -> None:
+        """At pytest's end: an unused template sees its pipe close and exits."""
+        if not self.used:
+            self.used = True
+            os.close(self.pipe)
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(self.pid, 0)
+
+
+def _install_template() -> None:
+    """In a forked pytest, before `pytest.main`: fork the reference's template."""
+    if any(m.split(".")[0] == "reference_impl" for m in sys.modules):
+        return  # the template would hold a reference module: launch fresh instead
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            os.close(write)
+            code = _become_reference(read)
+        except BaseException:
+            with contextlib.suppress(Exception):
+                traceback.print_exc()
+        finally:
+            os._exit(code)
+    os.close(read)
+    from conformance import spawn_hook
+
+    template = Template(pid, write)
+    spawn_hook.reference = template.spawn
+    atexit.register(template.close)
+
+
+def _become_reference(pipe: int) -> int:
+    """In the template: wait for the launch, then run as `python -m reference_impl <argv>`."""
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):  # the run's output is not the reference's
+        os.dup2(null, fd)
+    chunks = []
+    while chunk := os.read(pipe, 65536):
+        chunks.append(chunk)
+    os.close(pipe)
+    if not chunks:
+        return 0  # pytest ended without launching through it
+    request = json.loads(b"".join(chunks))
+    os.setsid()
+    log = os.open(request["log"], os.O_WRONLY | os.O_APPEND)
+    os.dup2(log, 2)
+    os.close(log)
+    os.closerange(3, 65536)
+    return _become("reference_impl", request["argv"], request["cwd"], request["env"], None)
 
 
 def preload() -> list[str]:
