@@ -12,6 +12,7 @@ import re
 import signal
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
@@ -248,11 +249,20 @@ def agree(doc: dict[str, Any], code: int, reasons: list[str], pytest_rc: int) ->
     return True
 
 
+def _popen_pytest(argv: list[str]) -> Any:
+    return subprocess.Popen(argv, start_new_session=True)
+
+
+# How `run` starts its pytest child, in a session of its own. The mutation harness's fork server
+# swaps in a fork of this process (bench/mutation/forkrun.py); nothing else changes it.
+spawn_pytest: Callable[[list[str]], Any] = _popen_pytest
+
+
 def call_forwarding_signals(argv: list[str]) -> int:
     """Run pytest in its own session and pass SIGINT/SIGTERM/SIGHUP on to it, once, then wait:
     the child ends its run and restores the zone (docs/safety.md) before this process exits.
     Its own session keeps a terminal's Ctrl-C from reaching every process at once."""
-    child = subprocess.Popen(argv, start_new_session=True)
+    child = spawn_pytest(argv)
     forwarded = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
     def forward(signum: int, frame: FrameType | None) -> None:
@@ -268,7 +278,7 @@ def call_forwarding_signals(argv: list[str]) -> int:
     try:
         while True:
             try:
-                return child.wait()
+                return int(child.wait())
             except KeyboardInterrupt:  # pragma: no cover - a handler replaced ours
                 continue
     finally:

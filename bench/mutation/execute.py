@@ -8,8 +8,10 @@ writes it back on any exit (Ctrl-C, SIGTERM, an exception), then checks `git dif
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
+import resource
 import shlex
 import signal
 import subprocess
@@ -25,7 +27,7 @@ from cosmic_ray.mutating import mutate_and_test
 from cosmic_ray.work_db import WorkDB
 from cosmic_ray.work_item import TestOutcome, WorkerOutcome, WorkItem, WorkResult
 
-from bench.mutation import contexts, executed, verdict
+from bench.mutation import contexts, executed, forkclient, forkrun, verdict
 from bench.mutation.plan import ROOT, Selection
 
 EXACT = "$"  # `--rule ID$`: that rule only (conformance.plugin.collection.EXACT)
@@ -44,10 +46,6 @@ def reference_diff() -> str:
     return proc.stdout.strip()
 
 
-def _raise_interrupt(signum: int, frame: FrameType | None) -> None:
-    raise KeyboardInterrupt(f"signal {signum}")
-
-
 def imported_from_root() -> None:
     """The reference a run launches (`python -m reference_impl` from ROOT) is ROOT's copy."""
     proc = subprocess.run(
@@ -60,10 +58,43 @@ def imported_from_root() -> None:
 
 
 def _kill_children() -> None:
-    """Kill every descendant (the test command runs in its own session, a signal misses it)."""
-    for child in psutil.Process().children(recursive=True):
+    """Kill every descendant. The test command and its children (pytest, the reference) run in
+    sessions of their own, so a signal to the harness's group misses them; they are stopped
+    (SIGSTOP) first, snapshot after snapshot until no new one appears, so none can start
+    another meanwhile, then killed together."""
+    me = psutil.Process()
+    stopped: dict[int, psutil.Process] = {}
+    for _ in range(20):
+        fresh = [c for c in me.children(recursive=True) if c.pid not in stopped]
+        if not fresh:
+            break
+        for child in fresh:
+            with suppress(psutil.Error):
+                child.suspend()
+            stopped[child.pid] = child
+    for child in stopped.values():
         with suppress(psutil.Error):
             child.kill()
+
+
+def _stop_on_signal(signum: int, frame: FrameType | None) -> None:
+    """SIGTERM/SIGINT: kill the descendants while they are still ours, then unwind. Killing
+    after the unwind was too late: `subprocess.run` kills its direct child on the way out,
+    and that child's children, orphaned, were no longer the harness's descendants."""
+    _kill_children()
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
+@contextmanager
+def stopping_children() -> Iterator[None]:
+    """While inside: SIGTERM and SIGINT kill every process the harness started, then raise
+    KeyboardInterrupt (each `finally` restores what it guards)."""
+    previous = {s: signal.signal(s, _stop_on_signal) for s in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
 
 @contextmanager
@@ -73,9 +104,9 @@ def guarded(modules: list[str]) -> Iterator[None]:
     if diff := reference_diff():
         raise DirtyReference(f"commit or stash reference_impl changes first:\n{diff}")
     saved = {m: (ROOT / m).read_bytes() for m in modules}
-    previous = signal.signal(signal.SIGTERM, _raise_interrupt)
     try:
-        yield
+        with stopping_children():
+            yield
     except BaseException:
         _kill_children()
         raise
@@ -84,7 +115,6 @@ def guarded(modules: list[str]) -> Iterator[None]:
             path = ROOT / module
             if path.read_bytes() != content:
                 path.write_bytes(content)
-        signal.signal(signal.SIGTERM, previous)
         if diff := reference_diff():
             print(f"WARNING: reference_impl differs from HEAD:\n{diff}", file=sys.stderr)
 
@@ -112,11 +142,13 @@ def run_baseline(
     timeout: float,
     coverage: bool = True,
     contexts: bool = False,
+    server: forkclient.Server | None = None,
 ) -> verdict.Baseline:
     """The selection's runs on the unmutated tree, with `coverage` under coverage (the
     reference lines they never execute go beside them, `lines_path`; with `contexts` also
     which rules' tests executed each line, `plans_path`); reused when `path` already holds
-    them (and, with `coverage`, their lines and, with `contexts`, their plans)."""
+    them (and, with `coverage`, their lines and, with `contexts`, their plans). Without
+    coverage and given the fork server, the run is forked from it (forkrun.py)."""
     missing = not path.is_file() or (coverage and not lines_path(path).is_file())
     if missing or (coverage and contexts and not plans_path(path).is_file()):
         command = [
@@ -128,6 +160,10 @@ def run_baseline(
             if coverage:
                 plans = plans_path(path) if contexts else None
                 executed.record(command, lines_path(path), timeout, plans=plans)
+            elif server is not None:
+                outcome, output = server.run(forkclient.SUITE, command[3:], timeout)
+                if outcome != TestOutcome.SURVIVED:  # a non-zero exit, or "timeout"
+                    raise RuntimeError(output[-3000:])
             else:
                 proc = subprocess.run(
                     command, cwd=ROOT, capture_output=True, text=True, timeout=timeout,
@@ -186,7 +222,7 @@ def run_items(
     work: list[tuple[WorkItem, Selection]],
     baselines: dict[Selection, Path],
     timeout: float,
-    progress: Callable[[WorkItem, WorkResult, float], None],
+    progress: Callable[[WorkItem, WorkResult, float, float], None],
     retry_unjudged: bool = False,
     run_unexecuted: bool = False,
     select_tests: bool = False,
@@ -203,6 +239,29 @@ def run_items(
     plans = {} if run_unexecuted or not select_tests else {
         sel: contexts.Plans.load(plans_path(path)) for sel, path in baselines.items()
     }  # fmt: skip
+    with contextlib.ExitStack() as stack:
+        server = None
+        if forkrun.enabled() and any(item.job_id not in done for item, _ in work):
+            server = forkclient.Server(ROOT)
+            stack.callback(server.close)
+        _run_pending(
+            db, work, baselines, timeout, progress, done, unexecuted, plans, server,
+            run_unexecuted,
+        )  # fmt: skip
+
+
+def _run_pending(
+    db: WorkDB,
+    work: list[tuple[WorkItem, Selection]],
+    baselines: dict[Selection, Path],
+    timeout: float,
+    progress: Callable[[WorkItem, WorkResult, float, float], None],
+    done: set[str],
+    unexecuted: dict[Selection, dict[str, frozenset[int]]],
+    plans: dict[Selection, contexts.Plans],
+    server: forkclient.Server | None,
+    run_unexecuted: bool,
+) -> None:
     for item, selection in work:
         if item.job_id in done:
             continue
@@ -211,24 +270,42 @@ def run_items(
             command = not_executed_command()
         elif selection in plans:
             plan = plans[selection].of(item, unexecuted[selection])
-            command = subset_command(selection, baselines[selection], plan, timeout)
+            command = subset_command(selection, baselines[selection], plan, timeout, server)
         else:
             command = test_command(selection, baselines[selection])
         # read before mutating: `guarded` keeps the module equal to HEAD between mutants
         sha = verdict.module_sha256((ROOT / item.mutations[0].module_path).read_bytes())
-        result = settle(mutate_and_test(item.mutations, command, timeout), sha)
+        cpu = children_cpu() + (server.cpu if server else 0.0)
+        if server is None:
+            raw = mutate_and_test(item.mutations, command, timeout)
+        else:  # the suite command forked from the fork server (forkrun.py)
+            raw = forkclient.mutate_and_test(server, item.mutations, command, timeout)
+        result = settle(raw, sha)
         db.set_result(item.job_id, result)
-        progress(item, result, time.monotonic() - started)
+        used = children_cpu() + (server.cpu if server else 0.0) - cpu
+        progress(item, result, time.monotonic() - started, used)
+
+
+def children_cpu() -> float:
+    """CPU seconds (user + system) of this process's ended descendants so far, each counted
+    when its parent waited for it: the test command's pytest and reference included. On a
+    shared machine a mutant's CPU, not its wall time, says what it costs."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def subset_command(
-    selection: Selection, baseline: Path, plan: contexts.Plan | None, timeout: float
+    selection: Selection,
+    baseline: Path,
+    plan: contexts.Plan | None,
+    timeout: float,
+    server: forkclient.Server | None = None,
 ) -> str:
     """The test command of a mutant with a plan: per date, the whole selection, or only the
     rules whose tests executed its lines, each rule set first run on the unmutated tree (its
     own baseline, kept under subsets/ beside `baseline` and shared by the mutants that need
-    it). The whole selection's command when every date of the baseline needs it whole, or
-    when a rule set's own baseline did not run."""
+    it; forked by `server` when given). The whole selection's command when every date of the
+    baseline needs it whole, or when a rule set's own baseline did not run."""
     runs = verdict.Baseline.from_json(json.loads(baseline.read_text("utf-8"))).runs
     if plan is None or all(day in plan and plan[day] is None for day in runs):
         return test_command(selection, baseline)
@@ -250,7 +327,7 @@ def subset_command(
         key = hashlib.sha1(f"{baseline.name} {alone.args()}".encode()).hexdigest()[:16]
         path = folder / f"base-{key}.json"
         try:
-            run_baseline(alone, path, timeout, coverage=False)
+            run_baseline(alone, path, timeout, coverage=False, server=server)
         except BaselineFailed:
             return test_command(selection, baseline)
         args = [a for a in alone.args() if a != "--moto"]

@@ -27,10 +27,17 @@ from pathlib import Path
 from cosmic_ray.work_db import WorkDB, use_db
 from cosmic_ray.work_item import WorkItem, WorkResult
 
-from bench.mutation import carry, execute, executed, jobs, ledger, plan, report, verdict
+from bench.mutation import carry, execute, executed, forkrun, jobs, ledger, plan, report, verdict
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The run; a SIGTERM or SIGINT at any point (baselines, mutants, --jobs workers) kills
+    every process it started before it unwinds (execute.stopping_children)."""
+    with execute.stopping_children():
+        return _main(argv)
+
+
+def _main(argv: list[str] | None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("modules", nargs="*", help="module globs or substrings (default: all)")
     parser.add_argument("--sample", type=int, help="at most this many mutants per module")
@@ -82,6 +89,13 @@ def main(argv: list[str] | None = None) -> int:
         help="split the mutants over this many runs side by side, each in its own clone of "
         "HEAD, and merge them into --out (bench/mutation/jobs.py)",
     )
+    parser.add_argument(
+        "--no-fork",
+        action="store_true",
+        help="start every process of a mutant's test command as a fresh interpreter, not as a "
+        "fork of the fork server (bench/mutation/forkrun.py); the same as EC_MUTATION_NO_FORK=1, "
+        "which --jobs workers inherit",
+    )
     parser.add_argument("--shard", help=argparse.SUPPRESS)  # I/N: a --jobs worker's share
     parser.add_argument(
         "--count-executed",
@@ -92,6 +106,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     os.chdir(plan.ROOT)
+    if args.no_fork:
+        os.environ[forkrun.NO_FORK_ENV] = "1"
     cfg = plan.load_config(args.selection)
     items_of = functools.cache(lambda module: plan.mutants(cfg, module))
     work: list[tuple[WorkItem, plan.Selection]] = []
@@ -221,13 +237,15 @@ def _count_executed(work: list[tuple[WorkItem, plan.Selection]], out: Path, time
     return 0
 
 
-def _progress(item: WorkItem, result: WorkResult, seconds: float) -> None:
+def _progress(item: WorkItem, result: WorkResult, seconds: float, cpu: float) -> None:
     m = item.mutations[0]
     found = report.verdict_of(result) if result.output else None
     outcome = found.cls if found else result.worker_outcome.value
     why = ", ".join((found.kills or found.notes)[:2]) if found else ""
     where = f"{m.module_path}:{m.start_pos[0]}"
-    print(f"{outcome:>16} {seconds:5.1f}s {where} {m.operator_name} {why}", flush=True)
+    print(
+        f"{outcome:>16} {seconds:5.1f}s {cpu:5.1f}s cpu {where} {m.operator_name} {why}", flush=True
+    )
 
 
 if __name__ == "__main__":

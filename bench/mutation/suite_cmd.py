@@ -26,7 +26,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from bench.mutation import verdict
+from bench.mutation import forkrun, verdict
 from bench.mutation.context_plugin import DAY_ENV, DIR_ENV
 from conformance.cli_run import suite_plugin_args
 
@@ -199,10 +199,15 @@ def _run(
         if env.get(DIR_ENV):  # the coverage baseline: a context per test (contexts.py)
             command += ["-p", CONTEXT_PLUGIN]
             env[DAY_ENV] = day
-        proc = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env)
-        output = proc.stdout.decode("utf-8", "replace")
+        if forkrun.FORKED:  # forked by the harness's fork server: fork this run too
+            code, output = forkrun.run_captured(command[2], command[3:], env)
+        else:
+            proc = subprocess.run(
+                command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env
+            )  # fmt: skip
+            code, output = proc.returncode, proc.stdout.decode("utf-8", "replace")
         doc = _results(Path(reports) / "mutant" / "results.json")
-        return verdict.condense(doc, proc.returncode, day, stop_first), output
+        return verdict.condense(doc, code, day, stop_first), output
 
 
 def _results(path: Path) -> dict[str, Any] | None:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from conformance import settings
+from conformance import settings, spawn_hook
 from conformance.safety import statedir
 
 STOP_TIMEOUT = 10.0
@@ -58,6 +58,8 @@ def _popen(cmd: list[str], log: Path) -> Child:
 # How `launch` starts `command(...)` with stderr to the log (truncated first), in a session
 # of its own. The project's break-check fork server swaps in one that forks a process that has
 # imported the reference already (tests/helpers/reference_fork.py); nothing else changes it.
+# `conformance.spawn_hook.reference`, when set, is used instead (the mutation harness's fork
+# server, which must not import this plugin).
 spawn: Callable[[list[str], Path], Child] = _popen
 
 
@@ -112,7 +114,7 @@ def launch(run_dir: Path, as_of: dt.date, profile: dict[str, str]) -> ReferenceP
     timeout = ready_timeout()
     ready, log = ready_path(run_dir), stderr_path(run_dir)
     ready.unlink(missing_ok=True)
-    process = spawn(command(run_dir / "data", ready, as_of, profile), log)
+    process = (spawn_hook.reference or spawn)(command(run_dir / "data", ready, as_of, profile), log)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if ready.is_file():

@@ -163,7 +163,13 @@ def test_the_subset_command_runs_each_rule_set_alone_first(
     selection = plan.Selection(areas=("storage",), as_of=("d1",))
     ran: list[list[str]] = []
 
-    def fake(sel: plan.Selection, path: Path, timeout: float, coverage: bool = True) -> v.Baseline:
+    def fake(
+        sel: plan.Selection,
+        path: Path,
+        timeout: float,
+        coverage: bool = True,
+        server: object = None,
+    ) -> v.Baseline:
         ran.append(sel.args())
         _baseline(path, "d1", {"r.a": "PASS"})
         return v.Baseline()
