@@ -29,6 +29,7 @@ RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:
 REQUEST_VALUE = "request-value-1"
 RESPONSE_VALUE = "response-value-2"
 COOKIE_VALUE = "cookie-value-3"
+POSTED_VALUE = "posted-value-4"
 QUERY = "ec-q=1&ec-r=two"
 SELECTED = "fields"
 UNSELECTED = "plain"
@@ -59,7 +60,9 @@ def logs(
                 "cookie": f"sessionid=lower-case; SessionId={COOKIE_VALUE}; Other=x",
             },
             query=QUERY,
-        )
+        ),
+        # a request with a body: the zone's every request is logged, not only its GETs
+        Traffic("post", {"x-ec-req": POSTED_VALUE}, method="POST"),
     ]
     with (
         zone_lock,
@@ -79,6 +82,13 @@ def _object(entry: dict[str, Any], name: str) -> dict[str, Any]:
 def test_configured_request_header_is_logged(logs: Delivered) -> None:
     entry = logs.entry(SELECTED, "all")
     assert entry.get("RequestHeaders") == {"x-ec-req": REQUEST_VALUE}, entry
+
+
+@pytest.mark.rule("logs.records.request-header")
+def test_configured_request_header_of_a_post_is_logged(logs: Delivered) -> None:
+    """A POST is the zone's traffic as a GET is: its entry holds the configured header."""
+    entry = logs.entry(SELECTED, "post")
+    assert entry.get("RequestHeaders") == {"x-ec-req": POSTED_VALUE}, entry
 
 
 @pytest.mark.rule("logs.records.response-header")
