@@ -6,6 +6,7 @@ delivery to one; each test then checks one rule on the entries read back.
 
 from __future__ import annotations
 
+import datetime as dt
 import ipaddress
 import re
 from collections.abc import Iterator
@@ -33,6 +34,9 @@ POSTED_VALUE = "posted-value-4"
 QUERY = "ec-q=1&ec-r=two"
 SELECTED = "fields"
 UNSELECTED = "plain"
+# the plain job: no custom field, and its timestamps in nanoseconds (the same instant as the
+# rfc3339 job's, a second form of the record to compare with)
+UNSELECTED_FIELDS = ("RayID", "ClientRequestURI", "EdgeResponseStatus", "EdgeStartTimestamp")
 
 
 @pytest.fixture(scope="module")
@@ -48,7 +52,7 @@ def logs(
     ]
     jobs = {
         SELECTED: f"fields={ALL_FIELDS}&timestamps=rfc3339",
-        UNSELECTED: "fields=RayID,ClientRequestURI,EdgeResponseStatus&timestamps=rfc3339",
+        UNSELECTED: f"fields={','.join(UNSELECTED_FIELDS)}&timestamps=unixnano",
     }
     traffic = [
         Traffic(
@@ -135,7 +139,7 @@ def test_custom_fields_are_objects_of_names_and_values(logs: Delivered) -> None:
 def test_custom_fields_only_in_jobs_that_select_them(logs: Delivered) -> None:
     entry = logs.entry(UNSELECTED, "all")
     assert not {"RequestHeaders", "ResponseHeaders", "Cookies"} & set(entry), entry
-    assert set(entry) <= {"RayID", "ClientRequestURI", "EdgeResponseStatus"}
+    assert set(entry) <= set(UNSELECTED_FIELDS)
 
 
 @pytest.mark.rule("logs.records.timestamps-rfc3339")
@@ -143,6 +147,20 @@ def test_rfc3339_timestamps(logs: Delivered) -> None:
     entry = logs.entry(SELECTED, "all")
     stamp = entry["EdgeStartTimestamp"]
     assert isinstance(stamp, str) and RFC3339.match(stamp), stamp
+
+
+@pytest.mark.rule("logs.records.timestamps-rfc3339")
+def test_rfc3339_timestamp_is_the_request_instant(logs: Delivered) -> None:
+    """The RFC 3339 stamp names the instant the unixnano job logs for the same request (to
+    the second: RFC 3339 may drop the fraction, so a stamp may round either way)."""
+    stamp = logs.entry(SELECTED, "all")["EdgeStartTimestamp"]
+    nanos = logs.entry(UNSELECTED, "all").get("EdgeStartTimestamp")
+    require(
+        isinstance(nanos, int) and isinstance(stamp, str) and RFC3339.match(stamp),
+        f"timestamps to compare: rfc3339 {stamp!r}, unixnano {nanos!r}",
+    )
+    moment = dt.datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
+    assert abs(moment - nanos / 1e9) <= 1.0, f"rfc3339 {stamp} is not unixnano {nanos}"
 
 
 @pytest.mark.rule("logs.records.client-request-uri-query")
