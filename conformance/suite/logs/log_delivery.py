@@ -50,12 +50,14 @@ def log_wait() -> float:
 
 @dataclass
 class Traffic:
-    """One request to the edge: a unique path (to find its log entry), its headers and an
-    optional query string (sent after the path; entries are still found by the path alone)."""
+    """One request to the edge: a unique path (to find its log entry), its headers, an
+    optional query string (sent after the path; entries are still found by the path alone)
+    and its method (every request of the zone is logged, whatever its method)."""
 
     name: str
     headers: dict[str, str]
     query: str = ""
+    method: str = "GET"
     path: str = ""
     echoed: dict[str, Any] = field(default_factory=dict)
 
@@ -88,11 +90,12 @@ def r2_destination(bucket: str, folder: str, s3_surface: Mapping[str, Any]) -> s
     return dest
 
 
-def _send(edge_url: str, path: str, headers: dict[str, str]) -> dict[str, Any]:
+def _send(edge_url: str, path: str, headers: dict[str, str], method: str) -> dict[str, Any]:
     url = edge_url.rstrip("/") + path
-    reply = requests.get(url, headers=headers, timeout=15)
+    body = b"edge-conformance" if method in ("POST", "PUT", "PATCH") else None
+    reply = requests.request(method, url, headers=headers, data=body, timeout=15)
     collector.add(
-        Exchange.build("GET", url, reply.status_code, headers, reply.headers, reply.content)
+        Exchange.build(method, url, reply.status_code, headers, reply.headers, reply.content)
     )
     assert reply.status_code < 400, f"edge answered {reply.status_code} for {path}"
     try:
@@ -185,7 +188,7 @@ def _send_while_configured(
         for item in traffic:
             item.path = f"/ec-logs/{marker}/{item.name}"
             sent = f"{item.path}?{item.query}" if item.query else item.path
-            item.echoed = _send(edge_url, sent, item.headers)
+            item.echoed = _send(edge_url, sent, item.headers, item.method)
             paths[item.name] = item.path
         now = rules_api.get_ruleset(ruleset_id).assert_envelope_ok()
         if _params(now) == _params(put):

@@ -6,10 +6,11 @@ delivery to one; each test then checks one rule on the entries read back.
 
 from __future__ import annotations
 
+import datetime as dt
 import ipaddress
 import re
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -29,9 +30,13 @@ RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:
 REQUEST_VALUE = "request-value-1"
 RESPONSE_VALUE = "response-value-2"
 COOKIE_VALUE = "cookie-value-3"
+POSTED_VALUE = "posted-value-4"
 QUERY = "ec-q=1&ec-r=two"
 SELECTED = "fields"
 UNSELECTED = "plain"
+# the plain job: no custom field, and its timestamps in nanoseconds (the same instant as the
+# rfc3339 job's, a second form of the record to compare with)
+UNSELECTED_FIELDS = ("RayID", "ClientRequestURI", "EdgeResponseStatus", "EdgeStartTimestamp")
 
 
 @pytest.fixture(scope="module")
@@ -47,7 +52,7 @@ def logs(
     ]
     jobs = {
         SELECTED: f"fields={ALL_FIELDS}&timestamps=rfc3339",
-        UNSELECTED: "fields=RayID,ClientRequestURI,EdgeResponseStatus&timestamps=rfc3339",
+        UNSELECTED: f"fields={','.join(UNSELECTED_FIELDS)}&timestamps=unixnano",
     }
     traffic = [
         Traffic(
@@ -59,7 +64,9 @@ def logs(
                 "cookie": f"sessionid=lower-case; SessionId={COOKIE_VALUE}; Other=x",
             },
             query=QUERY,
-        )
+        ),
+        # a request with a body: the zone's every request is logged, not only its GETs
+        Traffic("post", {"x-ec-req": POSTED_VALUE}, method="POST"),
     ]
     with (
         zone_lock,
@@ -79,6 +86,13 @@ def _object(entry: dict[str, Any], name: str) -> dict[str, Any]:
 def test_configured_request_header_is_logged(logs: Delivered) -> None:
     entry = logs.entry(SELECTED, "all")
     assert entry.get("RequestHeaders") == {"x-ec-req": REQUEST_VALUE}, entry
+
+
+@pytest.mark.rule("logs.records.request-header")
+def test_configured_request_header_of_a_post_is_logged(logs: Delivered) -> None:
+    """A POST is the zone's traffic as a GET is: its entry holds the configured header."""
+    entry = logs.entry(SELECTED, "post")
+    assert entry.get("RequestHeaders") == {"x-ec-req": POSTED_VALUE}, entry
 
 
 @pytest.mark.rule("logs.records.response-header")
@@ -125,7 +139,7 @@ def test_custom_fields_are_objects_of_names_and_values(logs: Delivered) -> None:
 def test_custom_fields_only_in_jobs_that_select_them(logs: Delivered) -> None:
     entry = logs.entry(UNSELECTED, "all")
     assert not {"RequestHeaders", "ResponseHeaders", "Cookies"} & set(entry), entry
-    assert set(entry) <= {"RayID", "ClientRequestURI", "EdgeResponseStatus"}
+    assert set(entry) <= set(UNSELECTED_FIELDS)
 
 
 @pytest.mark.rule("logs.records.timestamps-rfc3339")
@@ -133,6 +147,21 @@ def test_rfc3339_timestamps(logs: Delivered) -> None:
     entry = logs.entry(SELECTED, "all")
     stamp = entry["EdgeStartTimestamp"]
     assert isinstance(stamp, str) and RFC3339.match(stamp), stamp
+
+
+@pytest.mark.rule("logs.records.timestamps-rfc3339")
+def test_rfc3339_timestamp_is_the_request_instant(logs: Delivered) -> None:
+    """The RFC 3339 stamp names the instant the unixnano job logs for the same request (to
+    the second: RFC 3339 may drop the fraction, so a stamp may round either way)."""
+    stamp = logs.entry(SELECTED, "all")["EdgeStartTimestamp"]
+    nanos = logs.entry(UNSELECTED, "all").get("EdgeStartTimestamp")
+    require(
+        isinstance(nanos, int) and isinstance(stamp, str) and RFC3339.match(stamp),
+        f"timestamps to compare: rfc3339 {stamp!r}, unixnano {nanos!r}",
+    )
+    moment = dt.datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
+    seconds = cast(int, nanos) / 1e9  # an int: require() above
+    assert abs(moment - seconds) <= 1.0, f"rfc3339 {stamp} is not unixnano {nanos}"
 
 
 @pytest.mark.rule("logs.records.client-request-uri-query")

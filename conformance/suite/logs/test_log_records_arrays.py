@@ -32,6 +32,7 @@ REQUEST_TRANSFORMED_VALUE = "rewritten-by-transform-rule"
 RESPONSE_TRANSFORMED = "x-ec-response-transform"
 RESPONSE_TRANSFORMED_VALUE = "rewritten-by-response-transform-rule"
 SENT_VALUE = "as-sent"
+ABSENT = "x-ec-not-sent"
 ORIGIN_VALUE = "from-origin"
 SECOND_ORIGIN_COOKIE = "ec_second=2; Path=/"
 FORMER_LIMIT = 8192  # the spec's combined custom field data per record, gone on 2025-04-18
@@ -62,7 +63,10 @@ def logs(
             preserve_duplicates=True,
         )
     ]
-    second = [_rule(request_fields=(REQUEST_TRANSFORMED,), response_fields=(RESPONSE_TRANSFORMED,))]
+    # a configured header the request does not carry comes first: the next one is still logged
+    second = [
+        _rule(request_fields=(ABSENT, REQUEST_TRANSFORMED), response_fields=(RESPONSE_TRANSFORMED,))
+    ]
     headers = {name: _big_value(name) for name in BIG}
     headers.update({AFTER[0]: AFTER[1], REQUEST_TRANSFORMED: SENT_VALUE})
     headers[RESPOND_PREFIX + RESPONSE_TRANSFORMED] = ORIGIN_VALUE

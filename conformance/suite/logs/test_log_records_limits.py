@@ -15,7 +15,13 @@ import pytest
 
 from conformance.clients.rules_api import RulesApiClient
 from conformance.suite.logs.helpers import log_rule
-from conformance.suite.logs.log_delivery import ALL_FIELDS, Delivered, Traffic, delivered_logs
+from conformance.suite.logs.log_delivery import (
+    ALL_FIELDS,
+    RESPOND_PREFIX,
+    Delivered,
+    Traffic,
+    delivered_logs,
+)
 from conformance.suite.setup_check import require
 
 JOB = "limits"
@@ -25,10 +31,16 @@ ORIGINAL_VALUE = "original-value"
 TRANSFORMED_VALUE = "rewritten-by-transform-rule"
 # configuration order h1..h4; h1+h2 stay below 8000 bytes, h3 crosses 8192, h4 comes after
 SIZES = {"x-ec-h1": 4000, "x-ec-h2": 3000, "x-ec-h3": 2000, "x-ec-h4": 10}
+# the same names, h1+h2 leaving 3 bytes of the 8192: fewer than h3's name, so nothing of h3 fits
+TIGHT = {"x-ec-h1": 4000, "x-ec-h2": 4175, "x-ec-h3": 50, "x-ec-h4": 10}
+# the edge's fixed response transform rule (rewrites this header from the origin)
+RESPONSE_TRANSFORMED = "x-ec-response-transform"
+RESPONSE_TRANSFORMED_VALUE = "rewritten-by-response-transform-rule"
+ORIGIN_VALUE = "from-origin"
 
 
-def _value(name: str) -> str:
-    return name[-1] * SIZES[name]
+def _value(name: str, sizes: dict[str, int] = SIZES) -> str:
+    return name[-1] * sizes[name]
 
 
 def _data_bytes(fields: dict[str, str]) -> int:
@@ -40,18 +52,24 @@ def logs(
     rules_api: RulesApiClient, s3: Any, edge: dict[str, Any], run_prefix: str, zone_lock: Any
 ) -> Iterator[Delivered]:
     rules = [log_rule(request=tuple(SIZES))]
-    transform_rules = [log_rule(request=(TRANSFORMED,))]
+    transform_rules = [log_rule(request=(TRANSFORMED,), response=(RESPONSE_TRANSFORMED,))]
     jobs = {JOB: f"fields={ALL_FIELDS}&timestamps=unix"}
     big = Traffic("big", {name: _value(name) for name in SIZES})
-    changed = [Traffic("transformed", {TRANSFORMED: ORIGINAL_VALUE})]
+    tight = Traffic("tight", {name: _value(name, TIGHT) for name in TIGHT})
+    sent = {TRANSFORMED: ORIGINAL_VALUE, RESPOND_PREFIX + RESPONSE_TRANSFORMED: ORIGIN_VALUE}
+    changed = [Traffic("transformed", sent)]
     url = edge["url"]
     with (
         zone_lock,
-        delivered_logs(rules_api, s3, url, run_prefix, rules, jobs, [big]) as first,
+        delivered_logs(rules_api, s3, url, run_prefix, rules, jobs, [big, tight]) as first,
         delivered_logs(rules_api, s3, url, run_prefix, transform_rules, jobs, changed) as second,
     ):
         yield Delivered(
-            {"big": first.entries[JOB], "transformed": second.entries[JOB]},
+            {
+                "big": first.entries[JOB],
+                "tight": first.entries[JOB],
+                "transformed": second.entries[JOB],
+            },
             {**first.paths, **second.paths},
         )
 
@@ -72,6 +90,12 @@ def test_data_beyond_the_limit_is_truncated(logs: Delivered, expected: Any) -> N
     assert _data_bytes(sent) > expected.custom_field_data_bytes
     assert _data_bytes(logged) <= expected.custom_field_data_bytes
     assert logged != sent
+    # the crossing value's name alone does not fit: nothing of it may be logged
+    tight = logs.entry("tight", "tight")["RequestHeaders"]
+    assert _data_bytes({k: _value(k, TIGHT) for k in TIGHT}) > expected.custom_field_data_bytes
+    assert _data_bytes(tight) <= expected.custom_field_data_bytes, {
+        k: len(v) for k, v in tight.items()
+    }
 
 
 @pytest.mark.rule("logs.records.truncation-order")
@@ -95,3 +119,12 @@ def test_header_changed_by_a_transform_is_not_logged_changed(logs: Delivered) ->
 def test_transformed_header_is_logged_with_its_original_value(logs: Delivered) -> None:
     logged = logs.entry("transformed", "transformed")["RequestHeaders"]
     assert logged.get(TRANSFORMED) == ORIGINAL_VALUE, logged
+
+
+@pytest.mark.rule("logs.records.original-headers")
+def test_response_header_changed_by_a_transform_is_not_logged_changed(logs: Delivered) -> None:
+    """Before 2025-04-18 response headers too are logged as the origin sent them: the
+    provider's change of that date made response_fields log the transformed value."""
+    logged = logs.entry("transformed", "transformed")["ResponseHeaders"]
+    require(RESPONSE_TRANSFORMED in logged, f"{RESPONSE_TRANSFORMED} not logged at all: {logged}")
+    assert logged[RESPONSE_TRANSFORMED] != RESPONSE_TRANSFORMED_VALUE, logged
