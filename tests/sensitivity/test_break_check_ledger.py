@@ -9,6 +9,7 @@ its rule gets a break-check.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import yaml
@@ -45,3 +46,14 @@ def test_ledger_lists_only_unchecked_black_box_rules_with_reasons() -> None:
     assert not unknown, f"not black-box rules of the catalog: {unknown}"
     assert not stale, f"break-checked now, drop from the ledger: {stale}"
     assert not reasonless, f"ledger entries without a reason: {reasonless}"
+
+
+def test_readme_counts_the_break_checked_rules() -> None:
+    """The README's "N of the M black-box rules" figure is the catalog's, not an old count."""
+    readme = Path(__file__).resolve().parents[2] / "README.md"
+    text = " ".join(readme.read_text("utf-8").split())
+    match = re.search(r"(\d+) of the (\d+) black-box rules have one", text)
+    assert match, "README.md no longer states how many black-box rules are break-checked"
+    black_box = _black_box()
+    checked = len(break_checked_rules(black_box))
+    assert (int(match[1]), int(match[2])) == (checked, len(black_box))
