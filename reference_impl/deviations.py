@@ -54,6 +54,7 @@ class Deviations:
     no_custom_data_limit: bool = False
     log_transformed_headers: bool = False
     log_unselected_fields: bool = False
+    log_every_job: bool = False
     ignore_timestamp_format: bool = False
     drop_record_fields: list[str] | None = None
     lowercase_logged_cookies: bool = False

@@ -58,11 +58,10 @@ class Delivery:
         if state is None:
             return []
         with state.lock:
-            return [
-                dict(job)
-                for job in state.jobs(zone_id).values()
-                if job.get("enabled") and job.get("dataset") == DATASET
-            ]
+            jobs = [dict(job) for job in state.jobs(zone_id).values()]
+        if self.ctx.profile.deviations.log_every_job:
+            return jobs
+        return [job for job in jobs if job.get("enabled") and job.get("dataset") == DATASET]
 
     def add(self, zone_id: str, record: dict[str, Any]) -> None:
         """Queue the record's line for every enabled http_requests job of the zone."""

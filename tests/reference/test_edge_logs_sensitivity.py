@@ -37,6 +37,11 @@ CASES: list[tuple[list[str], dict[str, str], str | None]] = [
     ),
     ([R + "requires-field-selection"], {"deviate_log_unselected_fields": "true"}, None),
     ([R + "timestamps-rfc3339"], {"deviate_ignore_timestamp_format": "true"}, None),
+    (
+        [R + "disabled-job-gets-nothing", R + "http-requests-dataset-only"],
+        {"deviate_log_every_job": "true"},
+        None,
+    ),
     # the provider's change of 2025-04-18
     (
         [R + "data-beyond-8kb-whole", R + "fields-after-8kb-logged"],

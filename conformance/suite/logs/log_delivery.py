@@ -35,6 +35,7 @@ WAIT_ENV = settings.LOG_WAIT.name
 DEFAULT_WAIT = 60.0
 POLL_INTERVAL = 0.5
 ATTEMPTS = 3
+QUIET_GRACE = 2.0  # seconds a quiet job is given beyond the others' delivery
 RESPOND_PREFIX = "x-ec-respond-"
 FIRST_ORIGIN_COOKIE = "ec_first=1; Path=/"
 ALL_FIELDS = (
@@ -68,6 +69,16 @@ class Delivered:
 
     entries: dict[str, list[dict[str, Any]]]
     paths: dict[str, str]
+    # jobs that must get none of the round's lines (a disabled job, another dataset's): their
+    # entries read after the others arrived, or None when the target refused to create the job
+    quiet: dict[str, list[dict[str, Any]] | None] = field(default_factory=dict)
+
+    def quiet_entries_of_round(self, job: str) -> list[dict[str, Any]] | None:
+        """The quiet job's entries that name one of the round's paths (None: job not created)."""
+        entries = self.quiet.get(job)
+        if entries is None:
+            return None
+        return [e for e in entries if any(p in json.dumps(e) for p in self.paths.values())]
 
     def entry(self, job: str, traffic: str) -> dict[str, Any]:
         path = self.paths[traffic]
@@ -105,22 +116,43 @@ def _send(edge_url: str, path: str, headers: dict[str, str], method: str) -> dic
     return decoded if isinstance(decoded, dict) else {}
 
 
-def _create_job(
-    rules_api: RulesApiClient, s3: Any, name: str, dest: str, options: str
-) -> dict[str, Any]:
+@dataclass
+class QuietJob:
+    """A job that must receive none of the round's lines: disabled, or of another dataset."""
+
+    options: str
+    dataset: str = "http_requests"
+    enabled: bool = True
+
+
+def _job_body(rules_api: RulesApiClient, s3: Any, name: str, dest: str) -> dict[str, Any]:
     challenge = rules_api.request_ownership(dest).assert_envelope_ok()
     bucket = dest.split("/")[2]
     token = s3.boto.get_object(Bucket=bucket, Key=challenge["filename"])["Body"].read()
-    body = {
-        "name": name,
-        "destination_conf": dest,
-        "dataset": "http_requests",
-        "logpull_options": options,
-        "ownership_challenge": token.decode().strip(),
-        "enabled": True,
-    }
+    return {"name": name, "destination_conf": dest, "ownership_challenge": token.decode().strip()}
+
+
+def _create_job(
+    rules_api: RulesApiClient, s3: Any, name: str, dest: str, options: str
+) -> dict[str, Any]:
+    body = _job_body(rules_api, s3, name, dest)
+    body |= {"dataset": "http_requests", "logpull_options": options, "enabled": True}
     job: dict[str, Any] = rules_api.create_job(body).assert_envelope_ok()
     return job
+
+
+def _create_quiet_job(
+    rules_api: RulesApiClient, s3: Any, name: str, dest: str, quiet: QuietJob
+) -> dict[str, Any] | None:
+    """The job, or None when the target refuses it (a dataset its plan lacks): its rule is then
+    not checked, and the other jobs' rules still are."""
+    body = _job_body(rules_api, s3, name, dest)
+    body |= {"dataset": quiet.dataset, "logpull_options": quiet.options, "enabled": quiet.enabled}
+    reply = rules_api.create_job(body)
+    result = reply.result
+    if not (200 <= reply.status < 300 and isinstance(result, dict) and "id" in result):
+        return None
+    return result
 
 
 def _params(ruleset: Any) -> list[Any]:
@@ -150,8 +182,10 @@ def delivered_logs(
     rules: list[dict[str, Any]],
     jobs: dict[str, str],
     traffic: list[Traffic],
+    quiet: Mapping[str, QuietJob] | None = None,
 ) -> Iterator[Delivered]:
     """Configure `rules`, push with `jobs` (name -> logpull_options), send `traffic`, read back.
+    The `quiet` jobs are created too, and read once the others' lines arrived.
 
     The bucket, the jobs and the zone's entry point are restored when the block ends.
     """
@@ -166,8 +200,20 @@ def delivered_logs(
                 created.append(
                     _create_job(rules_api, s3, f"{run_prefix}-{job_name}", dest, options)
                 )
+            made: dict[str, bool] = {}
+            for job_name, spec in (quiet or {}).items():
+                dest = r2_destination(bucket, job_name, s3.surface)
+                job = _create_quiet_job(rules_api, s3, f"{run_prefix}-{job_name}", dest, spec)
+                made[job_name] = job is not None
+                created += [job] if job is not None else []
             paths = _send_while_configured(rules_api, ruleset_id, edge_url, rules, traffic)
-            yield _wait_for(s3, bucket, list(jobs), paths)
+            delivered = _wait_for(s3, bucket, list(jobs), paths)
+            if made:
+                time.sleep(QUIET_GRACE)  # lines fed to a quiet job may land a batch later
+            for job_name, was_made in made.items():
+                read = _read_entries(s3, bucket, job_name) if was_made else None
+                delivered.quiet[job_name] = read
+            yield delivered
     finally:
         for job in created:
             rules_api.delete_job(job["id"])

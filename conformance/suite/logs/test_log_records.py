@@ -21,10 +21,11 @@ from conformance.suite.logs.log_delivery import (
     FIRST_ORIGIN_COOKIE,
     RESPOND_PREFIX,
     Delivered,
+    QuietJob,
     Traffic,
     delivered_logs,
 )
-from conformance.suite.setup_check import require
+from conformance.suite.setup_check import not_checked, require
 
 RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$")
 REQUEST_VALUE = "request-value-1"
@@ -37,6 +38,18 @@ UNSELECTED = "plain"
 # the plain job: no custom field, and its timestamps in nanoseconds (the same instant as the
 # rfc3339 job's, a second form of the record to compare with)
 UNSELECTED_FIELDS = ("RayID", "ClientRequestURI", "EdgeResponseStatus", "EdgeStartTimestamp")
+# jobs that must get none of the round's lines: the same fields as the selected job but
+# disabled, and an enabled job of another dataset (firewall events: the round's requests raise
+# none, and a custom field belongs to http_requests alone)
+DISABLED = "disabled"
+OTHER_DATASET = "firewall"
+QUIET = {
+    DISABLED: QuietJob(f"fields={ALL_FIELDS}&timestamps=rfc3339", enabled=False),
+    # firewall_events fields; ClientRequestPath names the round's requests in a line fed to it
+    OTHER_DATASET: QuietJob(
+        "fields=Action,ClientRequestPath,Datetime,RayID&timestamps=rfc3339", "firewall_events"
+    ),
+}
 
 
 @pytest.fixture(scope="module")
@@ -70,7 +83,7 @@ def logs(
     ]
     with (
         zone_lock,
-        delivered_logs(rules_api, s3, edge["url"], run_prefix, rules, jobs, traffic) as logs,
+        delivered_logs(rules_api, s3, edge["url"], run_prefix, rules, jobs, traffic, QUIET) as logs,
     ):
         yield logs
 
@@ -140,6 +153,29 @@ def test_custom_fields_only_in_jobs_that_select_them(logs: Delivered) -> None:
     entry = logs.entry(UNSELECTED, "all")
     assert not {"RequestHeaders", "ResponseHeaders", "Cookies"} & set(entry), entry
     assert set(entry) <= set(UNSELECTED_FIELDS)
+
+
+@pytest.mark.rule("logs.records.disabled-job-gets-nothing")
+def test_disabled_job_gets_none_of_the_lines(logs: Delivered) -> None:
+    """A job created with enabled false pushes nothing, while the enabled jobs got the round."""
+    fed = logs.quiet_entries_of_round(DISABLED)
+    if fed is None:
+        not_checked("the target refused to create a disabled http_requests job")
+    assert not fed, f"the disabled job got {len(fed)} of the round's entries: {fed[:2]}"
+
+
+@pytest.mark.rule("logs.records.http-requests-dataset-only")
+def test_other_dataset_job_gets_none_of_the_lines(logs: Delivered) -> None:
+    """An enabled job of another dataset (firewall_events) gets no http_requests entry of the
+    round, and no custom field."""
+    entries = logs.quiet_entries_of_round(OTHER_DATASET)
+    if entries is None:
+        not_checked("the target refused to create a firewall_events job (its plan may lack it)")
+    # a security rule may log a real firewall event for a round's request: it has an Action
+    fed = [e for e in entries if not e.get("Action")]
+    assert not fed, f"the firewall_events job got {len(fed)} of the round's entries: {fed[:2]}"
+    custom = [e for e in logs.quiet[OTHER_DATASET] or [] if "RequestHeaders" in e]
+    assert not custom, f"the firewall_events job logged custom fields: {custom[:2]}"
 
 
 @pytest.mark.rule("logs.records.timestamps-rfc3339")
