@@ -42,6 +42,13 @@ CASES: list[tuple[list[str], dict[str, str], str | None]] = [
         {"deviate_log_every_job": "true"},
         None,
     ),
+    # the same, from an edge whose records lack ClientRequestPath (a field the spec never names):
+    # the firewall_events job then gets the round's lines as RayID alone
+    (
+        [R + "http-requests-dataset-only"],
+        {"deviate_log_every_job": "true", "deviate_drop_record_fields": '["ClientRequestPath"]'},
+        None,
+    ),
     # the provider's change of 2025-04-18
     (
         [R + "data-beyond-8kb-whole", R + "fields-after-8kb-logged"],

@@ -74,11 +74,24 @@ class Delivered:
     quiet: dict[str, list[dict[str, Any]] | None] = field(default_factory=dict)
 
     def quiet_entries_of_round(self, job: str) -> list[dict[str, Any]] | None:
-        """The quiet job's entries that name one of the round's paths (None: job not created)."""
+        """The quiet job's entries that name one of the round's paths, or carry the RayID of one
+        of the round's entries in the other jobs: a line the job's fields= cut down to RayID is
+        still the round's (None: job not created)."""
         entries = self.quiet.get(job)
         if entries is None:
             return None
-        return [e for e in entries if any(p in json.dumps(e) for p in self.paths.values())]
+        paths = list(self.paths.values())
+        rays = {
+            str(e["RayID"])
+            for got in self.entries.values()
+            for e in got
+            if e.get("RayID") and any(p in str(e.get("ClientRequestURI")) for p in paths)
+        }
+        return [
+            e
+            for e in entries
+            if str(e.get("RayID")) in rays or any(p in json.dumps(e) for p in paths)
+        ]
 
     def entry(self, job: str, traffic: str) -> dict[str, Any]:
         path = self.paths[traffic]

@@ -1,7 +1,8 @@
 """Log entries read back from an r2:// destination hold the configured custom fields.
 
 One round for the module (configuration, two jobs, traffic, delivery) keeps the wait for
-delivery to one; each test then checks one rule on the entries read back.
+delivery to one; each test then checks one rule on the entries read back. Two more jobs, one
+disabled and one of another dataset, are read once the others' lines arrived: they must get none.
 """
 
 from __future__ import annotations
