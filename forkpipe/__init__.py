@@ -13,11 +13,13 @@ of `reference_impl` or `conformance` when a mutant is written.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import json
 import os
 import signal
 import subprocess
+import sys
 import time
 import traceback
 from collections.abc import Callable
@@ -133,3 +135,32 @@ def receive_launch(pipe: int) -> dict[str, Any] | None:
     os.dup2(log, 2)
     os.close(log)
     return request
+
+
+def exit_code(exc: SystemExit) -> int:
+    """The status a `SystemExit` gives the process, as the interpreter maps it (a message is
+    printed and is status 1)."""
+    if exc.code is None:
+        return 0
+    if isinstance(exc.code, int):
+        return exc.code
+    print(exc.code, file=sys.stderr)
+    return 1
+
+
+def run_to_exit(main: Callable[[], Any]) -> int:
+    """Run a fork's `main` and end as interpreter shutdown would: the exit status, the exit
+    handlers run, the standard streams flushed. The caller then `os._exit`s with it."""
+    try:
+        main()
+        code = 0
+    except SystemExit as exc:
+        code = exit_code(exc)
+    except BaseException:
+        traceback.print_exc()
+        code = 1
+    atexit._run_exitfuncs()
+    with contextlib.suppress(Exception):
+        sys.stdout.flush()
+        sys.stderr.flush()
+    return code

@@ -86,15 +86,6 @@ def project_modules() -> list[str]:
     return [m for m in sys.modules if m.split(".")[0] in PROJECT]
 
 
-def _exit_code(exc: SystemExit) -> int:
-    if exc.code is None:
-        return 0
-    if isinstance(exc.code, int):
-        return exc.code
-    print(exc.code, file=sys.stderr)
-    return 1
-
-
 def _become(
     module: str, argv: list[str], cwd: str, env: dict[str, str], before: Callable[[], Any] | None
 ) -> int:
@@ -117,21 +108,13 @@ def _become(
         print(f"No module named {module}", file=sys.stderr)
         return 1
     sys.argv = [spec.origin, *argv]
-    try:
+
+    def main() -> None:
         if before is not None:
             before()
         runpy.run_module(module, run_name="__main__", alter_sys=True)
-        code = 0
-    except SystemExit as exc:
-        code = _exit_code(exc)
-    except BaseException:
-        traceback.print_exc()
-        code = 1
-    atexit._run_exitfuncs()  # what interpreter shutdown would run
-    with contextlib.suppress(Exception):
-        sys.stdout.flush()
-        sys.stderr.flush()
-    return code
+
+    return forkpipe.run_to_exit(main)
 
 
 def _forget_parent() -> None:

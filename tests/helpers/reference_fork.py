@@ -20,14 +20,12 @@ holding a `reference_impl` of its own, or a reference whose source changed since
 
 from __future__ import annotations
 
-import atexit
 import contextlib
 import importlib
 import os
 import random
 import sys
 import time
-import traceback
 from pathlib import Path
 from typing import Any
 
@@ -123,17 +121,5 @@ def _become_reference(pipe: int) -> int:
     sys.path[0] = request["cwd"]
     from reference_impl.__main__ import main
 
-    try:
-        code = main(request["argv"])
-    except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
-        if exc.code is not None and not isinstance(exc.code, int):
-            print(exc.code, file=sys.stderr)
-    except BaseException:
-        traceback.print_exc()
-        code = 1
-    atexit._run_exitfuncs()  # what interpreter shutdown would run
-    with contextlib.suppress(Exception):
-        sys.stdout.flush()
-        sys.stderr.flush()
-    return code
+    # main's return value is its exit status, as `python -m reference_impl` makes it
+    return forkpipe.run_to_exit(lambda: sys.exit(main(request["argv"])))
