@@ -5,8 +5,9 @@ libraries again: `bench.mutation.suite_cmd`, the `conformance run` it starts per
 run's pytest, and the reference pytest launches (starlette, uvicorn, hypercorn, cryptography,
 eth-tester, SQLAlchemy...). The server (`python -m bench.mutation.forkrun`, one per harness
 run) imports the third-party libraries once, and never a module of the project: no
-`reference_impl`, no `conformance`, nothing of bench but this file (it checks, and refuses to
-serve otherwise). Per mutant, after the mutant is written, it forks the test command (`serve`);
+`reference_impl`, no `conformance`, nothing of bench but this file and the standard-library
+`forkpipe` it shares with the project tests' fork server (it checks, and refuses to serve
+otherwise). Per mutant, after the mutant is written, it forks the test command (`serve`);
 that process and each one it starts forks itself instead of starting an interpreter (`spawn`:
 the `conformance run` from suite_cmd, pytest from `conformance.cli_run.spawn_pytest`, the
 reference from a template forked before `pytest.main`, through
@@ -45,6 +46,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
+import forkpipe
+from forkpipe import Forked
+
 NO_FORK_ENV = "EC_MUTATION_NO_FORK"
 PROJECT = ("reference_impl", "conformance")  # never imported by the server
 # Third-party modules a mutant's processes import; none starts a thread at import. The pytest
@@ -82,15 +86,6 @@ def project_modules() -> list[str]:
     return [m for m in sys.modules if m.split(".")[0] in PROJECT]
 
 
-def _exit_code(exc: SystemExit) -> int:
-    if exc.code is None:
-        return 0
-    if isinstance(exc.code, int):
-        return exc.code
-    print(exc.code, file=sys.stderr)
-    return 1
-
-
 def _become(
     module: str, argv: list[str], cwd: str, env: dict[str, str], before: Callable[[], Any] | None
 ) -> int:
@@ -113,21 +108,13 @@ def _become(
         print(f"No module named {module}", file=sys.stderr)
         return 1
     sys.argv = [spec.origin, *argv]
-    try:
+
+    def main() -> None:
         if before is not None:
             before()
         runpy.run_module(module, run_name="__main__", alter_sys=True)
-        code = 0
-    except SystemExit as exc:
-        code = _exit_code(exc)
-    except BaseException:
-        traceback.print_exc()
-        code = 1
-    atexit._run_exitfuncs()  # what interpreter shutdown would run
-    with contextlib.suppress(Exception):
-        sys.stdout.flush()
-        sys.stderr.flush()
-    return code
+
+    return forkpipe.run_to_exit(main)
 
 
 def _forget_parent() -> None:
@@ -149,45 +136,6 @@ def _recording(register: Callable[..., Any]) -> Callable[..., Any]:
         return register(func, *args, **kwargs)
 
     return record
-
-
-class Forked:
-    """A forked child seen as a `subprocess.Popen` (poll, wait, signals, returncode)."""
-
-    def __init__(self, pid: int, args: list[str]) -> None:
-        self.pid, self.args = pid, args
-        self.returncode: int | None = None
-
-    def poll(self) -> int | None:
-        if self.returncode is None:
-            with contextlib.suppress(ChildProcessError):
-                done, status = os.waitpid(self.pid, os.WNOHANG)
-                if done:
-                    self.returncode = os.waitstatus_to_exitcode(status)
-        return self.returncode
-
-    def wait(self, timeout: float | None = None) -> int:
-        if timeout is None and self.returncode is None:
-            with contextlib.suppress(ChildProcessError):
-                _, status = os.waitpid(self.pid, 0)
-                self.returncode = os.waitstatus_to_exitcode(status)
-        deadline = None if timeout is None else time.monotonic() + timeout
-        while (code := self.poll()) is None:
-            if deadline is not None and time.monotonic() > deadline:
-                raise subprocess.TimeoutExpired(self.args, timeout or 0)
-            time.sleep(0.01)
-        return code
-
-    def send_signal(self, sig: int) -> None:
-        if self.poll() is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(self.pid, sig)
-
-    def terminate(self) -> None:
-        self.send_signal(signal.SIGTERM)
-
-    def kill(self) -> None:
-        self.send_signal(signal.SIGKILL)
 
 
 def spawn(
@@ -255,14 +203,11 @@ def spawn_pytest(argv: list[str]) -> Any:
     return spawn("pytest", argv[3:], new_session=True, before=_install_template)
 
 
-class Template:
+class Template(forkpipe.Template):
     """In a forked pytest: a fork made before `pytest.main` (one thread, no pytest state, no
     reference module) that waits on a pipe; the run's first reference launch sends it the
     command and it becomes `python -m reference_impl` (`conformance.spawn_hook.reference`, which
     the launcher uses). Any other launch, or a second one, starts a fresh interpreter."""
-
-    def __init__(self, pid: int, pipe: int) -> None:
-        self.pid, self.pipe, self.used = pid, pipe, False
 
     def spawn(self, cmd: list[str], log: Path) -> Any:
         if self.used or cmd[:3] != [sys.executable, "-m", "reference_impl"]:
@@ -271,39 +216,14 @@ class Template:
                     cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr,
                     start_new_session=True,
                 )  # fmt: skip
-        self.used = True
-        log.write_bytes(b"")  # what the launcher's `open("wb")` does
-        request = {"argv": cmd[3:], "log": str(log), "cwd": os.getcwd(), "env": dict(os.environ)}
-        with os.fdopen(self.pipe, "wb") as pipe:  # closed: the template reads to its end
-            pipe.write(json.dumps(request).encode("utf-8"))
-        return Forked(self.pid, cmd)
-
-    def close(self) -> None:
-        """At pytest's end: an unused template sees its pipe close and exits."""
-        if not self.used:
-            self.used = True
-            os.close(self.pipe)
-            with contextlib.suppress(ChildProcessError):
-                os.waitpid(self.pid, 0)
+        return self.hand_over(cmd, log)
 
 
 def _install_template() -> None:
     """In a forked pytest, before `pytest.main`: fork the reference's template."""
     if any(m.split(".")[0] == "reference_impl" for m in sys.modules):
         return  # the template would hold a reference module: launch fresh instead
-    read, write = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        code = 1
-        try:
-            os.close(write)
-            code = _become_reference(read)
-        except BaseException:
-            with contextlib.suppress(Exception):
-                traceback.print_exc()
-        finally:
-            os._exit(code)
-    os.close(read)
+    pid, write = forkpipe.fork_template(_become_reference)
     from conformance import spawn_hook
 
     template = Template(pid, write)
@@ -313,20 +233,9 @@ def _install_template() -> None:
 
 def _become_reference(pipe: int) -> int:
     """In the template: wait for the launch, then run as `python -m reference_impl <argv>`."""
-    null = os.open(os.devnull, os.O_RDWR)
-    for fd in (0, 1, 2):  # the run's output is not the reference's
-        os.dup2(null, fd)
-    chunks = []
-    while chunk := os.read(pipe, 65536):
-        chunks.append(chunk)
-    os.close(pipe)
-    if not chunks:
+    request = forkpipe.receive_launch(pipe)
+    if request is None:
         return 0  # pytest ended without launching through it
-    request = json.loads(b"".join(chunks))
-    os.setsid()
-    log = os.open(request["log"], os.O_WRONLY | os.O_APPEND)
-    os.dup2(log, 2)
-    os.close(log)
     os.closerange(3, 65536)
     return _become("reference_impl", request["argv"], request["cwd"], request["env"], None)
 

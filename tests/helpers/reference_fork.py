@@ -20,20 +20,16 @@ holding a `reference_impl` of its own, or a reference whose source changed since
 
 from __future__ import annotations
 
-import atexit
 import contextlib
 import importlib
-import json
 import os
 import random
-import signal
-import subprocess
 import sys
 import time
-import traceback
 from pathlib import Path
 from typing import Any
 
+import forkpipe
 import reference_impl
 
 SOURCE = Path(reference_impl.__file__).resolve().parent
@@ -80,47 +76,14 @@ def preload() -> None:
     _preloaded = fingerprint()
 
 
-class ForkedReference:
+class ForkedReference(forkpipe.Forked):
     """The template become the reference, seen by the run as a `subprocess.Popen`."""
 
-    def __init__(self, pid: int) -> None:
-        self.pid = pid
-        self.returncode: int | None = None
 
-    def poll(self) -> int | None:
-        if self.returncode is None:
-            with contextlib.suppress(ChildProcessError):
-                done, status = os.waitpid(self.pid, os.WNOHANG)
-                if done:
-                    self.returncode = os.waitstatus_to_exitcode(status)
-        return self.returncode
-
-    def wait(self, timeout: float | None = None) -> int:
-        deadline = None if timeout is None else time.monotonic() + timeout
-        while (code := self.poll()) is None:
-            if deadline is not None and time.monotonic() > deadline:
-                raise subprocess.TimeoutExpired([sys.executable, "-m", "reference_impl"], timeout)
-            time.sleep(0.01)
-        return code
-
-    def send_signal(self, sig: int) -> None:
-        if self.poll() is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(self.pid, sig)
-
-    def terminate(self) -> None:
-        self.send_signal(signal.SIGTERM)
-
-    def kill(self) -> None:
-        self.send_signal(signal.SIGKILL)
-
-
-class Template:
+class Template(forkpipe.Template):
     """The run's side of its template: hands it the first launch, else ends it with the run."""
 
-    def __init__(self, pid: int, pipe: int) -> None:
-        self.pid, self.pipe = pid, pipe
-        self.used = False
+    forked = ForkedReference
 
     def spawn(self, cmd: list[str], log: Path) -> Any:
         from conformance.plugin import launcher
@@ -129,39 +92,14 @@ class Template:
         if (self.used or cmd[:3] != prefix or (Path.cwd() / "reference_impl").exists()
                 or fingerprint() != _preloaded):  # fmt: skip
             return launcher._popen(cmd, log)
-        self.used = True
-        log.write_bytes(b"")  # what the launcher's `open("wb")` does
-        request = {"argv": cmd[3:], "log": str(log), "cwd": os.getcwd(), "env": dict(os.environ)}
-        with os.fdopen(self.pipe, "wb") as pipe:  # closed: the template reads to its end
-            pipe.write(json.dumps(request).encode("utf-8"))
-        return ForkedReference(self.pid)
-
-    def close(self) -> None:
-        """At the run's end: a template that was never used sees the pipe close and exits."""
-        if not self.used:
-            self.used = True
-            os.close(self.pipe)
-            with contextlib.suppress(ChildProcessError):
-                os.waitpid(self.pid, 0)
+        return self.hand_over(cmd, log)
 
 
 def install() -> Template | None:
     """In the run, before `pytest.main`: fork the template and make it the launcher's spawn."""
     if _preloaded is None or fingerprint() != _preloaded:
         return None
-    read, write = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        code = 1
-        try:
-            os.close(write)
-            code = _become_reference(read)
-        except BaseException:
-            with contextlib.suppress(Exception):
-                traceback.print_exc()
-        finally:
-            os._exit(code)
-    os.close(read)
+    pid, write = forkpipe.fork_template(_become_reference)
     from conformance.plugin import launcher
 
     template = Template(pid, write)
@@ -171,41 +109,17 @@ def install() -> Template | None:
 
 def _become_reference(pipe: int) -> int:
     """In the template: wait for the launch, then run as `python -m reference_impl <argv>`."""
-    null = os.open(os.devnull, os.O_RDWR)
-    for fd in (0, 1, 2):  # the run's output file is not the reference's
-        os.dup2(null, fd)
-    chunks = []
-    while chunk := os.read(pipe, 65536):
-        chunks.append(chunk)
-    os.close(pipe)
-    if not chunks:
+    request = forkpipe.receive_launch(pipe)
+    if request is None:
         return 0  # the run ended without launching through it
-    request = json.loads(b"".join(chunks))
-    os.setsid()
     os.chdir(request["cwd"])
     os.environ.clear()
     os.environ.update(request["env"])
     time.tzset()
     random.seed()  # a fresh interpreter seeds from os.urandom; the fork copied the run's state
-    log = os.open(request["log"], os.O_WRONLY | os.O_APPEND)
-    os.dup2(log, 2)
-    os.close(log)
-    os.close(null)
     sys.argv = [str(SOURCE / "__main__.py"), *request["argv"]]
     sys.path[0] = request["cwd"]
     from reference_impl.__main__ import main
 
-    try:
-        code = main(request["argv"])
-    except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
-        if exc.code is not None and not isinstance(exc.code, int):
-            print(exc.code, file=sys.stderr)
-    except BaseException:
-        traceback.print_exc()
-        code = 1
-    atexit._run_exitfuncs()  # what interpreter shutdown would run
-    with contextlib.suppress(Exception):
-        sys.stdout.flush()
-        sys.stderr.flush()
-    return code
+    # main's return value is its exit status, as `python -m reference_impl` makes it
+    return forkpipe.run_to_exit(lambda: sys.exit(main(request["argv"])))
