@@ -5,7 +5,8 @@ and fell silent held 146 MiB and stayed open for good (issue 26, HIGH 3). A body
 moving (an idle limit and a minimum average rate, checked by the protocol), and only a fixed
 number of bodies per process may be past their first `FREE_BODY_BYTES` at once: a body that
 needs a slot while none is free is simply not read (its bytes wait in the kernel, not in the
-heap) until one frees. A small body (a JSON-RPC call, an XML document) never needs a slot.
+heap) until one frees; one client (peer address) holds at most its share of the slots. A
+small body (a JSON-RPC call, an XML document) never needs a slot.
 """
 
 from __future__ import annotations
@@ -25,21 +26,49 @@ FREE_BODY_BYTES = HIGH_WATER_LIMIT  # what uvicorn buffers per connection anyway
 
 
 class SlotWaiter(Protocol):
+    slot_client: str  # who is asking: the peer address (one client's share is bounded)
+
     def slot_granted(self) -> None: ...
+
+    def share_freed(self) -> None: ...
 
 
 class BodySlots:
-    """Process-wide count of request bodies being received past their first bytes."""
+    """Process-wide count of request bodies being received past their first bytes.
 
-    def __init__(self, limit: int) -> None:
+    One client (peer address) holds at most `per_client` slots: without that, `limit` honest
+    uploads just above the minimum rate (slow, never cut off) held every slot for as long as
+    they ran and every other client's upload got 503. A body whose client holds its share waits
+    behind that client's own bodies (as long as they keep getting bytes); any other waiter that
+    fits is served first, in order.
+    """
+
+    def __init__(self, limit: int, per_client: int | None = None) -> None:
         self.limit = max(int(limit), 1)
+        self.per_client = max(int(per_client or self.limit), 1)
         self.used = 0
+        self._held: dict[str, int] = {}  # slots per client, clients holding none left out
+        self._moved: dict[str, float] = {}  # when a body holding a slot of the client got bytes
         self._waiting: deque[SlotWaiter] = deque()
 
-    def take(self) -> bool:
-        """A slot now, or False (then `wait`)."""
-        if self.used < self.limit and not self._waiting:
-            self.used += 1
+    def at_share(self, client: str) -> bool:
+        """`client` holds all the slots one client may hold."""
+        return self._held.get(client, 0) >= self.per_client
+
+    def moved(self, client: str, when: float) -> None:
+        """A body holding one of `client`'s slots received new bytes, or all of them, at `when`."""
+        self._moved[client] = when
+
+    def waits_on_own(self, client: str) -> float | None:
+        """When `client`'s bodies last got bytes, if it holds its whole share (its waiters
+        wait behind its own bodies), else None (its waiters wait for other clients')."""
+        return self._moved.get(client, 0.0) if self.at_share(client) else None
+
+    def take(self, client: str) -> bool:
+        """A slot now, or False (then `wait`). No waiter that fits is ever left behind while a
+        slot is free (`give_back` serves them first), so taking one keeps the order fair."""
+        if self.used < self.limit and not self.at_share(client):
+            self._grant(client)
             return True
         return False
 
@@ -51,12 +80,32 @@ class BodySlots:
         with contextlib.suppress(ValueError):
             self._waiting.remove(who)
 
-    def give_back(self) -> None:
-        """A slot is free again: handed to the longest waiter, if any."""
-        if self._waiting:
-            self._waiting.popleft().slot_granted()  # the slot changes hands, `used` unchanged
+    def give_back(self, client: str) -> None:
+        """`client`'s slot is free again: handed to the longest waiter whose client is below
+        its share, if any (a waiter of this same client included). The client's other waiters,
+        no longer held back by their own client, start timing their wait now."""
+        was_at_share = self.at_share(client)
+        held = self._held.get(client, 0) - 1
+        if held > 0:
+            self._held[client] = held
         else:
-            self.used = max(self.used - 1, 0)
+            self._held.pop(client, None)
+            self._moved.pop(client, None)
+        self.used = max(self.used - 1, 0)
+        for who in list(self._waiting):
+            if self.used >= self.limit:
+                break
+            if not self.at_share(who.slot_client):
+                self._waiting.remove(who)
+                self._grant(who.slot_client)
+                who.slot_granted()
+        if was_at_share and not self.at_share(client):
+            for who in [w for w in self._waiting if w.slot_client == client]:
+                who.share_freed()
+
+    def _grant(self, client: str) -> None:
+        self.used += 1
+        self._held[client] = self._held.get(client, 0) + 1
 
 
 class GuardedFlow(FlowControl):

@@ -50,6 +50,7 @@ class GuardedHttpTools(HttpToolsProtocol):
     body_idle_timeout = 30.0
     body_min_rate = 1024.0  # bytes per second, averaged, after the first body_idle_timeout
     body_slots: BodySlots | None = None  # shared by every listener of the process
+    slot_client = ""  # the peer address: whose share of the body slots this body counts in
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -67,6 +68,7 @@ class GuardedHttpTools(HttpToolsProtocol):
         self._window_start: float | None = None  # active seconds when the rate window began
         self._window_bytes = 0  # body bytes then
         self._slot = False
+        self._slot_since = 0.0  # when this body got its slot
         self._slot_wait_since: float | None = None
         self._body_timer: asyncio.TimerHandle | None = None
         self.flow: GuardedFlow
@@ -75,6 +77,7 @@ class GuardedHttpTools(HttpToolsProtocol):
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
         self.flow = GuardedFlow(transport)
+        self.slot_client = self.client[0] if self.client else ""
         self._arm_header_timer()  # a connection that never sends a byte is timed out too
 
     def connection_lost(self, exc: Exception | None) -> None:
@@ -139,10 +142,14 @@ class GuardedHttpTools(HttpToolsProtocol):
             self._last_byte = time.monotonic()
             if self._body_bytes > FREE_BODY_BYTES and not self._slot:
                 self._need_slot()
+            if self._slot and self.body_slots is not None and self._past_backlog():
+                self.body_slots.moved(self.slot_client, self._last_byte)
         super().on_body(body)
 
     def on_message_complete(self) -> None:
         self._completed_in_feed = True
+        if self._slot and self.body_slots is not None:  # a whole body: the client's queue moves
+            self.body_slots.moved(self.slot_client, time.monotonic())
         self._end_body()
         super().on_message_complete()
 
@@ -215,8 +222,8 @@ class GuardedHttpTools(HttpToolsProtocol):
         slots = self.body_slots
         if slots is None or self._slot_wait_since is not None:
             return
-        if slots.take():
-            self._slot = True
+        if slots.take(self.slot_client):
+            self._slot, self._slot_since = True, time.monotonic()
             return
         self._slot_wait_since = time.monotonic()
         slots.wait(self)
@@ -226,9 +233,22 @@ class GuardedHttpTools(HttpToolsProtocol):
     def slot_granted(self) -> None:
         """BodySlots hands this body a slot: read on."""
         self._slot, self._slot_wait_since = True, None
+        self._slot_since = time.monotonic()
         self.flow.held = False
         if not self._input_closed:
             self.flow.resume_reading()
+
+    def _past_backlog(self) -> bool:
+        """Bytes read in a body's first third of a body timeout with a slot may be its backlog
+        (the kernel kept them while it waited): a stalled flood's next round reads that at once
+        and then falls silent, so only later bytes show that a client's uploads are moving."""
+        return self._last_byte - self._slot_since >= self.body_idle_timeout / 3
+
+    def share_freed(self) -> None:
+        """This client's bodies no longer hold its whole share: the wait for a slot another
+        client holds is timed from now."""
+        if self._slot_wait_since is not None:
+            self._slot_wait_since = time.monotonic()
 
     def _end_body(self) -> None:
         """The body is complete or will never be: its slot, its place in line, its timer go."""
@@ -239,7 +259,7 @@ class GuardedHttpTools(HttpToolsProtocol):
         slots = self.body_slots
         if slots is not None:
             if self._slot:
-                slots.give_back()
+                slots.give_back(self.slot_client)
             elif self._slot_wait_since is not None:
                 slots.forget(self)
         self._slot, self._slot_wait_since = False, None
@@ -256,7 +276,10 @@ class GuardedHttpTools(HttpToolsProtocol):
             return
         now, limit = time.monotonic(), self.body_idle_timeout
         if self._slot_wait_since is not None:
-            waited = now - self._slot_wait_since
+            # behind this client's own bodies, the wait is timed from their last byte: a
+            # client's uploads queue while its others run, not while they stall
+            moved = self.body_slots.waits_on_own(self.slot_client) if self.body_slots else None
+            waited = now - max(self._slot_wait_since, moved or 0.0)
             if waited >= limit:
                 self._body_expired(503, f"no body slot free within {limit:g} s, try again")
             else:

@@ -53,7 +53,9 @@ def _protocol(ctx: ServerContext) -> type[GuardedHttpTools]:
     bounded; the body slots are one pool for the whole process (docs/architecture.md)."""
     slots = ctx.shared.body_slots
     if slots is None:
-        slots = ctx.shared.body_slots = BodySlots(int(ctx.profile.max_body_streams))
+        slots = ctx.shared.body_slots = BodySlots(
+            int(ctx.profile.max_body_streams), int(ctx.profile.max_body_streams_per_client)
+        )
     prof = ctx.profile
     return guarded_protocol(
         prof.max_header_bytes,

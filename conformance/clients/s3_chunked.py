@@ -120,11 +120,12 @@ def put_chunked(
     decoded_length: int | None = None,
     tamper: Callable[[bytes], bytes] | None = None,
     query: Sequence[tuple[str, str]] = (),
+    content_encoding: str = "aws-chunked",
 ) -> WireReply:
     """PUT an aws-chunked body; `tamper` may alter the encoded body after signing."""
     length = sum(len(c) for c in chunks) if decoded_length is None else decoded_length
     headers = {
-        "Content-Encoding": "aws-chunked",
+        "Content-Encoding": content_encoding,
         "x-amz-decoded-content-length": str(length),
     }  # Content-Length is left unsigned, so that `tamper` can change the body's size
     if trailers:

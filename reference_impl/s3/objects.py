@@ -53,7 +53,10 @@ def _metadata(ctx: ServerContext, call: Call) -> dict[str, Any]:
         for name in HTTP_METADATA[1:]
         if name in call.request.headers and not ctx.profile.deviations.http_metadata_dropped
     }
-    if "content-encoding" in http:  # aws-chunked is how the body travelled, not what it is
+    if "content-encoding" in http and call.streaming is not None:
+        # a STREAMING-* body travelled aws-chunked: that coding is transport, not the object's.
+        # Under a hex SHA-256 the bytes sent are the object, and S3 stores the header as sent
+        # (docs/decisions.md, "aws-chunked on a plain PUT")
         kept = [e for e in http["content-encoding"].split(",") if e.strip() != "aws-chunked"]
         if kept:
             http["content-encoding"] = ",".join(kept).strip()

@@ -275,3 +275,32 @@ def test_framing_named_in_a_second_content_encoding_line_is_refused(
         conn.close()
     assert status == 400 and b"InvalidArgument" in answer, (status, answer[:300])
     assert not _exists(s3, bucket)
+
+
+@pytest.mark.parametrize(
+    "content_encoding", ["aws-chunked", "aws-chunked,gzip", "gzip, aws-chunked"]
+)
+def test_framing_named_on_a_plain_put_is_stored_as_sent(
+    wire: WireClient, s3: Any, bucket: str, content_encoding: str
+) -> None:
+    """A plain PUT (hex SHA-256 payload hash, body not framed) that names aws-chunked in its
+    Content-Encoding stores the bytes sent and the header as sent: only a STREAMING-* body is
+    aws-chunked, so only then is the token transport (docs/decisions.md, "aws-chunked on a
+    plain PUT"). Before, the token was dropped whatever the payload hash."""
+    reply = wire.request(
+        "PUT", bucket, "k", body=DATA, headers={"Content-Encoding": content_encoding}
+    )
+    reply.assert_ok()
+    head = s3.head_object(Bucket=bucket, Key="k")
+    assert head.get("ContentEncoding") == content_encoding
+    assert head["ContentLength"] == len(DATA)
+    got = s3.get_object(Bucket=bucket, Key="k")  # botocore hands the bytes over undecoded
+    assert got["Body"].read() == DATA and got.get("ContentEncoding") == content_encoding
+
+
+def test_other_codings_of_a_streaming_put_are_kept(wire: WireClient, s3: Any, bucket: str) -> None:
+    """A STREAMING-* body announced as `aws-chunked,gzip`: the object's Content-Encoding is gzip."""
+    reply = chunked.put_chunked(wire, bucket, "k", BODY, content_encoding="aws-chunked,gzip")
+    reply.assert_ok()
+    head = s3.head_object(Bucket=bucket, Key="k")
+    assert head.get("ContentEncoding") == "gzip" and head["ContentLength"] == len(DATA)

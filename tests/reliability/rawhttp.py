@@ -16,10 +16,12 @@ from urllib.parse import urlsplit
 STATUS = re.compile(rb"HTTP/1\.[01] (\d{3}) ")
 
 
-def connect(url: str, timeout: float = 5.0) -> socket.socket:
-    """A connected socket to the URL's listener; TLS (certificate not checked) for https."""
+def connect(url: str, timeout: float = 5.0, source: str | None = None) -> socket.socket:
+    """A connected socket to the URL's listener; TLS (certificate not checked) for https.
+    `source`: the local address to connect from (another loopback address: another client)."""
     parts = urlsplit(url)
-    sock = socket.create_connection((parts.hostname or "127.0.0.1", parts.port or 80), timeout)
+    address = (parts.hostname or "127.0.0.1", parts.port or 80)
+    sock = socket.create_connection(address, timeout, (source, 0) if source else None)
     if parts.scheme == "https":
         context = ssl.create_default_context()
         context.check_hostname = False
