@@ -49,6 +49,7 @@ class GuardedHttpTools(HttpToolsProtocol):
     header_timeout = 15.0
     body_idle_timeout = 30.0
     body_min_rate = 1024.0  # bytes per second, averaged, after the first body_idle_timeout
+    send_idle_timeout = 30.0  # seconds a reply may wait for its client to read more
     body_slots: BodySlots | None = None  # shared by every listener of the process
     slot_client = ""  # the peer address: whose share of the body slots this body counts in
 
@@ -71,6 +72,7 @@ class GuardedHttpTools(HttpToolsProtocol):
         self._slot_since = 0.0  # when this body got its slot
         self._slot_wait_since: float | None = None
         self._body_timer: asyncio.TimerHandle | None = None
+        self._send_timer: asyncio.TimerHandle | None = None
         self.flow: GuardedFlow
 
     # -- connection -------------------------------------------------------------------------
@@ -82,10 +84,35 @@ class GuardedHttpTools(HttpToolsProtocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._cancel_header_timer()
+        self._cancel_send_timer()
         if self._body_active:  # a body cut short: its buffers are garbage now
             TRIMMER.soon(self.loop)
         self._end_body()
         super().connection_lost(exc)
+
+    # -- replies the client does not read ------------------------------------------------------
+    def pause_writing(self) -> None:
+        """The client stopped taking the reply (the send buffer is full): it has
+        `send_idle_timeout` to take more, else the connection is dropped. Untimed, a download
+        nobody read held its connection, task and blob for ever, and `max_connections` of them
+        shut every other client out (anonymously, on the public listener)."""
+        super().pause_writing()
+        if self._send_timer is None:
+            self._send_timer = self.loop.call_later(self.send_idle_timeout, self._send_stalled)
+
+    def resume_writing(self) -> None:
+        self._cancel_send_timer()
+        super().resume_writing()
+
+    def _cancel_send_timer(self) -> None:
+        if self._send_timer is not None:
+            self._send_timer.cancel()
+            self._send_timer = None
+
+    def _send_stalled(self) -> None:
+        self._send_timer = None
+        self._input_closed = True
+        self.transport.abort()  # close() would wait for the client to take the buffered bytes
 
     def data_received(self, data: bytes) -> None:
         if self._input_closed:
@@ -345,6 +372,7 @@ def guarded_protocol(
     body_idle_timeout: float = GuardedHttpTools.body_idle_timeout,
     body_min_rate: float = GuardedHttpTools.body_min_rate,
     body_slots: BodySlots | None = None,
+    send_idle_timeout: float = GuardedHttpTools.send_idle_timeout,
 ) -> type[GuardedHttpTools]:
     """The protocol class of one listener, with its limits (uvicorn.Config(http=...))."""
     limits = {
@@ -353,5 +381,6 @@ def guarded_protocol(
         "body_idle_timeout": float(body_idle_timeout),
         "body_min_rate": float(body_min_rate),
         "body_slots": body_slots,
+        "send_idle_timeout": float(send_idle_timeout),
     }
     return type("GuardedHttpToolsListener", (GuardedHttpTools,), limits)

@@ -63,6 +63,7 @@ def _protocol(ctx: ServerContext) -> type[GuardedHttpTools]:
         body_idle_timeout=float(prof.body_idle_timeout_s),
         body_min_rate=float(prof.body_min_rate_bps),
         body_slots=slots,
+        send_idle_timeout=float(prof.send_idle_timeout_s),
     )
 
 

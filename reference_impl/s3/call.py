@@ -54,10 +54,23 @@ class Call(CallView):
 
         After the stream is exhausted, `self.decoder.checksums` holds the verified checksums.
         """
+        self.chunked()  # a body in a transfer coding the listener did not undo: NotImplemented
         if self.streaming is None:
             return self.request.stream()
         self.decoder = AwsChunkedDecoder(self.streaming, self.request.headers)
         return self.decoder.decode(self.request.stream())
+
+    def chunked(self) -> bool:
+        """Did the body come with `Transfer-Encoding: chunked` (any letter case, RFC 9112 7)?
+
+        The listener takes the chunked framing off and applies no other coding: a body sent
+        `gzip, chunked` would be stored still gzipped, so any other coding is NotImplemented
+        (RFC 9112 6.1; S3 answers the same)."""
+        sent = ",".join(self.request.headers.getlist("transfer-encoding"))
+        codings = [c.strip().lower() for c in sent.split(",") if c.strip()]
+        if codings and codings != ["chunked"]:
+            raise S3Error("NotImplemented", Header="Transfer-Encoding")
+        return bool(codings)
 
     def declared_length(self) -> str | None:
         """The body size the client declared: the decoded size of an aws-chunked body."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import secrets
 from collections.abc import AsyncIterator, Iterator
+from urllib.parse import unquote
 
 from starlette.responses import Response
 
@@ -49,8 +50,21 @@ def parse_source(ctx: ServerContext, text: str) -> tuple[str, str]:
     return bucket, key
 
 
+def source_version(text: str) -> str | None:
+    """The `versionId` a copy source names (`/bucket/key?versionId=V`), None when none."""
+    for item in text.partition("?")[2].split("&"):
+        name, _, value = item.partition("=")
+        if name == "versionId":
+            return unquote(value)
+    return None
+
+
 def require_source(ctx: ServerContext, call: Call) -> ObjectRecord:
-    """The source object: NoSuchBucket / NoSuchKey when missing; 412 on unmet source conditions."""
+    """The source object: NoSuchBucket / NoSuchKey when missing; 412 on unmet source conditions.
+
+    A named version must be the object's current one (its blob, the version id a copy reports):
+    no older version is kept, and copying the current bytes instead would answer 200 with other
+    data than the client pinned (NoSuchVersion, as S3 answers a version it does not have)."""
     bucket, key = parse_source(ctx, call.header(SOURCE_HEADER) or "")
     if ctx.store.get_bucket(call.account, bucket) is None:
         if ctx.profile.deviations.copy_missing_source_bucket_403:
@@ -61,6 +75,9 @@ def require_source(ctx: ServerContext, call: Call) -> ObjectRecord:
         if ctx.profile.deviations.copy_missing_source_key_403:
             raise S3Error("AccessDenied")
         raise S3Error("NoSuchKey", Key=key)
+    version = source_version(call.header(SOURCE_HEADER) or "")
+    if version is not None and version != record.blob:
+        raise S3Error("NoSuchVersion", Key=key)
     if "-" in record.etag and not ctx.profile.copy_multipart_sources:
         raise S3Error("NotImplemented", "Copying multipart objects is not supported")
     wanted = conditions.from_headers(call.header, SOURCE_HEADER + "-")

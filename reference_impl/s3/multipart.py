@@ -97,7 +97,8 @@ async def upload_part(ctx: ServerContext, call: Call) -> Response:
     number = part_number(ctx, call)
     upload = require_upload(ctx, call)
     declared = call.declared_length()
-    if declared is None and "chunked" not in (call.header("transfer-encoding") or ""):
+    chunked = call.chunked()  # NotImplemented for a transfer coding other than chunked
+    if declared is None and not chunked:
         raise S3Error("MissingContentLength")
     if declared is not None:
         size = check_declared_length(ctx, declared)

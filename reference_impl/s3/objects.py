@@ -83,7 +83,7 @@ async def put_object(ctx: ServerContext, call: Call) -> Response:
         check_key(call.key)
     prepare_write(ctx, call)  # bucket (or cf-create-bucket-if-missing), If-* → 412
     declared = call.declared_length()
-    chunked = "chunked" in (call.header("transfer-encoding") or "")
+    chunked = call.chunked()
     if declared is None and not chunked and not ctx.profile.deviations.missing_length_as_empty:
         raise S3Error("MissingContentLength")
     if declared is not None:

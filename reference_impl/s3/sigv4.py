@@ -254,6 +254,7 @@ def _check(
     names = signed_headers.split(";")
     if "host" not in names:
         raise S3Error("AccessDenied", "The host header must be signed")
+    _require_signed_vendor_headers(headers, names)
     canonical_headers = ""
     for name in names:
         if name not in headers:
@@ -272,6 +273,18 @@ def _check(
         if hmac.compare_digest(expected, signature.lower()):
             return
     raise S3Error("SignatureDoesNotMatch")
+
+
+def _require_signed_vendor_headers(headers: dict[str, list[str]], signed: list[str]) -> None:
+    """Every `x-amz-*` header present is signed (S3: 403, HeadersNotSigned). Unsigned, one
+    added to a presigned PUT (`x-amz-copy-source`) made it a copy of any object of the signer."""
+    unsigned = sorted(name for name in headers if name.startswith("x-amz-") and name not in signed)
+    if unsigned:
+        raise S3Error(
+            "AccessDenied",
+            "There were headers present in the request which were not signed",
+            HeadersNotSigned=", ".join(unsigned),
+        )
 
 
 def _candidates(raw_path: str, pairs: list[tuple[str, str]]) -> Iterator[tuple[str, str]]:

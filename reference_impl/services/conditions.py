@@ -110,6 +110,22 @@ def check_read(conditions: Conditions, record: ObjectRecord, lists: bool) -> int
     return None
 
 
+def range_applies(if_range: str | None, record: ObjectRecord) -> bool:
+    """Does a Range still apply under this If-Range (RFC 9110 13.1.5)? Only when the validator
+    names the object now stored: its ETag, compared strongly (a weak one never matches), or
+    its Last-Modified date. A resumed download with a stale validator gets the whole object:
+    its range of the new bytes, appended to the old ones, was a file that never existed."""
+    if if_range is None:
+        return True
+    value = if_range.strip()
+    if value.startswith('"'):
+        return value == f'"{record.etag}"'
+    if value.startswith(("W/", "w/")):
+        return False
+    stamp = _date(value)
+    return stamp is not None and int(stamp) == int(record.modified)
+
+
 def check_write(
     conditions: Conditions,
     record: ObjectRecord | None,

@@ -139,8 +139,11 @@ async def get_object(ctx: ServerContext, call: CallView) -> Response:
             if count is not None:
                 headers["x-amz-mp-parts-count"] = str(count)
         else:
+            wanted_range = call.header("range")
+            if not conditions.range_applies(call.header("if-range"), record):
+                wanted_range = None  # a stale If-Range: the whole object
             selected = parse_range(
-                call.header("range"), record.size, profile.deviations.range_exclusive_end
+                wanted_range, record.size, profile.deviations.range_exclusive_end
             )
     except S3Error as error:
         if error.code == "InvalidRange" and ctx.profile.deviations.status_416_without_content_range:

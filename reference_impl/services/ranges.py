@@ -11,6 +11,7 @@ _BEYOND = 10**20  # a position past any object; longer digit runs are not conver
 
 
 def _position(digits: str) -> int:
+    digits = digits.lstrip("0") or "0"  # leading zeros are allowed (RFC 9110 14.1.2)
     return int(digits) if len(digits) <= 20 else _BEYOND
 
 
