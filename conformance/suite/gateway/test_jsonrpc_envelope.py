@@ -7,7 +7,12 @@ from typing import Any
 import pytest
 
 from conformance.clients.gateway import JSON_HEADERS, GatewayClient, request_object
-from conformance.suite.gateway.helpers import check_response, need_behaviour, served_network
+from conformance.suite.gateway.helpers import (
+    check_response,
+    check_result,
+    need_behaviour,
+    served_network,
+)
 
 
 @pytest.mark.rule("gateway.jsonrpc.id-echoed")
@@ -82,13 +87,43 @@ def test_parse_error(gateway: GatewayClient, body: bytes | str) -> None:
         '{"jsonrpc": "2.0", "id": 1}',
         '"just a string"',
         "42",
+        '{"jsonrpc": "2.0", "method": "eth_chainId", "params": "x", "id": 1}',
+        '{"jsonrpc": "2.0", "method": "eth_chainId", "params": 42, "id": 1}',
     ],
-    ids=["version-1.0", "no-version", "method-number", "no-method", "string", "number"],
+    ids=[
+        "version-1.0",
+        "no-version",
+        "method-number",
+        "no-method",
+        "string",
+        "number",
+        "params-string",
+        "params-number",
+    ],
 )
 def test_invalid_request(gateway: GatewayClient, body: str) -> None:
-    """A JSON body that is not a valid request object answers -32600."""
+    """A JSON body that is not a valid request object answers -32600 (JSON-RPC 2.0 section 4:
+    params, when present, is a structured value, an array or an object)."""
     code, _ = _error_code(gateway, body)
     assert code == -32600, f"error code {code}, expected -32600 for {body}"
+
+
+@pytest.mark.rule("gateway.jsonrpc.invalid-request")
+@pytest.mark.parametrize(
+    "body",
+    [
+        '{"jsonrpc": "2.0", "method": "eth_chainId", "id": 1}',
+        '{"jsonrpc": "2.0", "method": "eth_chainId", "params": [], "id": 1}',
+    ],
+    ids=["params-omitted", "params-empty-array"],
+)
+def test_valid_request_is_not_invalid(gateway: GatewayClient, body: str) -> None:
+    """The other side: a valid request object (params omitted, which JSON-RPC 2.0 section 4
+    allows, or an empty array) is served, not answered -32600 nor with a server failure."""
+    reply = gateway.post_raw(served_network(gateway), body, JSON_HEADERS)
+    assert reply.status < 500, f"a valid request answered as a server failure: {reply.describe()}"
+    check_response(reply.json)
+    assert "result" in reply.json and reply.json["id"] == 1, reply.describe()
 
 
 @pytest.mark.rule("gateway.jsonrpc.method-not-found")
@@ -132,14 +167,31 @@ def _dumps(doc: Any) -> str:
     return json.dumps(doc)
 
 
+ACCOUNT = "0x" + "11" * 20  # an account without code: any node executes a call to it
+NO_HASH = "0x" + "00" * 32  # no block or transaction has it: the answer is a null result
 SUPPORTED = [
+    ("web3_clientVersion", []),
     ("web3_sha3", ["0x68656c6c6f"]),
+    ("net_version", []),
     ("net_listening", []),
     ("eth_syncing", []),
     ("eth_mining", []),
+    ("eth_chainId", []),
+    ("eth_blockNumber", []),
+    ("eth_gasPrice", []),
     ("eth_feeHistory", ["0x1", "latest", [50]]),
+    ("eth_getBalance", [ACCOUNT, "latest"]),
+    ("eth_getTransactionCount", [ACCOUNT, "latest"]),
+    ("eth_getCode", [ACCOUNT, "latest"]),
     ("eth_getStorageAt", ["0x" + "00" * 20, "0x0", "latest"]),
+    ("eth_call", [{"to": ACCOUNT, "data": "0x"}, "latest"]),
+    ("eth_estimateGas", [{"to": ACCOUNT}]),
+    ("eth_getBlockByHash", [NO_HASH, False]),
+    ("eth_getTransactionByHash", [NO_HASH]),
+    ("eth_getTransactionReceipt", [NO_HASH]),
+    ("eth_getLogs", [{"fromBlock": "latest"}]),
     ("eth_getBlockTransactionCountByNumber", ["latest"]),
+    ("eth_getBlockTransactionCountByHash", [NO_HASH]),
 ]
 
 
@@ -148,8 +200,11 @@ SUPPORTED = [
 def test_supported_method_answers_a_result(
     gateway: GatewayClient, method: str, params: list[Any]
 ) -> None:
-    """A method of the provider's supported list is answered with a result, not refused."""
+    """A method of the provider's supported list is answered with a result, not refused, and
+    the result has the execution API's shape for the method."""
     reply = gateway.call(served_network(gateway), method, params, id=11)
     assert reply.status == 200, f"{method}: expected 200, got {reply.describe()}"
     assert isinstance(reply.json, dict) and "result" in reply.json, reply.describe()
     check_response(reply.json)
+    if reply.json["result"] is not None:  # null: no such block or transaction
+        check_result(method, reply.json["result"])
