@@ -180,6 +180,7 @@ SUPPORTED = [
     ("eth_blockNumber", []),
     ("eth_gasPrice", []),
     ("eth_feeHistory", ["0x1", "latest", [50]]),
+    ("eth_feeHistory", ["0x2", "latest"]),  # rewardPercentiles is optional
     ("eth_getBalance", [ACCOUNT, "latest"]),
     ("eth_getTransactionCount", [ACCOUNT, "latest"]),
     ("eth_getCode", [ACCOUNT, "latest"]),
@@ -208,3 +209,32 @@ def test_supported_method_answers_a_result(
     check_response(reply.json)
     if reply.json["result"] is not None:  # null: no such block or transaction
         check_result(method, reply.json["result"])
+
+
+@pytest.mark.rule("gateway.jsonrpc.supported-methods-served")
+@pytest.mark.parametrize(
+    "percentiles", [[0, 50, 100], [25.5], None], ids=["0-50-100", "one", "none"]
+)
+def test_fee_history_has_one_entry_per_block(
+    gateway: GatewayClient, percentiles: list[float] | None
+) -> None:
+    """eth_feeHistory's shape (execution API): gasUsedRatio one entry per block of the range
+    that ends at newestBlock and starts at oldestBlock, baseFeePerGas those blocks' and the next
+    one's, and per requested percentile list a reward entry per block with one value each."""
+    network = served_network(gateway)
+    head = gateway.call(network, "eth_blockNumber", [], id=12).result()
+    newest = int(head, 16)
+    params: list[Any] = ["0x2", hex(newest)]
+    if percentiles is not None:
+        params.append(percentiles)
+    reply = gateway.call(network, "eth_feeHistory", params, id=13)
+    check_response(reply.json)
+    result = reply.result()
+    check_result("eth_feeHistory", result)
+    ratios = result["gasUsedRatio"]
+    assert 1 <= len(ratios) <= min(2, newest + 1), result
+    assert int(result["oldestBlock"], 16) == newest - len(ratios) + 1, result
+    assert len(result["baseFeePerGas"]) == len(ratios) + 1, result
+    if percentiles is not None:
+        assert len(result["reward"]) == len(ratios), result
+        assert all(len(entry) == len(percentiles) for entry in result["reward"]), result

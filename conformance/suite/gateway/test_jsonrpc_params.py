@@ -50,6 +50,9 @@ VALID: list[tuple[str, list[Any]]] = [
     ("eth_getLogs", [{"address": ADDR, "toBlock": "latest"}]),  # fromBlock omitted
     ("eth_getLogs", [{"fromBlock": "latest", "address": [ADDR], "topics": [None, [HASH0]]}]),
     ("eth_getLogs", [{"fromBlock": "latest", "topics": [HASH0, None, None, [HASH0]]}]),  # 4
+    ("eth_feeHistory", ["0x1", "latest", [0, 100]]),  # percentiles at both ends of 0..100
+    ("eth_feeHistory", ["0x1", "latest", [0, 12.5, 100]]),
+    ("eth_feeHistory", ["0x1", "latest"]),  # rewardPercentiles omitted
 ]
 
 
