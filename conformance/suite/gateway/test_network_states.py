@@ -76,10 +76,12 @@ def test_rinkeby_gives_no_result_once_retired(gateway: GatewayClient, method: st
 
 
 @pytest.mark.rule("gateway.network.rinkeby-retired")
-@pytest.mark.parametrize("body", NOT_SINGLE_BODIES, ids=NOT_SINGLE_IDS)
+@pytest.mark.parametrize(
+    "body", [*NOT_SINGLE_BODIES, "not json"], ids=[*NOT_SINGLE_IDS, "not-json"]
+)
 def test_retired_rinkeby_refuses_every_body_form(gateway: GatewayClient, body: str) -> None:
-    """A batch (or any other JSON body) on a retired rinkeby gets no result either, and is not
-    answered as a server failure."""
+    """A batch, any other JSON body or a body that is not JSON, on a retired rinkeby: no result
+    either, and not answered as a server failure."""
     need(gateway, RINKEBY)
     reply = gateway.post_raw(RINKEBY, body, JSON_HEADERS)
     assert reply.status < 500, f"retired network answered as a server failure: {reply.describe()}"
