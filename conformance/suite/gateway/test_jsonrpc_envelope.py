@@ -192,6 +192,7 @@ SUPPORTED = [
     ("eth_getTransactionReceipt", [NO_HASH]),
     ("eth_getLogs", [{"fromBlock": "latest"}]),
     ("eth_getBlockTransactionCountByNumber", ["latest"]),
+    ("eth_getBlockTransactionCountByNumber", ["0x7fffffff"]),  # beyond the head: null
     ("eth_getBlockTransactionCountByHash", [NO_HASH]),
 ]
 
