@@ -103,6 +103,12 @@ INVALID: list[tuple[str, list[Any]]] = [
     ("eth_getLogs", [{"topics": [42]}]),
     ("eth_getLogs", [{"topics": [[42]]}]),
     ("eth_getLogs", [{"fromBlock": "latest", "topics": [HASH0, None, None, None, None]}]),  # 5
+    # EIP-234: a filter names a blockHash or a block range, never both
+    ("eth_getLogs", [{"blockHash": HASH0, "fromBlock": "latest"}]),
+    ("eth_getLogs", [{"blockHash": HASH0, "toBlock": "latest"}]),
+    ("eth_feeHistory", ["0x1", "latest", 50]),  # rewardPercentiles not a list
+    ("eth_feeHistory", ["0x1", "latest", ["50"]]),  # a percentile as a string
+    ("eth_feeHistory", ["0x1", "latest", [True]]),
 ]
 
 
