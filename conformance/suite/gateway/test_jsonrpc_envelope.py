@@ -180,7 +180,7 @@ SUPPORTED = [
     ("eth_blockNumber", []),
     ("eth_gasPrice", []),
     ("eth_feeHistory", ["0x1", "latest", [50]]),
-    ("eth_feeHistory", ["0x2", "latest"]),  # rewardPercentiles is optional
+    ("eth_feeHistory", ["0x2", "latest", []]),  # no percentile asked
     ("eth_getBalance", [ACCOUNT, "latest"]),
     ("eth_getTransactionCount", [ACCOUNT, "latest"]),
     ("eth_getCode", [ACCOUNT, "latest"]),
@@ -213,11 +213,9 @@ def test_supported_method_answers_a_result(
 
 
 @pytest.mark.rule("gateway.jsonrpc.supported-methods-served")
-@pytest.mark.parametrize(
-    "percentiles", [[0, 50, 100], [25.5], None], ids=["0-50-100", "one", "none"]
-)
+@pytest.mark.parametrize("percentiles", [[0, 50, 100], [25.5]], ids=["0-50-100", "one"])
 def test_fee_history_has_one_entry_per_block(
-    gateway: GatewayClient, percentiles: list[float] | None
+    gateway: GatewayClient, percentiles: list[float]
 ) -> None:
     """eth_feeHistory's shape (execution API): gasUsedRatio one entry per block of the range
     that ends at newestBlock and starts at oldestBlock, baseFeePerGas those blocks' and the next
@@ -225,10 +223,8 @@ def test_fee_history_has_one_entry_per_block(
     network = served_network(gateway)
     head = gateway.call(network, "eth_blockNumber", [], id=12).result()
     newest = int(head, 16)
-    params: list[Any] = ["0x2", hex(newest)]
-    if percentiles is not None:
-        params.append(percentiles)
-    reply = gateway.call(network, "eth_feeHistory", params, id=13)
+    # rewardPercentiles is a required param (execution-apis, src/eth/fee_market.yaml)
+    reply = gateway.call(network, "eth_feeHistory", ["0x2", hex(newest), percentiles], id=13)
     check_response(reply.json)
     result = reply.result()
     check_result("eth_feeHistory", result)
@@ -236,6 +232,5 @@ def test_fee_history_has_one_entry_per_block(
     assert 1 <= len(ratios) <= min(2, newest + 1), result
     assert int(result["oldestBlock"], 16) == newest - len(ratios) + 1, result
     assert len(result["baseFeePerGas"]) == len(ratios) + 1, result
-    if percentiles is not None:
-        assert len(result["reward"]) == len(ratios), result
-        assert all(len(entry) == len(percentiles) for entry in result["reward"]), result
+    assert len(result["reward"]) == len(ratios), result
+    assert all(len(entry) == len(percentiles) for entry in result["reward"]), result

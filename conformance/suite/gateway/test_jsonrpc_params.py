@@ -52,7 +52,6 @@ VALID: list[tuple[str, list[Any]]] = [
     ("eth_getLogs", [{"fromBlock": "latest", "topics": [HASH0, None, None, [HASH0]]}]),  # 4
     ("eth_feeHistory", ["0x1", "latest", [0, 100]]),  # percentiles at both ends of 0..100
     ("eth_feeHistory", ["0x1", "latest", [0, 12.5, 100]]),
-    ("eth_feeHistory", ["0x1", "latest"]),  # rewardPercentiles omitted
     ("eth_call", [{"to": ADDR, "gasPrice": "0x3b9aca00"}]),  # a legacy fee alone
     ("eth_call", [{"to": ADDR, "maxFeePerGas": "0x77359400", "maxPriorityFeePerGas": "0x1"}]),
 ]
