@@ -61,6 +61,8 @@ def test_exactly_one_of_result_and_error(gateway: GatewayClient, method: str) ->
 def _error_code(gateway: GatewayClient, body: bytes | str) -> tuple[int, Any]:
     reply = gateway.post_raw(served_network(gateway), body, JSON_HEADERS)
     assert reply.status < 500, f"bad input answered as a server failure: {reply.describe()}"
+    # a 1xx is an interim response, never the answer itself (RFC 9110 section 15.2)
+    assert reply.status >= 200, f"no final HTTP status: {reply.describe()}"
     check_response(reply.json)
     err = reply.error()
     return err["code"], reply.json["id"]
