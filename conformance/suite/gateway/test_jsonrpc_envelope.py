@@ -7,7 +7,12 @@ from typing import Any
 import pytest
 
 from conformance.clients.gateway import JSON_HEADERS, GatewayClient, request_object
-from conformance.suite.gateway.helpers import check_response, need_behaviour, served_network
+from conformance.suite.gateway.helpers import (
+    check_response,
+    check_result,
+    need_behaviour,
+    served_network,
+)
 
 
 @pytest.mark.rule("gateway.jsonrpc.id-echoed")
@@ -56,6 +61,8 @@ def test_exactly_one_of_result_and_error(gateway: GatewayClient, method: str) ->
 def _error_code(gateway: GatewayClient, body: bytes | str) -> tuple[int, Any]:
     reply = gateway.post_raw(served_network(gateway), body, JSON_HEADERS)
     assert reply.status < 500, f"bad input answered as a server failure: {reply.describe()}"
+    # a 1xx is an interim response, never the answer itself (RFC 9110 section 15.2)
+    assert reply.status >= 200, f"no final HTTP status: {reply.describe()}"
     check_response(reply.json)
     err = reply.error()
     return err["code"], reply.json["id"]
@@ -82,13 +89,43 @@ def test_parse_error(gateway: GatewayClient, body: bytes | str) -> None:
         '{"jsonrpc": "2.0", "id": 1}',
         '"just a string"',
         "42",
+        '{"jsonrpc": "2.0", "method": "eth_chainId", "params": "x", "id": 1}',
+        '{"jsonrpc": "2.0", "method": "eth_chainId", "params": 42, "id": 1}',
     ],
-    ids=["version-1.0", "no-version", "method-number", "no-method", "string", "number"],
+    ids=[
+        "version-1.0",
+        "no-version",
+        "method-number",
+        "no-method",
+        "string",
+        "number",
+        "params-string",
+        "params-number",
+    ],
 )
 def test_invalid_request(gateway: GatewayClient, body: str) -> None:
-    """A JSON body that is not a valid request object answers -32600."""
+    """A JSON body that is not a valid request object answers -32600 (JSON-RPC 2.0 section 4:
+    params, when present, is a structured value, an array or an object)."""
     code, _ = _error_code(gateway, body)
     assert code == -32600, f"error code {code}, expected -32600 for {body}"
+
+
+@pytest.mark.rule("gateway.jsonrpc.invalid-request")
+@pytest.mark.parametrize(
+    "body",
+    [
+        '{"jsonrpc": "2.0", "method": "eth_chainId", "id": 1}',
+        '{"jsonrpc": "2.0", "method": "eth_chainId", "params": [], "id": 1}',
+    ],
+    ids=["params-omitted", "params-empty-array"],
+)
+def test_valid_request_is_not_invalid(gateway: GatewayClient, body: str) -> None:
+    """The other side: a valid request object (params omitted, which JSON-RPC 2.0 section 4
+    allows, or an empty array) is served, not answered -32600 nor with a server failure."""
+    reply = gateway.post_raw(served_network(gateway), body, JSON_HEADERS)
+    assert reply.status < 500, f"a valid request answered as a server failure: {reply.describe()}"
+    check_response(reply.json)
+    assert "result" in reply.json and reply.json["id"] == 1, reply.describe()
 
 
 @pytest.mark.rule("gateway.jsonrpc.method-not-found")
@@ -132,14 +169,33 @@ def _dumps(doc: Any) -> str:
     return json.dumps(doc)
 
 
+ACCOUNT = "0x" + "11" * 20  # an account without code: any node executes a call to it
+NO_HASH = "0x" + "00" * 32  # no block or transaction has it: the answer is a null result
 SUPPORTED = [
+    ("web3_clientVersion", []),
     ("web3_sha3", ["0x68656c6c6f"]),
+    ("net_version", []),
     ("net_listening", []),
     ("eth_syncing", []),
     ("eth_mining", []),
+    ("eth_chainId", []),
+    ("eth_blockNumber", []),
+    ("eth_gasPrice", []),
     ("eth_feeHistory", ["0x1", "latest", [50]]),
+    ("eth_feeHistory", ["0x2", "latest", []]),  # no percentile asked
+    ("eth_getBalance", [ACCOUNT, "latest"]),
+    ("eth_getTransactionCount", [ACCOUNT, "latest"]),
+    ("eth_getCode", [ACCOUNT, "latest"]),
     ("eth_getStorageAt", ["0x" + "00" * 20, "0x0", "latest"]),
+    ("eth_call", [{"to": ACCOUNT, "data": "0x"}, "latest"]),
+    ("eth_estimateGas", [{"to": ACCOUNT}]),
+    ("eth_getBlockByHash", [NO_HASH, False]),
+    ("eth_getTransactionByHash", [NO_HASH]),
+    ("eth_getTransactionReceipt", [NO_HASH]),
+    ("eth_getLogs", [{"fromBlock": "latest"}]),
     ("eth_getBlockTransactionCountByNumber", ["latest"]),
+    ("eth_getBlockTransactionCountByNumber", ["0x7fffffff"]),  # beyond the head: null
+    ("eth_getBlockTransactionCountByHash", [NO_HASH]),
 ]
 
 
@@ -148,8 +204,35 @@ SUPPORTED = [
 def test_supported_method_answers_a_result(
     gateway: GatewayClient, method: str, params: list[Any]
 ) -> None:
-    """A method of the provider's supported list is answered with a result, not refused."""
+    """A method of the provider's supported list is answered with a result, not refused, and
+    the result has the execution API's shape for the method."""
     reply = gateway.call(served_network(gateway), method, params, id=11)
     assert reply.status == 200, f"{method}: expected 200, got {reply.describe()}"
     assert isinstance(reply.json, dict) and "result" in reply.json, reply.describe()
     check_response(reply.json)
+    if reply.json["result"] is not None:  # null: no such block or transaction
+        check_result(method, reply.json["result"])
+
+
+@pytest.mark.rule("gateway.jsonrpc.supported-methods-served")
+@pytest.mark.parametrize("percentiles", [[0, 50, 100], [25.5]], ids=["0-50-100", "one"])
+def test_fee_history_has_one_entry_per_block(
+    gateway: GatewayClient, percentiles: list[float]
+) -> None:
+    """eth_feeHistory's shape (execution API): gasUsedRatio one entry per block of the range
+    that ends at newestBlock and starts at oldestBlock, baseFeePerGas those blocks' and the next
+    one's, and per requested percentile list a reward entry per block with one value each."""
+    network = served_network(gateway)
+    head = gateway.call(network, "eth_blockNumber", [], id=12).result()
+    newest = int(head, 16)
+    # rewardPercentiles is a required param (execution-apis, src/eth/fee_market.yaml)
+    reply = gateway.call(network, "eth_feeHistory", ["0x2", hex(newest), percentiles], id=13)
+    check_response(reply.json)
+    result = reply.result()
+    check_result("eth_feeHistory", result)
+    ratios = result["gasUsedRatio"]
+    assert 1 <= len(ratios) <= min(2, newest + 1), result
+    assert int(result["oldestBlock"], 16) == newest - len(ratios) + 1, result
+    assert len(result["baseFeePerGas"]) == len(ratios) + 1, result
+    assert len(result["reward"]) == len(ratios), result
+    assert all(len(entry) == len(percentiles) for entry in result["reward"]), result

@@ -50,6 +50,10 @@ VALID: list[tuple[str, list[Any]]] = [
     ("eth_getLogs", [{"address": ADDR, "toBlock": "latest"}]),  # fromBlock omitted
     ("eth_getLogs", [{"fromBlock": "latest", "address": [ADDR], "topics": [None, [HASH0]]}]),
     ("eth_getLogs", [{"fromBlock": "latest", "topics": [HASH0, None, None, [HASH0]]}]),  # 4
+    ("eth_feeHistory", ["0x1", "latest", [0, 100]]),  # percentiles at both ends of 0..100
+    ("eth_feeHistory", ["0x1", "latest", [0, 12.5, 100]]),
+    ("eth_call", [{"to": ADDR, "gasPrice": "0x3b9aca00"}]),  # a legacy fee alone
+    ("eth_call", [{"to": ADDR, "maxFeePerGas": "0x77359400", "maxPriorityFeePerGas": "0x1"}]),
 ]
 
 
@@ -98,6 +102,12 @@ INVALID: list[tuple[str, list[Any]]] = [
     ("eth_getLogs", [{"topics": [42]}]),
     ("eth_getLogs", [{"topics": [[42]]}]),
     ("eth_getLogs", [{"fromBlock": "latest", "topics": [HASH0, None, None, None, None]}]),  # 5
+    # EIP-234: a filter names a blockHash or a block range, never both
+    ("eth_getLogs", [{"blockHash": HASH0, "fromBlock": "latest"}]),
+    ("eth_getLogs", [{"blockHash": HASH0, "toBlock": "latest"}]),
+    ("eth_feeHistory", ["0x1", "latest", 50]),  # rewardPercentiles not a list
+    ("eth_feeHistory", ["0x1", "latest", ["50"]]),  # a percentile as a string
+    ("eth_feeHistory", ["0x1", "latest", [True]]),
 ]
 
 

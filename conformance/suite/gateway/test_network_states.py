@@ -20,6 +20,15 @@ from conformance.suite.gateway.helpers import (
     need_behaviour,
 )
 
+# bodies that are not one request object: a batch, a batch with one entry, a JSON string
+NOT_SINGLE_BODIES = [
+    json.dumps([{"jsonrpc": "2.0", "method": "eth_chainId", "params": [], "id": 1},
+                {"jsonrpc": "2.0", "method": "eth_blockNumber", "params": [], "id": 2}]),
+    json.dumps([{"jsonrpc": "2.0", "method": "eth_chainId", "params": [], "id": 1}]),
+    json.dumps("eth_chainId"),
+]  # fmt: skip
+NOT_SINGLE_IDS = ["batch", "batch-of-one", "json-string"]
+
 
 @pytest.mark.rule("gateway.network.sepolia-served")
 def test_sepolia_answers_json_rpc(gateway: GatewayClient) -> None:
@@ -66,6 +75,20 @@ def test_rinkeby_gives_no_result_once_retired(gateway: GatewayClient, method: st
     assert reply.status < 500, f"retired network answered as a server failure: {reply.describe()}"
 
 
+@pytest.mark.rule("gateway.network.rinkeby-retired")
+@pytest.mark.parametrize(
+    "body", [*NOT_SINGLE_BODIES, "not json"], ids=[*NOT_SINGLE_IDS, "not-json"]
+)
+def test_retired_rinkeby_refuses_every_body_form(gateway: GatewayClient, body: str) -> None:
+    """A batch, any other JSON body or a body that is not JSON, on a retired rinkeby: no result
+    either, and not answered as a server failure."""
+    need(gateway, RINKEBY)
+    reply = gateway.post_raw(RINKEBY, body, JSON_HEADERS)
+    assert reply.status < 500, f"retired network answered as a server failure: {reply.describe()}"
+    items = reply.json if isinstance(reply.json, list) else [reply.json]
+    assert not any(isinstance(i, dict) and "result" in i for i in items), reply.describe()
+
+
 @pytest.mark.rule("gateway.network.rinkeby-retired-error")
 def test_retired_rinkeby_error_points_to_sepolia(gateway: GatewayClient) -> None:
     """A retired rinkeby answers HTTP 4xx with an error naming rinkeby and pointing to sepolia."""
@@ -75,6 +98,8 @@ def test_retired_rinkeby_error_points_to_sepolia(gateway: GatewayClient) -> None
     check_response(reply.json)
     message = str(reply.error().get("message", "")).lower()
     assert RINKEBY in message and SEPOLIA in message, reply.describe()
+    # a valid request object: its response carries its id (JSON-RPC 2.0 section 5)
+    assert reply.json["id"] == 21, reply.describe()
 
 
 @pytest.mark.rule("gateway.network.sepolia-replaces-rinkeby")
@@ -104,10 +129,26 @@ def test_same_request_is_served_on_sepolia(gateway: GatewayClient) -> None:
 
 
 @pytest.mark.rule("gateway.network.unknown-404")
-def test_unknown_network_is_404_with_error_object(gateway: GatewayClient) -> None:
+@pytest.mark.parametrize("req_id", [7, "net-7"], ids=["int-id", "string-id"])
+def test_unknown_network_is_404_with_error_object(gateway: GatewayClient, req_id: object) -> None:
     """A network the gateway does not know answers HTTP 404 with a JSON-RPC error object."""
     need_behaviour(gateway, "network-routing")
-    reply = gateway.call("no-such-network-ec", "eth_chainId", [])
+    reply = gateway.call("no-such-network-ec", "eth_chainId", [], id=req_id)
     assert reply.status == 404, f"expected 404, got {reply.describe()}"
     check_response(reply.json)
     assert isinstance(reply.error().get("code"), int)
+    # the request object is valid, so the error response carries its id (JSON-RPC 2.0 s. 5)
+    assert reply.json["id"] == req_id and type(reply.json["id"]) is type(req_id), reply.describe()
+
+
+@pytest.mark.rule("gateway.network.unknown-404")
+@pytest.mark.parametrize("body", NOT_SINGLE_BODIES, ids=NOT_SINGLE_IDS)
+def test_unknown_network_is_404_for_every_body_form(gateway: GatewayClient, body: str) -> None:
+    """A batch (or any other JSON body) sent to an unknown network is 404 too, with JSON-RPC
+    error objects: the network is refused whatever the body holds."""
+    need_behaviour(gateway, "network-routing")
+    reply = gateway.post_raw("no-such-network-ec", body, JSON_HEADERS)
+    assert reply.status == 404, f"expected 404, got {reply.describe()}"
+    for item in reply.json if isinstance(reply.json, list) else [reply.json]:
+        check_response(item)
+        assert "error" in item, reply.describe()
