@@ -36,7 +36,11 @@ CASES: list[tuple[list[str], dict[str, str], str | None]] = [
         None,
     ),
     ([R + "requires-field-selection"], {"deviate_log_unselected_fields": "true"}, None),
-    ([R + "timestamps-rfc3339"], {"deviate_ignore_timestamp_format": "true"}, None),
+    (
+        [R + "timestamps-rfc3339", R + "timestamps-unix"],
+        {"deviate_ignore_timestamp_format": "true"},
+        None,
+    ),
     (
         [R + "disabled-job-gets-nothing", R + "http-requests-dataset-only"],
         {"deviate_log_every_job": "true"},

@@ -85,6 +85,7 @@ LOGS_GATEWAY: list[tuple[list[str], dict[str, str]]] = [
      drop("job.logpull_options")),
     (["logs.logpush.ownership-challenge-required"], {"deviate_skip_ownership_check": TRUE}),
     (["logs.logpush.ownership-challenge"], {"deviate_empty_ownership_challenge": TRUE}),
+    (["logs.logpush.job-status-after-delivery"], drop("job.last_complete")),
     # log records
     (["logs.records.request-header"], drop_record("RequestHeaders")),
     (["logs.records.response-header"], drop_record("ResponseHeaders")),

@@ -72,6 +72,8 @@ class Delivered:
     # jobs that must get none of the round's lines (a disabled job, another dataset's): their
     # entries read after the others arrived, or None when the target refused to create the job
     quiet: dict[str, list[dict[str, Any]] | None] = field(default_factory=dict)
+    # the id of each job whose lines arrived (job name -> id), to read the job back
+    job_ids: dict[str, Any] = field(default_factory=dict)
 
     def quiet_entries_of_round(self, job: str) -> list[dict[str, Any]] | None:
         """The quiet job's entries that name one of the round's paths, or carry the RayID of one
@@ -223,6 +225,7 @@ def delivered_logs(
                 created += [job] if job is not None else []
             paths = _send_while_configured(rules_api, ruleset_id, edge_url, rules, traffic)
             delivered = _wait_for(s3, bucket, list(jobs), paths)
+            delivered.job_ids = {name: job["id"] for name, job in zip(jobs, created, strict=False)}
             if made:
                 time.sleep(QUIET_GRACE)  # lines fed to a quiet job may land a batch later
             for job_name, was_made in made.items():

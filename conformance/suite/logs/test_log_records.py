@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import ipaddress
 import re
+import time
 from collections.abc import Iterator
 from typing import Any, cast
 
@@ -25,6 +26,7 @@ from conformance.suite.logs.log_delivery import (
     QuietJob,
     Traffic,
     delivered_logs,
+    log_wait,
 )
 from conformance.suite.setup_check import not_checked, require
 
@@ -199,6 +201,31 @@ def test_rfc3339_timestamp_is_the_request_instant(logs: Delivered) -> None:
     moment = dt.datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
     seconds = cast(int, nanos) / 1e9  # an int: require() above
     assert abs(moment - seconds) <= 1.0, f"rfc3339 {stamp} is not unixnano {nanos}"
+
+
+@pytest.mark.rule("logs.logpush.job-status-after-delivery")
+def test_job_shows_its_delivery(rules_api: RulesApiClient, logs: Delivered) -> None:
+    """Each job whose lines arrived has run and is not failing: last_complete is a date-time,
+    last_error and error_message are null (the provider's job fields). A target may record the
+    push a moment after the batch landed: the jobs are read again until last_complete is set
+    (within one log wait for them all)."""
+    deadline = time.monotonic() + log_wait()
+    for name, job_id in logs.job_ids.items():
+        while True:
+            reply = rules_api.get_job(job_id)
+            job = reply.result
+            require(
+                reply.status == 200 and isinstance(job, dict),
+                f"job {name}: GET answered {reply.status}",
+            )
+            job = cast(dict[str, Any], job)
+            if job.get("last_complete") or time.monotonic() > deadline:
+                break
+            time.sleep(0.5)
+        stamp = job.get("last_complete")
+        assert isinstance(stamp, str) and RFC3339.match(stamp), f"job {name}: {job}"
+        assert job.get("last_error") is None, f"job {name} says it is failing: {job}"
+        assert job.get("error_message") is None, f"job {name} says it is failing: {job}"
 
 
 @pytest.mark.rule("logs.records.client-request-uri-query")

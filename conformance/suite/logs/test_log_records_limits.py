@@ -1,4 +1,5 @@
-"""Limits of the logged custom fields: 8 KB of combined data, and original headers only.
+"""Limits of the logged custom fields: 8 KB of combined data, and original headers only; and the
+limits job's timestamps=unix stamps, read against a second job's unixnano ones.
 
 Combined data counts names and values (decisions.md, "8 KB"): fields are kept in configuration
 order, the value crossing the limit is cut, later ones are dropped; data within the safe size
@@ -9,7 +10,7 @@ one (`x-ec-transform` rewritten before the origin), so those rules are reference
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -25,6 +26,10 @@ from conformance.suite.logs.log_delivery import (
 from conformance.suite.setup_check import require
 
 JOB = "limits"
+# a second job of the first round: the same requests' instants in nanoseconds, against which the
+# limits job's timestamps=unix stamps are read (logs.records.timestamps-unix)
+NANO = "nano"
+NANO_OPTIONS = "fields=RayID,ClientRequestURI,EdgeStartTimestamp&timestamps=unixnano"
 TRANSFORMED = "x-ec-transform"
 ORIGINAL_VALUE = "original-value"
 # the value the edge's fixed transform rule writes (rules are reference-only: the edge's own)
@@ -54,6 +59,7 @@ def logs(
     rules = [log_rule(request=tuple(SIZES))]
     transform_rules = [log_rule(request=(TRANSFORMED,), response=(RESPONSE_TRANSFORMED,))]
     jobs = {JOB: f"fields={ALL_FIELDS}&timestamps=unix"}
+    first_jobs = {**jobs, NANO: NANO_OPTIONS}
     big = Traffic("big", {name: _value(name) for name in SIZES})
     tight = Traffic("tight", {name: _value(name, TIGHT) for name in TIGHT})
     sent = {TRANSFORMED: ORIGINAL_VALUE, RESPOND_PREFIX + RESPONSE_TRANSFORMED: ORIGIN_VALUE}
@@ -61,7 +67,7 @@ def logs(
     url = edge["url"]
     with (
         zone_lock,
-        delivered_logs(rules_api, s3, url, run_prefix, rules, jobs, [big, tight]) as first,
+        delivered_logs(rules_api, s3, url, run_prefix, rules, first_jobs, [big, tight]) as first,
         delivered_logs(rules_api, s3, url, run_prefix, transform_rules, jobs, changed) as second,
     ):
         yield Delivered(
@@ -69,6 +75,7 @@ def logs(
                 "big": first.entries[JOB],
                 "tight": first.entries[JOB],
                 "transformed": second.entries[JOB],
+                NANO: first.entries[NANO],
             },
             {**first.paths, **second.paths},
         )
@@ -128,3 +135,15 @@ def test_response_header_changed_by_a_transform_is_not_logged_changed(logs: Deli
     logged = logs.entry("transformed", "transformed")["ResponseHeaders"]
     require(RESPONSE_TRANSFORMED in logged, f"{RESPONSE_TRANSFORMED} not logged at all: {logged}")
     assert logged[RESPONSE_TRANSFORMED] != RESPONSE_TRANSFORMED_VALUE, logged
+
+
+@pytest.mark.rule("logs.records.timestamps-unix")
+def test_unix_timestamp_is_the_request_instant_in_seconds(logs: Delivered) -> None:
+    """With timestamps=unix the stamp is an integer count of seconds: the instant the unixnano
+    job logs for the same request (within a second, whichever way the target rounds)."""
+    nanos = logs.entry(NANO, "big").get("EdgeStartTimestamp")
+    require(isinstance(nanos, int), f"no unixnano stamp to compare with: {nanos!r}")
+    stamp = logs.entry("big", "big").get("EdgeStartTimestamp")
+    assert isinstance(stamp, int) and not isinstance(stamp, bool), f"unix stamp {stamp!r}"
+    seconds = cast(int, nanos) / 1e9  # an int: require() above
+    assert abs(stamp - seconds) <= 1.0, f"unix {stamp} is not unixnano {nanos} in seconds"
