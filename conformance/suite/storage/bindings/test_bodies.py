@@ -18,7 +18,7 @@ import pytest
 
 from conformance.clients.bindings import body_of
 
-SIZES = [0, 1, 2, 3, 4, 65535, 65537, 196609, 1048577, 2097155]
+SIZES = [0, 1, 2, 3, 4, 65535, 65537, 196609, 1048577, 2097155, 8388609]
 
 
 def _body(size: int) -> bytes:
@@ -67,11 +67,14 @@ def test_key_of_1024_bytes_is_stored(bindings: Any, names: Any) -> None:
 
 
 @pytest.mark.rule("storage.bindings.put-get")
-def test_key_over_1024_bytes_is_refused(bindings: Any, names: Any) -> None:
-    """A key of 1025 bytes is refused cleanly (the key limit), and nothing is stored."""
+@pytest.mark.parametrize("size", [1025, (1 << 20) + 8], ids=["1025-bytes", "1-mib"])
+def test_key_over_1024_bytes_is_refused(bindings: Any, names: Any, size: int) -> None:
+    """A key of 1025 bytes, or of a whole MiB, is refused cleanly (the key limit) and nothing
+    is stored under the same key cut to 1024 bytes."""
     base = names.key("-")
-    key = base + "k" * (1025 - len(base.encode()))
+    key = base + "k" * (size - len(base.encode()))
     bindings.put(key, b"too long").refused()
+    assert bindings.head(key[:1024]).value() is None
 
 
 @pytest.mark.rule("storage.bindings.put-get")
@@ -109,14 +112,20 @@ def test_delete_of_1000_keys(bindings: Any, names: Any) -> None:
 
 
 @pytest.mark.rule("storage.bindings.put-get")
-@pytest.mark.parametrize("where", ["value", "name"])
+@pytest.mark.parametrize("where", ["value", "name", "mib-value"])
 def test_custom_metadata_over_the_limit_is_refused(bindings: Any, names: Any, where: str) -> None:
     """put() with customMetadata of 8193 UTF-8 bytes (dates.md "Other facts": metadata over 8192
     bytes is too large), one byte over in a value or in a name, is refused cleanly and stores
     nothing. (Only the side over the limit: how the provider counts the 8192 bytes is not
-    stated, and the miniflare peer already refuses 2049 bytes.)"""
+    stated, and the miniflare peer already refuses 2049 bytes.) A customMetadata value of a whole
+    MiB is refused too."""
+    key = names.key()
+    if where.startswith("mib"):
+        big = "A" * ((1 << 20) + 8)
+        bindings.put(key, b"meta", customMetadata={"k": big}).refused()
+        assert bindings.head(key).value() is None
+        return
     custom = {"k": "é" * 4095 + "xy"} if where == "value" else {"kk": "é" * 4095 + "x"}
     assert sum(len(k.encode()) + len(v.encode()) for k, v in custom.items()) == 8193
-    key = names.key()
     bindings.put(key, b"meta", customMetadata=custom).refused()
     assert bindings.head(key).value() is None
