@@ -20,6 +20,7 @@ import pytest
 from conformance.clients.bindings import body_of
 
 DAY = dt.timedelta(days=1)
+HOUR = dt.timedelta(hours=1)
 OTHER = "0" * 32
 
 
@@ -97,6 +98,21 @@ def test_put_by_upload_time(
     result = bindings.put(key, b"new", onlyIf={condition: moment}).value()
     assert (result is not None) == met, f"{condition} {moment}: {result!r}"
     assert body_of(bindings.get(key).value()) == (b"new" if met else b"old")
+
+
+@pytest.mark.rule("storage.bindings.put-only-if")
+@pytest.mark.parametrize("condition", ["uploadedAfter", "uploadedBefore"])
+def test_put_by_upload_time_with_an_offset(bindings: Any, names: Any, condition: str) -> None:
+    """A date given in ISO 8601 with a +14:00 offset is that instant: uploadedAfter an hour
+    before the upload, and uploadedBefore an hour after it, both hold (read as UTC wall time
+    they would be 13 hours off)."""
+    key = names.key()
+    first = bindings.put(key, b"old").value()
+    shift = -HOUR if condition == "uploadedAfter" else HOUR
+    moment = (_uploaded(first) + shift).astimezone(dt.timezone(dt.timedelta(hours=14)))
+    text = moment.isoformat(timespec="milliseconds")
+    assert bindings.put(key, b"new", onlyIf={condition: text}).value() is not None, text
+    assert body_of(bindings.get(key).value()) == b"new"
 
 
 @pytest.mark.rule("storage.bindings.put-only-if")
