@@ -112,17 +112,22 @@ def test_delete_of_1000_keys(bindings: Any, names: Any) -> None:
 
 
 @pytest.mark.rule("storage.bindings.put-get")
-@pytest.mark.parametrize("where", ["value", "name", "mib-value"])
+@pytest.mark.parametrize("where", ["value", "name", "mib-value", "mib-value-quote", "mib-name"])
 def test_custom_metadata_over_the_limit_is_refused(bindings: Any, names: Any, where: str) -> None:
     """put() with customMetadata of 8193 UTF-8 bytes (dates.md "Other facts": metadata over 8192
     bytes is too large), one byte over in a value or in a name, is refused cleanly and stores
     nothing. (Only the side over the limit: how the provider counts the 8192 bytes is not
-    stated, and the miniflare peer already refuses 2049 bytes.) A customMetadata value of a whole
-    MiB is refused too."""
+    stated, and the miniflare peer already refuses 2049 bytes.) A customMetadata value or name of
+    a whole MiB is refused too, also one with a double quote before its base64-like run."""
     key = names.key()
     if where.startswith("mib"):
         big = "A" * ((1 << 20) + 8)
-        bindings.put(key, b"meta", customMetadata={"k": big}).refused()
+        custom = {
+            "mib-value": {"k": big},
+            "mib-value-quote": {"k": 'x"' + big},
+            "mib-name": {big: "v"},
+        }[where]
+        bindings.put(key, b"meta", customMetadata=custom).refused()
         assert bindings.head(key).value() is None
         return
     custom = {"k": "é" * 4095 + "xy"} if where == "value" else {"kk": "é" * 4095 + "x"}
