@@ -79,7 +79,8 @@ def test_key_over_1024_bytes_is_refused(bindings: Any, names: Any, size: int) ->
 
 @pytest.mark.rule("storage.bindings.put-get")
 def test_metadata_fields_of_a_put(bindings: Any, names: Any) -> None:
-    """put()'s result and head() agree on the object's fields; httpMetadata given is kept."""
+    """put()'s result and head() agree on the object's fields; httpMetadata given is kept, and
+    none is made up for an object put without it."""
     key = names.key()
     http = {"contentType": "text/x-ec-bodies", "cacheControl": "no-store"}
     put = bindings.put(key, b"fields", httpMetadata=http).value()
@@ -88,6 +89,10 @@ def test_metadata_fields_of_a_put(bindings: Any, names: Any) -> None:
         assert head.get(field) == put.get(field), f"{field}: put {put} head {head}"
     assert head["httpMetadata"] == http, head
     assert head["customMetadata"] == {}, head
+    bare = names.key()
+    bindings.put(bare, b"no http metadata").value()
+    shown = bindings.head(bare).value().get("httpMetadata") or {}
+    assert "contentType" not in shown, f"a contentType nobody gave: {shown}"
 
 
 @pytest.mark.rule("storage.bindings.delete-many")
