@@ -56,9 +56,14 @@ class Outcome:
 
 
 def body_of(obj: Mapping[str, Any]) -> bytes:
-    """The bytes of an R2ObjectBody result (AssertionError when it has no body)."""
+    """The bytes of an R2ObjectBody result (AssertionError when it has no body, or when the body
+    is not one valid base64 text: RFC 4648 3.3, so padding inside the text is no body either)."""
     assert "body" in obj, f"expected an object with a body, got fields {sorted(obj)}"
-    return base64.b64decode(str(obj["body"]))
+    text = str(obj["body"])
+    try:
+        return base64.b64decode(text, validate=True)
+    except ValueError:
+        raise AssertionError(f"the body is not valid base64 ({len(text)} characters)") from None
 
 
 class BindingsClient:

@@ -36,3 +36,29 @@ def test_list_with_much_metadata_pages_without_error(bindings: Any, names: Any) 
         cursor = page.get("cursor")
         assert cursor, f"a truncated page without a cursor: {sorted(page)}"
     assert seen == keys
+
+
+@pytest.mark.rule("storage.bindings.list-limit-reduced")
+def test_page_ending_early_loses_no_smaller_object(bindings: Any, names: Any) -> None:
+    """Objects of 1.6 KB of metadata, then one of 2 KB, then small ones: wherever a page ends
+    early, the next page resumes at the first object it did not return, so every key is listed
+    once and in order (a page must not skip an object that did not fit and go on with smaller
+    ones after it)."""
+    prefix = names.key("/")
+    sizes = [1600] * 40 + [2000] + [10] * 8
+    keys = [f"{prefix}{i:03d}" for i in range(len(sizes))]
+    for key, size in zip(keys, sizes, strict=True):
+        bindings.put(key, b"m", customMetadata={"pad": "p" * size}).value()
+    seen: list[str] = []
+    cursor = None
+    for _ in range(len(keys) + 1):
+        options: dict[str, Any] = {"prefix": prefix, "limit": 100, "include": ["customMetadata"]}
+        if cursor:
+            options["cursor"] = cursor
+        page = bindings.list(**options).value()
+        seen += [o["key"] for o in page["objects"]]
+        if not page["truncated"]:
+            break
+        cursor = page.get("cursor")
+        assert cursor, f"a truncated page without a cursor: {sorted(page)}"
+    assert seen == keys
