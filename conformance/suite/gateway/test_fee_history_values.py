@@ -1,0 +1,76 @@
+"""Values of eth_feeHistory and of mined transactions that the sources state and blocks show.
+
+execution-apis (src/eth/fee_market.yaml): baseFeePerGas holds the blocks' base fees plus the next
+block's, "derived from the newest block"; gasUsedRatio is "the ratio of gasUsed and gasLimit".
+The next base fee follows EIP-1559 (elasticity 2, change denominator 8), sepolia's fee market.
+The reward values (gas-weighted percentiles of tips) are left alone: checking them takes every
+receipt of a block.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pytest
+
+from conformance.clients.gateway import GatewayClient
+from conformance.suite.gateway.helpers import check_result, result_of
+
+ELASTICITY = 2  # EIP-1559 ELASTICITY_MULTIPLIER
+DENOMINATOR = 8  # EIP-1559 BASE_FEE_MAX_CHANGE_DENOMINATOR
+
+
+def eip1559_next_base_fee(base: int, gas_used: int, gas_limit: int) -> int:
+    """EIP-1559: the base fee of the block after one with this base fee and gas use."""
+    target = gas_limit // ELASTICITY
+    if gas_used == target:
+        return base
+    if gas_used > target:
+        return base + max(1, base * (gas_used - target) // target // DENOMINATOR)
+    return base - base * (target - gas_used) // target // DENOMINATOR
+
+
+@pytest.mark.rule("gateway.jsonrpc.supported-methods-served")
+def test_fee_history_matches_the_blocks(gateway: GatewayClient) -> None:
+    """Each block's base fee and gas used ratio are the block's own (eth_getBlockByNumber), and
+    the extra base fee is EIP-1559's from the newest block."""
+    newest = int(result_of(gateway, "eth_blockNumber"), 16)
+    history = result_of(gateway, "eth_feeHistory", ["0x2", hex(newest), []])
+    oldest = int(history["oldestBlock"], 16)
+    block: dict[str, Any] = {}
+    for i, ratio in enumerate(history["gasUsedRatio"]):
+        block = result_of(gateway, "eth_getBlockByNumber", [hex(oldest + i), False])
+        base = block.get("baseFeePerGas", "0x0")  # zeroes for pre-EIP-1559 blocks
+        assert int(history["baseFeePerGas"][i], 16) == int(base, 16), (i, history, block)
+        used, limit = int(block["gasUsed"], 16), int(block["gasLimit"], 16)
+        expected = used / limit if limit else 0.0
+        assert math.isclose(ratio, expected, rel_tol=1e-9, abs_tol=1e-12), (i, history, block)
+    if "baseFeePerGas" in block:  # the newest block is an EIP-1559 one
+        following = eip1559_next_base_fee(
+            int(block["baseFeePerGas"], 16), int(block["gasUsed"], 16), int(block["gasLimit"], 16)
+        )
+        assert int(history["baseFeePerGas"][-1], 16) == following, (history, block)
+
+
+@pytest.mark.rule("gateway.jsonrpc.supported-methods-served")
+def test_mined_transaction_is_found(gateway: GatewayClient) -> None:
+    """A transaction of a recent block is found by its hash (eth_getTransactionByHash) and has a
+    receipt (eth_getTransactionReceipt): execution-apis answers null only for an unknown hash."""
+    newest = int(result_of(gateway, "eth_blockNumber"), 16)
+    for number in range(newest, max(-1, newest - 16), -1):
+        block = result_of(gateway, "eth_getBlockByNumber", [hex(number), True])
+        if block and block["transactions"]:
+            break
+    else:
+        pytest.skip("N/A: no transaction in the target's last 16 blocks")
+    tx_hash = block["transactions"][0]["hash"]
+    found = result_of(gateway, "eth_getTransactionByHash", [tx_hash])
+    assert found is not None, f"mined transaction {tx_hash} answered null"
+    check_result("eth_getTransactionByHash", found)
+    assert (found["hash"], found["blockHash"]) == (tx_hash, block["hash"]), found
+    receipt = result_of(gateway, "eth_getTransactionReceipt", [tx_hash])
+    assert receipt is not None, f"mined transaction {tx_hash} has a null receipt"
+    check_result("eth_getTransactionReceipt", receipt)
+    assert receipt["transactionHash"] == tx_hash, receipt
+    assert (receipt["blockHash"], receipt["blockNumber"]) == (block["hash"], block["number"])
