@@ -52,7 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="send a reply only once the changes it reports survive a power loss (one shared "
         "WAL fsync per batch of replies); without it, acknowledged changes survive a crash of "
-        "the process (docs/decisions.md)",
+        "the process (docs/reference-choices.md)",
     )
     parser.add_argument("--quiet", action="store_true", help="do not print the surfaces")
     parser.add_argument(

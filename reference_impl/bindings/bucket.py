@@ -145,7 +145,7 @@ class BindingBucket:
 
     def _meta(self, options: dict[str, Any], operation: str = "put") -> dict[str, Any]:
         """The record's metadata from put()/createMultipartUpload() options, bounded as the
-        S3 surface bounds it (error 10012, R2's MetadataTooLarge, docs/decisions.md)."""
+        S3 surface bounds it (error 10012, R2's MetadataTooLarge, docs/reference-choices.md)."""
         custom = options.get("customMetadata") or {}
         if not isinstance(custom, dict):
             raise type_error(operation, "customMetadata must be an object of strings")

@@ -11,7 +11,7 @@ hold every job's delivery and the flush trigger for minutes while lines piled up
 delivers on its own (a lock per job: one batch in flight per job, in order), every attempt
 has a total deadline (`logpush_timeout_s`), `flush()` waits at most that plus a little, and a
 job keeps at most `log_pending_max_lines` lines and `log_pending_max_bytes` characters of them:
-past either the oldest are dropped and counted (docs/decisions.md). A line bound alone let
+past either the oldest are dropped and counted (docs/reference-choices.md). A line bound alone let
 50,000 anonymous requests with 12 KB URIs hold 600 MB per job, and the batch of them was
 joined and compressed on the event loop; the batch is now compressed on a worker.
 """

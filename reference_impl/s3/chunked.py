@@ -60,7 +60,7 @@ def refuse_unstreamed_framing(content_encoding: str | None, hashed: bool) -> Non
     The framing is decoded only under a STREAMING-* content hash; with a hex SHA-256 the hash
     covers the bytes as sent, so those bytes are the object. With UNSIGNED-PAYLOAD nothing says
     whether the body is framed, and S3 answers 400 InvalidArgument rather than guess (storing
-    the framing as data would corrupt the object). See docs/decisions.md.
+    the framing as data would corrupt the object). See docs/reference-choices.md.
     """
     if hashed or content_encoding is None:
         return

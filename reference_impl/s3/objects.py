@@ -56,7 +56,7 @@ def _metadata(ctx: ServerContext, call: Call) -> dict[str, Any]:
     if "content-encoding" in http and call.streaming is not None:
         # a STREAMING-* body travelled aws-chunked: that coding is transport, not the object's.
         # Under a hex SHA-256 the bytes sent are the object, and S3 stores the header as sent
-        # (docs/decisions.md, "aws-chunked on a plain PUT")
+        # (docs/reference-choices.md, "aws-chunked on a plain PUT")
         kept = [e for e in http["content-encoding"].split(",") if e.strip() != "aws-chunked"]
         if kept:
             http["content-encoding"] = ",".join(kept).strip()

@@ -2,7 +2,7 @@
 
 Buckets live in a namespace per account. Handlers call these methods from the event loop;
 each is one short SQLite transaction. A body of at most `INLINE_MAX` bytes is stored in its
-object's row (docs/decisions.md, "small objects inline"): one WAL append instead of a file
+object's row (docs/reference-choices.md, "small objects inline"): one WAL append instead of a file
 create, fsync, rename and later unlink, and the body and its metadata commit atomically.
 Larger bodies stream to blob files and never pass through SQLite.
 """
@@ -113,7 +113,8 @@ class Store:
         # Bucket generations: every bucket created gets the current epoch, which then grows;
         # every blob write remembers the epoch it started in. A blob may only be published
         # into a bucket created before its write began, so a PUT that was streaming while its
-        # bucket was deleted (and perhaps recreated) can never land in it (docs/decisions.md).
+        # bucket was deleted (and perhaps recreated) can never land in it
+        # (docs/reference-choices.md).
         self.epoch = 1 + self.db.execute("SELECT coalesce(max(gen), 0) FROM buckets").fetchone()[0]
         self._remove_unreferenced_blobs()
         self.watches = KeyWatches()  # keys a migration fetch waits on (storage/watches.py)
@@ -190,9 +191,10 @@ class Store:
         """Delete the bucket with everything still attached to it, in one transaction.
 
         Callers refuse a bucket that holds objects; rows left anyway (a deviating profile) go
-        with it, and so do multipart uploads in progress (aborted, as S3 does: decisions.md),
-        so that a bucket recreated under the same name never sees any of them. `keep_uploads`:
-        the deviation that forgets them (deviations.yaml, delete_bucket_keeps_uploads).
+        with it, and so do multipart uploads in progress (aborted, as S3 does:
+        docs/reference-choices.md), so that a bucket recreated under the same name never sees
+        any of them. `keep_uploads`: the deviation that forgets them (deviations.yaml,
+        delete_bucket_keeps_uploads).
         """
         where = (account, name)
         with self.db:
@@ -319,7 +321,7 @@ class Store:
         `bucket_unchecked`, the deviation put_publish_unchecked of deviations.yaml). `check`
         (a write's If-* conditions) is called with the object under the key at that moment,
         in the same transaction: whatever it raises refuses the write and removes the blob, so
-        of two create-if-absent writes exactly one publishes (docs/decisions.md).
+        of two create-if-absent writes exactly one publishes (docs/reference-choices.md).
         """
         record = ObjectRecord(
             key=key,

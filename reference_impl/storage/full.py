@@ -3,7 +3,7 @@
 Without it ENOSPC from a blob write, or SQLITE_FULL from a metadata commit, reached the
 handlers as an unexpected error and became 500 InternalError. The storage engine raises
 `StorageFull` after undoing what it had written (no row, no blob, no temp file); the S3 surface
-answers 507 InsufficientStorage (docs/decisions.md).
+answers 507 InsufficientStorage (docs/reference-choices.md).
 """
 
 from __future__ import annotations

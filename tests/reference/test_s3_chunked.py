@@ -285,7 +285,7 @@ def test_framing_named_on_a_plain_put_is_stored_as_sent(
 ) -> None:
     """A plain PUT (hex SHA-256 payload hash, body not framed) that names aws-chunked in its
     Content-Encoding stores the bytes sent and the header as sent: only a STREAMING-* body is
-    aws-chunked, so only then is the token transport (docs/decisions.md, "aws-chunked on a
+    aws-chunked, so only then is the token transport (docs/reference-choices.md, "aws-chunked on a
     plain PUT"). Before, the token was dropped whatever the payload hash."""
     reply = wire.request(
         "PUT", bucket, "k", body=DATA, headers={"Content-Encoding": content_encoding}

@@ -6,7 +6,7 @@ answered 204, and the object was back afterwards, with no write ordered after th
 No order of the two requests gives that: a copy ordered before the delete leaves nothing, one
 ordered after it finds no source (NoSuchKey). The copy now publishes only while the key still
 holds the object it copied (checked in the publish transaction): NoSuchKey when it is gone,
-TooMuchConcurrency when another write replaced it (docs/decisions.md).
+TooMuchConcurrency when another write replaced it (docs/reference-choices.md).
 """
 
 from __future__ import annotations

@@ -200,8 +200,8 @@ def test_s3_lifecycle_largest_days_is_taken(wire: WireClient) -> None:
 
 @pytest.mark.parametrize("key", ["a\x01b", "a\x00", "a\rb", "a\x1f", "a\ufffe"])
 def test_s3_keys_xml_cannot_carry_are_refused_at_write(wire: WireClient, key: str) -> None:
-    """A raw control character in a listed `<Key>` made the page unparseable (docs/decisions.md
-    "Keys an XML page can carry")."""
+    """A raw control character in a listed `<Key>` made the page unparseable
+    (docs/reference-choices.md "Keys an XML page can carry")."""
     _invalid(wire.put_object(BUCKET, key, BODY))
     _invalid(wire.request("POST", BUCKET, key, query=[("uploads", None)]))
     listed = wire.list_objects_v2(BUCKET).assert_ok()

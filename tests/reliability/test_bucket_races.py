@@ -3,7 +3,7 @@
 Issue 16 rows 1 and 2: a DeleteBucket that arrives while PUTs stream their bodies must not let
 those PUTs land afterwards (their rows would outlive the bucket, their blobs leak, and a bucket
 recreated under the same name would bring the objects back); an upload in progress must not
-survive into a recreated bucket either (docs/decisions.md, "DeleteBucket with uploads").
+survive into a recreated bucket either (docs/reference-choices.md, "DeleteBucket with uploads").
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Issue 16 row 8: a PUT on a full disk answered 500 InternalError. ENOSPC (or EDQUOT) from a blob
 write and SQLITE_FULL from a metadata commit are now `StorageFull` in the engine, after it has
-removed what it wrote; the S3 surface answers 507 (docs/decisions.md). Simulated in process
+removed what it wrote; the S3 surface answers 507 (docs/reference-choices.md). Simulated in process
 (monkeypatched writes, a capped SQLite file) and, where the machine lets root mount one, on a
 real 8 MiB tmpfs through HTTP.
 """

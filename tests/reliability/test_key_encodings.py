@@ -2,7 +2,7 @@
 
 Issue 16 row 3: `x%ff`, `x%fe`, `x%80` and `x%c3` all decoded to `x\ufffd`, so four different
 keys overwrote and deleted each other. Each is now 400 (S3 InvalidURI; copy source
-InvalidArgument; bindings error 10020; docs/decisions.md), and valid escapes still work.
+InvalidArgument; bindings error 10020; docs/reference-choices.md), and valid escapes still work.
 """
 
 from __future__ import annotations

@@ -125,7 +125,7 @@ def test_every_member_is_decoded(ref: RefProcess, domain: str, size: int) -> Non
 
 
 def test_not_gzip_at_all_is_not_an_empty_200(ref: RefProcess, domain: str) -> None:
-    """Bytes labelled gzip that are not gzip: 406 with a reason (docs/decisions.md), not an
+    """Bytes labelled gzip that are not gzip: 406 with a reason (docs/reference-choices.md), not an
     empty 200 as on main; with gzip accepted the stored bytes go out unchanged."""
     _put(ref, "corrupt", b"these bytes were never gzip" * 10)
     status, _, body, _ = _body(_get(ref, domain, "corrupt", IDENTITY))

@@ -2,7 +2,7 @@
 
 `urllib.parse.unquote` replaces bytes that are not UTF-8 with U+FFFD, so `x%ff`, `x%fe` and
 `x%80` all named one key `x\ufffd` and overwrote each other (issue 16). Here such text is
-refused instead: callers answer 400 (InvalidURI, docs/decisions.md).
+refused instead: callers answer 400 (InvalidURI, docs/reference-choices.md).
 """
 
 from __future__ import annotations

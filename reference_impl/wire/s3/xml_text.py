@@ -24,8 +24,9 @@ def xml_safe(text: str) -> str:
     return _NOT_XML.sub(_encode, text)
 
 
-# characters no key may hold (docs/decisions.md "Keys an XML page can carry"): outside XML 1.0's
-# Char, and CR, which every XML parser reads back as LF (so a listed key would name another)
+# characters no key may hold (docs/reference-choices.md "Keys an XML page can carry"): outside
+# XML 1.0's Char, and CR, which every XML parser reads back as LF (so a listed key would name
+# another)
 _NOT_IN_KEYS = re.compile("[^\t\n\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
