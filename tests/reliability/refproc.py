@@ -7,6 +7,7 @@ other project tests do not.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -93,6 +94,20 @@ def start(data_dir: Path, *extra: str, log: Path | None = None) -> RefProcess:
     With `log`, its stderr is written there (see `assert_no_traceback`)."""
     process, ready = launch_reference(data_dir, *extra, log=log)
     return RefProcess(process, ready, data_dir)
+
+
+@contextlib.contextmanager
+def holding(data_dir: Path, bucket: str, objects: dict[str, bytes]) -> Iterator[RefProcess]:
+    """A started reference whose `bucket` holds `objects`; stopped however the block ends."""
+    proc = start(data_dir)
+    try:
+        wire = proc.wire()
+        wire.create_bucket(bucket).assert_ok()
+        for key, body in objects.items():
+            wire.put_object(bucket, key, body).assert_ok()
+        yield proc
+    finally:
+        proc.stop()
 
 
 def assert_no_traceback(log: Path) -> None:

@@ -14,7 +14,7 @@ from unittest import mock
 
 import pytest
 import requests
-from reliability.refproc import REQUEST_TIMEOUT, RefProcess, start
+from reliability.refproc import REQUEST_TIMEOUT, RefProcess, holding
 
 from conformance.clients.s3_wire import WireClient, WireReply
 
@@ -24,12 +24,8 @@ SECRET = b"the first account's data"
 
 @pytest.fixture(scope="module")
 def ref(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RefProcess]:
-    proc = start(tmp_path_factory.mktemp("sec") / "data")
-    wire = proc.wire()
-    wire.create_bucket(BUCKET).assert_ok()
-    wire.put_object(BUCKET, "secret", SECRET).assert_ok()
-    yield proc
-    proc.stop()
+    with holding(tmp_path_factory.mktemp("sec") / "data", BUCKET, {"secret": SECRET}) as proc:
+        yield proc
 
 
 @pytest.fixture

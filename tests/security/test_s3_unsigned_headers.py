@@ -15,7 +15,7 @@ from collections.abc import Iterator
 
 import pytest
 import requests
-from reliability.refproc import REQUEST_TIMEOUT, RefProcess, start
+from reliability.refproc import REQUEST_TIMEOUT, RefProcess, holding
 
 from conformance.clients.s3_wire import WireClient, WireReply
 
@@ -25,12 +25,8 @@ SECRET = b"the signer's private object"
 
 @pytest.fixture(scope="module")
 def ref(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RefProcess]:
-    proc = start(tmp_path_factory.mktemp("unsigned") / "data")
-    wire = proc.wire()
-    wire.create_bucket(BUCKET).assert_ok()
-    wire.put_object(BUCKET, "secret", SECRET).assert_ok()
-    yield proc
-    proc.stop()
+    with holding(tmp_path_factory.mktemp("unsigned") / "data", BUCKET, {"secret": SECRET}) as proc:
+        yield proc
 
 
 @pytest.fixture

@@ -18,23 +18,7 @@ def test_list_with_much_metadata_pages_without_error(bindings: Any, names: Any) 
     keys = [f"{prefix}{i:03d}" for i in range(OBJECTS)]
     for key in keys:
         bindings.put(key, b"m", customMetadata={"pad": "p" * METADATA_BYTES}).value()
-    seen: list[str] = []
-    cursor = None
-    for _ in range(OBJECTS + 1):
-        options: dict[str, Any] = {
-            "prefix": prefix,
-            "limit": OBJECTS,
-            "include": ["customMetadata"],
-        }
-        if cursor:
-            options["cursor"] = cursor
-        page = bindings.list(**options).value()
-        assert len(page["objects"]) <= OBJECTS
-        seen += [o["key"] for o in page["objects"]]
-        if not page["truncated"]:
-            break
-        cursor = page.get("cursor")
-        assert cursor, f"a truncated page without a cursor: {sorted(page)}"
+    seen = _list_all(bindings, {"prefix": prefix, "limit": OBJECTS}, len(keys))
     assert seen == keys
 
 
@@ -49,16 +33,24 @@ def test_page_ending_early_loses_no_smaller_object(bindings: Any, names: Any) ->
     keys = [f"{prefix}{i:03d}" for i in range(len(sizes))]
     for key, size in zip(keys, sizes, strict=True):
         bindings.put(key, b"m", customMetadata={"pad": "p" * size}).value()
+    seen = _list_all(bindings, {"prefix": prefix, "limit": 100}, len(keys))
+    assert seen == keys
+
+
+def _list_all(bindings: Any, options: dict[str, Any], count: int) -> list[str]:
+    """Every key of the listing with metadata, page by page through the cursors; no page holds
+    more than `limit` objects, and a truncated page carries a cursor."""
     seen: list[str] = []
     cursor = None
-    for _ in range(len(keys) + 1):
-        options: dict[str, Any] = {"prefix": prefix, "limit": 100, "include": ["customMetadata"]}
+    for _ in range(count + 1):
+        page_options = {**options, "include": ["customMetadata"]}
         if cursor:
-            options["cursor"] = cursor
-        page = bindings.list(**options).value()
+            page_options["cursor"] = cursor
+        page = bindings.list(**page_options).value()
+        assert len(page["objects"]) <= options["limit"]
         seen += [o["key"] for o in page["objects"]]
         if not page["truncated"]:
             break
         cursor = page.get("cursor")
         assert cursor, f"a truncated page without a cursor: {sorted(page)}"
-    assert seen == keys
+    return seen
