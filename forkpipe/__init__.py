@@ -122,7 +122,8 @@ def receive_launch(pipe: int) -> dict[str, Any] | None:
     null = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):  # the run's output is not the reference's
         os.dup2(null, fd)
-    os.close(null)
+    if null > 2:  # a run without a stdin gave /dev/null fd 0 itself: it stays
+        os.close(null)
     chunks = []
     while chunk := os.read(pipe, 65536):
         chunks.append(chunk)

@@ -81,8 +81,8 @@ class BodySlots:
             self._waiting.remove(who)
 
     def give_back(self, client: str) -> None:
-        """`client`'s slot is free again: handed to the longest waiter whose client is below
-        its share, if any (a waiter of this same client included). The client's other waiters,
+        """`client`'s slot is free again: handed to the longest waiter of another client that is
+        below its share, else to this client's longest waiter, if any. The client's other waiters,
         no longer held back by their own client, start timing their wait now."""
         was_at_share = self.at_share(client)
         held = self._held.get(client, 0) - 1
@@ -92,7 +92,10 @@ class BodySlots:
             self._held.pop(client, None)
             self._moved.pop(client, None)
         self.used = max(self.used - 1, 0)
-        for who in list(self._waiting):
+        # another client's waiter first: the freeing client's own queued bodies (queued earlier,
+        # maybe many) would otherwise take its slot back, round after round
+        others = [w for w in self._waiting if w.slot_client != client]
+        for who in others + [w for w in self._waiting if w.slot_client == client]:
             if self.used >= self.limit:
                 break
             if not self.at_share(who.slot_client):

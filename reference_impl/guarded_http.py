@@ -24,6 +24,10 @@ waiting for a slot) is never counted against the client.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import fcntl
+import struct
+import termios
 import time
 from typing import Any
 
@@ -73,6 +77,7 @@ class GuardedHttpTools(HttpToolsProtocol):
         self._slot_wait_since: float | None = None
         self._body_timer: asyncio.TimerHandle | None = None
         self._send_timer: asyncio.TimerHandle | None = None
+        self._send_pending = 0  # reply bytes unsent when the send timer was last armed
         self.flow: GuardedFlow
 
     # -- connection -------------------------------------------------------------------------
@@ -95,9 +100,15 @@ class GuardedHttpTools(HttpToolsProtocol):
         """The client stopped taking the reply (the send buffer is full): it has
         `send_idle_timeout` to take more, else the connection is dropped. Untimed, a download
         nobody read held its connection, task and blob for ever, and `max_connections` of them
-        shut every other client out (anonymously, on the public listener)."""
+        shut every other client out (anonymously, on the public listener).
+
+        The timeout is about progress, like nginx's send_timeout: a reply whose client took
+        any byte during the timeout (the transport's buffer plus the kernel's unsent queue
+        shrank) gets another one. A client reading steadily but slowly is not cut because one
+        256 KiB piece and the kernel's megabytes of send buffer did not drain in time."""
         super().pause_writing()
         if self._send_timer is None:
+            self._send_pending = self._unsent()
             self._send_timer = self.loop.call_later(self.send_idle_timeout, self._send_stalled)
 
     def resume_writing(self) -> None:
@@ -109,8 +120,24 @@ class GuardedHttpTools(HttpToolsProtocol):
             self._send_timer.cancel()
             self._send_timer = None
 
+    def _unsent(self) -> int:
+        """Reply bytes not yet taken by the client: the transport's buffer and, where the
+        kernel tells (Linux SIOCOUTQ), the socket's send queue."""
+        pending = self.transport.get_write_buffer_size()
+        sock = self.transport.get_extra_info("socket")
+        if sock is not None:
+            with contextlib.suppress(OSError, ValueError, AttributeError):
+                raw = fcntl.ioctl(sock.fileno(), termios.TIOCOUTQ, struct.pack("i", 0))
+                pending += struct.unpack("i", raw)[0]
+        return pending
+
     def _send_stalled(self) -> None:
         self._send_timer = None
+        pending = self._unsent()
+        if pending < self._send_pending:  # the client took bytes meanwhile: still reading
+            self._send_pending = pending
+            self._send_timer = self.loop.call_later(self.send_idle_timeout, self._send_stalled)
+            return
         self._input_closed = True
         self.transport.abort()  # close() would wait for the client to take the buffered bytes
 

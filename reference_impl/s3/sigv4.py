@@ -275,10 +275,20 @@ def _check(
     raise S3Error("SignatureDoesNotMatch")
 
 
+# Tolerated unsigned, as S3 does: a header-auth request's payload hash is in its canonical
+# request whether SignedHeaders names the header or not; a presigned request takes its own from
+# the query (UNSIGNED-PAYLOAD unless signed there), so the header changes nothing it signed.
+_UNSIGNED_ALLOWED = frozenset({"x-amz-content-sha256"})
+
+
 def _require_signed_vendor_headers(headers: dict[str, list[str]], signed: list[str]) -> None:
     """Every `x-amz-*` header present is signed (S3: 403, HeadersNotSigned). Unsigned, one
     added to a presigned PUT (`x-amz-copy-source`) made it a copy of any object of the signer."""
-    unsigned = sorted(name for name in headers if name.startswith("x-amz-") and name not in signed)
+    unsigned = sorted(
+        name
+        for name in headers
+        if name.startswith("x-amz-") and name not in signed and name not in _UNSIGNED_ALLOWED
+    )
     if unsigned:
         raise S3Error(
             "AccessDenied",

@@ -83,3 +83,20 @@ def test_a_wait_behind_the_clients_own_bodies_runs_from_their_last_byte() -> Non
     slots.give_back("a")
     assert slots.waits_on_own("a") is None
     assert slots.take("a") and slots.waits_on_own("a") == 0.0  # no byte since: the wait's start
+
+
+def test_a_freed_slot_goes_to_another_clients_waiter_first() -> None:
+    """What the profile promises (max_body_streams_per_client: "a free slot goes to another
+    client's body first"). Before, the freeing client's own waiter queued earlier took its slot
+    back: a few clients at their share that keep bodies queued (an upload tool with 50 parts
+    in flight) handed their slots round among themselves, and another client's body waited
+    until its timer ran out, 503."""
+    slots = BodySlots(2, per_client=1)
+    assert slots.take("a") and slots.take("b")
+    a_waiter, c_waiter = Waiter("a"), Waiter("c")
+    slots.wait(a_waiter)
+    slots.wait(c_waiter)
+    slots.give_back("a")
+    assert (a_waiter.granted, c_waiter.granted) == (0, 1)
+    slots.give_back("b")  # no other client waits: the client's own waiter is served
+    assert a_waiter.granted == 1 and slots.used == 2

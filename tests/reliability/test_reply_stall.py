@@ -37,7 +37,7 @@ def _download(ref: RefProcess, pause: float) -> tuple[int, bool]:
     sock = connect(prepared.url)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 16384)
     sock.sendall(request_head("GET", prepared.url, dict(prepared.headers)))
-    received = len(sock.recv(4096))
+    received = len(sock.recv(1024))
     time.sleep(pause)
     sock.settimeout(30)
     try:
@@ -59,3 +59,30 @@ def test_an_unread_reply_is_dropped(ref: RefProcess) -> None:
 def test_a_reader_that_keeps_reading_gets_it_all(ref: RefProcess) -> None:
     received, closed = _download(ref, 0.3)
     assert not closed and received >= SIZE
+
+
+def test_a_slow_steady_reader_is_not_cut(ref: RefProcess) -> None:
+    """A client that reads all the time, only slowly (32 KiB/s here, for four timeouts), is no
+    stalled client: the timer is about progress, not about draining a whole 256 KiB piece
+    within the timeout (nginx's send_timeout: between two successive writes). Before, the
+    piece in the transport's buffer had to drain below its low-water mark within
+    `send_idle_timeout_s`: a reader slower than about 256 KiB per timeout (8.5 KiB/s at the
+    default 30 s) was cut while reading."""
+    prepared = ref.wire().prepare("GET", BUCKET, "large")
+    sock = connect(prepared.url)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 16384)
+    sock.sendall(request_head("GET", prepared.url, dict(prepared.headers)))
+    sock.settimeout(30)
+    received, deadline = 0, time.monotonic() + STALL * 4
+    try:
+        while time.monotonic() < deadline:
+            chunk = sock.recv(8192)
+            assert chunk, f"cut after {received} bytes while reading 32 KiB/s"
+            received += len(chunk)
+            time.sleep(0.25)
+        while received < SIZE:  # then fast: the whole reply must still come
+            chunk = sock.recv(1 << 20)
+            assert chunk, f"cut after {received} bytes of {SIZE} (read at 32 KiB/s before)"
+            received += len(chunk)
+    finally:
+        sock.close()

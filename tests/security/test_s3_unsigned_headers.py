@@ -78,3 +78,14 @@ def test_signed_headers_and_other_unsigned_headers_still_pass(wire: WireClient) 
         timeout=REQUEST_TIMEOUT,
     )
     assert (got.status_code, got.content) == (206, b"fi")
+
+
+def test_an_unsigned_content_sha256_header_is_no_unsigned_header(wire: WireClient) -> None:
+    """`x-amz-content-sha256` is tolerated unsigned, as S3 does (a header-auth request puts its
+    value in the canonical request whether SignedHeaders names it or not; a presigned request
+    takes its payload hash from the query, UNSIGNED-PAYLOAD unless signed there). A client that
+    sends `x-amz-content-sha256: UNSIGNED-PAYLOAD` with a presigned PUT (SDK HTTP stacks that
+    add it to every S3 request) was refused 403 HeadersNotSigned."""
+    url = wire.presign("PUT", BUCKET, "sha-header", expires=300)
+    _put(url, {"x-amz-content-sha256": "UNSIGNED-PAYLOAD"}, b"fine").assert_ok()
+    assert wire.get_object(BUCKET, "sha-header").body == b"fine"
