@@ -197,6 +197,7 @@ class Deviations:
     copy_missing_destination_403: bool = False
     missing_bucket_403: bool = False
     copy_met_conditions_412: bool = False
+    copy_if_match_missing_404: bool = False
     put_met_conditions_412: bool = False
     complete_met_conditions_412: bool = False
     abort_keeps: bool = False
