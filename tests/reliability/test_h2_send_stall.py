@@ -14,6 +14,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import h2.events
 import pytest
 from reliability.offload_probe import MIB, public_domain
 from reliability.refproc import RefProcess, assert_no_traceback, start
@@ -63,3 +64,35 @@ def test_unread_h2_download_is_dropped(ref: RefProcess) -> None:
     assert closed >= STALL, f"dropped after {closed:.1f} s, before any timeout ran out"
     # the listener still serves a reader
     assert wire.request("GET", BUCKET, "big").status == 200
+
+
+def test_slow_h2_reader_is_served(ref: RefProcess) -> None:
+    """A client that keeps taking bytes, slower than the app writes, keeps its stream: the
+    timeout is about progress (nginx's send_timeout), not about draining a whole chunk."""
+    wire = ref.wire()
+    assert wire.request("PUT", BUCKET).status == 200
+    assert wire.request("PUT", BUCKET, "big", body=b"q" * (4 * MIB)).status == 200
+    sock, conn = _open(ref, public_domain(ref, BUCKET), streams=1)
+    got, ended, reset = 0, False, False
+    sock.settimeout(0.5)
+    started = time.monotonic()
+    try:
+        while time.monotonic() - started < 4 * STALL + KEEP_ALIVE and not (ended or reset):
+            with contextlib.suppress(TimeoutError):
+                data = sock.recv(65536)
+                assert data, f"connection closed after {got} bytes taken steadily"
+                for event in conn.receive_data(data):
+                    if isinstance(event, h2.events.DataReceived):
+                        got += event.flow_controlled_length
+                    ended |= isinstance(event, h2.events.StreamEnded)
+                    reset |= isinstance(event, h2.events.StreamReset)
+            # 8 KiB a second, acknowledged: far slower than a 256 KiB chunk drains at speed
+            conn.increment_flow_control_window(8192)
+            conn.increment_flow_control_window(8192, stream_id=1)
+            sock.sendall(conn.data_to_send())
+            time.sleep(0.5)
+    finally:
+        with contextlib.suppress(OSError):
+            sock.close()
+    assert not reset, f"stream reset after {got} bytes"
+    assert got > 64 * 1024 + 8192 * 4, f"only {got} bytes in {4 * STALL + KEEP_ALIVE} s"
