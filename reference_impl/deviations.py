@@ -38,6 +38,7 @@ class Deviations:
     bindings_truncate_body: bool = False
     bindings_ignore_only_if: bool = False
     bindings_first_etag_only: bool = False
+    bindings_weak_if_match: bool = False
     bindings_accept_wrong_checksum: bool = False
     bindings_drop_checksums: bool = False
     bindings_delete_first_only: bool = False
@@ -196,6 +197,7 @@ class Deviations:
     copy_missing_destination_403: bool = False
     missing_bucket_403: bool = False
     copy_met_conditions_412: bool = False
+    copy_if_match_missing_404: bool = False
     put_met_conditions_412: bool = False
     complete_met_conditions_412: bool = False
     abort_keeps: bool = False

@@ -3,8 +3,10 @@
 Python's decoder accepts what RFC 8259 does not (`NaN`, `Infinity`, `-Infinity`), lets a
 `\\ud800` escape become a string no UTF-8 encoder takes (I-JSON, RFC 7493, forbids it) and recurses
 once per nesting level, so a body nested ~1000 deep is a RecursionError in whatever walks the
-parsed document next (or a C stack overflow when a library raised the recursion limit). Each
-surface parses its bodies here and turns `JsonBodyError` into its own clear 4xx.
+parsed document next (or a C stack overflow when a library raised the recursion limit). It also
+keeps the last of an object's repeated names (RFC 8259 section 4 leaves that to the parser; I-JSON
+forbids it): a caller that asks for `unique_keys` gets a refusal instead. Each surface parses its
+bodies here and turns `JsonBodyError` into its own clear 4xx.
 """
 
 from __future__ import annotations
@@ -55,13 +57,25 @@ def too_deep(body: bytes, limit: int) -> bool:
     return False
 
 
-def loads(body: bytes, max_depth: int) -> Any:
-    """The parsed document; JsonBodyError when it is not strict JSON or nests too deep."""
+def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object whose names are all different (the decoder's `object_pairs_hook`)."""
+    doc: dict[str, Any] = {}
+    for name, value in pairs:
+        if name in doc:
+            raise JsonBodyError(f"duplicate name {name!r} in a JSON object (RFC 7493 I-JSON)")
+        doc[name] = value
+    return doc
+
+
+def loads(body: bytes, max_depth: int, unique_keys: bool = False) -> Any:
+    """The parsed document; JsonBodyError when it is not strict JSON, nests too deep or, with
+    `unique_keys`, repeats a name within one object."""
     if too_deep(body, max_depth):
         raise JsonBodyError(f"JSON nested deeper than {max_depth} levels")
     try:
         doc = json.loads(
             body.decode("utf-8"),
+            object_pairs_hook=_unique if unique_keys else None,
             parse_constant=_not_json,
             parse_int=numbers.json_number,
             parse_float=numbers.json_number,
@@ -82,13 +96,13 @@ def loads(body: bytes, max_depth: int) -> Any:
 INLINE_BYTES = 64 * 1024  # smaller bodies parse on the loop: cheaper than a thread hop
 
 
-async def loads_bounded(body: bytes, max_depth: int) -> Any:
+async def loads_bounded(body: bytes, max_depth: int, unique_keys: bool = False) -> Any:
     """`loads` for a request body: a large one is parsed on the `parse` worker, never on the
     event loop. The number hooks run Python per number: on the loop a 1 MB array of numbers
     (an anonymous JSON-RPC body) held every surface ~0.5 s, eight at once over a second."""
     if len(body) <= INLINE_BYTES:
-        return loads(body, max_depth)
-    return await offload.run("parse", loads, body, max_depth)
+        return loads(body, max_depth, unique_keys)
+    return await offload.run("parse", loads, body, max_depth, unique_keys)
 
 
 def _has_lone_surrogate(doc: Any) -> bool:

@@ -89,7 +89,8 @@ class BindingBucket:
             return True
         etag, uploaded = (record.etag, record.modified) if record else (None, None)
         first_only = bool(self.profile.deviations.bindings_first_etag_only)
-        return conditions.satisfied(cond, etag, uploaded, first_only)
+        weak = bool(self.profile.deviations.bindings_weak_if_match)
+        return conditions.satisfied(cond, etag, uploaded, first_only, weak)
 
     def describe(
         self, record: ObjectRecord, include: tuple[str, ...] | None = None

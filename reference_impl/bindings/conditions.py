@@ -1,9 +1,10 @@
 """onlyIf: ETag and upload-time conditions, given as an R2Conditional or as HTTP headers.
 
 Both forms reduce to one `Conditions` value. ETag strings may hold several strong, weak
-(`W/"..."`) or wildcard (`*`) ETags (2023-06-16, `profile.bindings_etag_lists`); they are compared
-by value, weak or not. When an ETag condition is given and passes, the matching date condition is
-ignored, as RFC 9110 orders them.
+(`W/"..."`) or wildcard (`*`) ETags (2023-06-16, `profile.bindings_etag_lists`). etagMatches
+(If-Match) compares strongly, so a weak ETag never matches (RFC 9110 13.1.1, as miniflare's R2
+does); etagDoesNotMatch (If-None-Match) compares by value, weak or not (13.1.2). When an ETag
+condition is given and passes, the matching date condition is ignored, as RFC 9110 orders them.
 """
 
 from __future__ import annotations
@@ -82,27 +83,36 @@ def parse(operation: str, only_if: Any, lists: bool) -> Conditions | None:
     )
 
 
-def _matches(etags: tuple[str, ...], etag: str | None, first_only: bool) -> bool:
+def _matches(etags: tuple[str, ...], etag: str | None, first_only: bool, strong: bool) -> bool:
     if etag is None:
         return False
     if first_only:  # deviation: the first ETag alone, strong and literal
         return etags[0] == etag
+    if strong:  # a weak candidate keeps its `W/` and so never equals the stored (strong) ETag
+        return any(candidate in ("*", etag) for candidate in etags)
     return any(candidate.removeprefix("W/") in ("*", etag) for candidate in etags)
 
 
 def satisfied(
-    cond: Conditions, etag: str | None, uploaded: float | None, first_only: bool = False
+    cond: Conditions,
+    etag: str | None,
+    uploaded: float | None,
+    first_only: bool,
+    weak_if_match: bool,
 ) -> bool:
-    """Whether an object (etag/uploaded None: no object) meets the conditions."""
+    """Whether an object (etag/uploaded None: no object) meets the conditions.
+
+    `first_only` and `weak_if_match` are deviations (the profile's, always passed).
+    """
     if cond.etag_matches is not None:
-        if not _matches(cond.etag_matches, etag, first_only):
+        if not _matches(cond.etag_matches, etag, first_only, not weak_if_match):
             return False
     elif cond.uploaded_before is not None and (
         uploaded is None or uploaded >= cond.uploaded_before
     ):
         return False
     if cond.etag_does_not_match is not None:
-        if _matches(cond.etag_does_not_match, etag, first_only):
+        if _matches(cond.etag_does_not_match, etag, first_only, False):
             return False
     elif (
         cond.uploaded_after is not None and uploaded is not None and uploaded <= cond.uploaded_after

@@ -107,9 +107,9 @@ class MgmtApi:
             except jsonbody.JsonBodyError as exc:
                 raise ApiError("body_too_large", str(exc)) from None
             self._check_state_room(request.url.path, len(raw))
-            try:  # strict RFC 8259 (no NaN), nesting bounded: never a RecursionError later
+            try:  # strict RFC 8259 (no NaN), nesting bounded, each name once per object
                 depth = int(self.profile.max_json_depth)
-                body = await jsonbody.loads_bounded(raw, depth) if raw.strip() else None
+                body = await jsonbody.loads_bounded(raw, depth, True) if raw.strip() else None
             except jsonbody.JsonBodyError as exc:
                 if self.profile.deviations.invalid_json_plain:
                     return PlainTextResponse("bad json", status_code=400)

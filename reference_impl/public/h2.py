@@ -34,6 +34,7 @@ class PublicTlsServer:
         self.max_header_bytes = int(ctx.profile.max_header_bytes)
         self.header_timeout = float(ctx.profile.header_timeout_s)
         self.max_streams = int(ctx.profile.h2_max_concurrent_streams)
+        self.send_idle_timeout = float(ctx.profile.send_idle_timeout_s)
         self.started = False
         self._stop = asyncio.Event()
 
@@ -72,8 +73,25 @@ class PublicTlsServer:
 
         from reference_impl.public import h2_buffer
 
-        h2_buffer.install()  # a client that never reads must not make the app buffer a blob
+        # a client that never reads must not make the app buffer a blob, nor hold it for ever
+        h2_buffer.install(stall_timeout=self.send_idle_timeout)
         config = self.config(sockets[0])
         # the socket already listens, so connections queue until hypercorn accepts them
         self.started = True
-        await serve(self.app, config, shutdown_trigger=self._stop.wait, mode="asgi")
+        await serve(_StallEnds(self.app), config, shutdown_trigger=self._stop.wait, mode="asgi")
+
+
+class _StallEnds:
+    """The app, ended quietly when its client stopped taking the reply (`SendStalled`): hypercorn
+    would log it as an application error; the stream is closed, the connection closes when idle."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        from reference_impl.public.h2_buffer import SendStalled
+
+        try:
+            await self.app(scope, receive, send)
+        except* SendStalled:
+            LOG.info("HTTP/2 reply dropped: its client took nothing for the send idle timeout")

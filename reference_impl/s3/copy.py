@@ -157,7 +157,11 @@ async def copy_object(ctx: ServerContext, call: Call) -> Response:
         if wanted.present:
             current = ctx.store.get_object(call.account, call.bucket, call.key)
             lists = bool(ctx.profile.conditional_etag_lists)
-            conditions.check_write(wanted, current, lists, "destination ")
+            # a missing destination fails If-Match with 412 (R2 conditional operations); the
+            # break copy-if-match-missing-404 answers S3's PutObject 404 NoSuchKey instead
+            deviant = ctx.profile.deviations.copy_if_match_missing_404
+            missing = "NoSuchKey" if deviant else "PreconditionFailed"
+            conditions.check_write(wanted, current, lists, "destination ", missing)
     directive = (call.header("x-amz-metadata-directive") or "COPY").upper()
     if directive not in {"COPY", "REPLACE"}:
         raise S3Error("InvalidArgument", "Unknown metadata directive")

@@ -39,6 +39,7 @@ BREAKS: list[tuple[str, dict[str, str], str | None]] = [
     ("storage.bindings.conditional-strong-list", {"deviate_bindings_first_etag_only": TRUE}, None),
     ("storage.bindings.conditional-weak", {"deviate_bindings_first_etag_only": TRUE}, None),
     ("storage.bindings.conditional-wildcard", {"deviate_bindings_first_etag_only": TRUE}, None),
+    ("storage.bindings.conditional-weak-if-match", {"deviate_bindings_weak_if_match": TRUE}, None),
     ("storage.bindings.list-delimited-prefixes-once",
      {"deviate_bindings_repeat_delimited_prefixes": TRUE}, None),
     ("storage.object.http-metadata-across-surfaces",

@@ -133,6 +133,7 @@ STORAGE: list[tuple[list[str], dict[str, str]]] = [
     (["storage.put-object.conditional-met"], breaks("put-met-conditions-412")),
     (["storage.complete-multipart-upload.condition-met"], breaks("complete-met-conditions-412")),
     (["storage.copy-object.destination-condition-met"], breaks("copy-met-conditions-412")),
+    (["storage.copy-object.destination-if-match-missing"], breaks("copy-if-match-missing-404")),
     (["storage.get-object.if-match-unmet-412"], breaks("if-match-ignored")),
     # races (issue 26): conditions decided at publish time; a deleted bucket stays deleted
     (["storage.put-object.create-if-absent-race",

@@ -53,6 +53,34 @@ def test_if_none_match_weak_etag(bindings: Any, names: Any) -> None:
     assert _read(bindings, key, {"If-None-Match": f'W/"{"3" * 32}"'})
 
 
+@pytest.mark.rule("storage.bindings.conditional-weak-if-match")
+@pytest.mark.parametrize("form", ["headers", "etagMatches"])
+def test_if_match_weak_etag_never_matches(bindings: Any, names: Any, form: str) -> None:
+    """If-Match / etagMatches compares strongly (RFC 9110 13.1.1): W/"<etag>" never matches.
+
+    The object's own ETag marked weak leaves get() without a body and put() without a write;
+    the same ETag unmarked still matches, in an If-Match list beside the weak one too (lists
+    are the header's form: workerd takes an etagMatches string as one unquoted ETag).
+    """
+    key, etag = _object(bindings, names)
+    weak = f'W/"{etag}"'
+
+    def only_if(value: str) -> dict[str, Any]:
+        return {"headers": {"If-Match": value}} if form == "headers" else {"etagMatches": value}
+
+    assert "body" not in _got(bindings, key, only_if(weak)), "a weak ETag matched If-Match"
+    listed = f'{weak}, "{etag}"' if form == "headers" else etag
+    assert "body" in _got(bindings, key, only_if(listed))
+    assert bindings.put(key, b"second", onlyIf={"etagMatches": weak}).value() is None
+    assert body_of(bindings.get(key).value()) == b"first", "written under a weak If-Match"
+
+
+def _got(bindings: Any, key: str, only_if: dict[str, Any]) -> dict[str, Any]:
+    got = bindings.get(key, onlyIf=only_if).value()
+    assert got is not None and got["key"] == key, f"expected the object, got {got!r}"
+    return dict(got)
+
+
 @pytest.mark.rule("storage.bindings.conditional-wildcard")
 def test_wildcard_etag(bindings: Any, names: Any) -> None:
     """`*` matches any existing object: If-Match is met, If-None-Match is not."""

@@ -45,6 +45,22 @@ def test_destination_if_match_unmet(s3, pair):
     _refused(s3, pair, _copy(s3, pair, "if-match", OTHER_ETAG))
 
 
+@pytest.mark.rule("storage.copy-object.destination-if-match-missing")
+@pytest.mark.parametrize("value", [OTHER_ETAG, "*"], ids=["etag", "star"])
+def test_destination_if_match_missing(s3, bucket, names, value):
+    """ext-copy-destination-if-match on a key that does not exist fails: 412, nothing written.
+
+    The provider's conditional-operations page: If-Match (an ETag or `*`) fails when the key
+    does not exist; not the 404 NoSuchKey of S3's PutObject If-Match on a missing key.
+    """
+    src, dst = names.key(), names.key()
+    s3.wire.put_object(bucket, src, SOURCE).assert_ok()
+    headers = {s3.wire.ext("copy-destination-if-match"): value}
+    reply = mp.copy_object(s3.wire, bucket, dst, f"/{bucket}/{src}", headers=headers)
+    reply.assert_error(412, "PreconditionFailed")
+    s3.wire.get_object(bucket, dst).assert_error(404, "NoSuchKey")
+
+
 @pytest.mark.rule("storage.copy-object.destination-if-none-match")
 @pytest.mark.parametrize("which", ["etag", "star"])
 def test_destination_if_none_match_unmet(s3, pair, which):
