@@ -139,6 +139,7 @@ class Deviations:
     public_gzip_refusal_ignored: bool = False
     public_content_range_always: bool = False
     public_range_status_200: bool = False
+    public_malformed_host_500: bool = False
     # s3
     bucket_location: str | None = None
     drop_user_metadata: bool = False

@@ -43,6 +43,8 @@ def _bucket_for(ctx: ServerContext, request: Request) -> tuple[str, str]:
             raise MalformedHost(host)
         found = registry(ctx).bucket_of(host)
     except MalformedHost:
+        if ctx.profile.deviations.public_malformed_host_500:  # sensitivity runs: a bug's 500
+            raise
         raise S3Error(
             "InvalidArgument", "The Host header is not a host name with an optional port"
         ) from None

@@ -25,6 +25,7 @@ GROUPS: dict[str, tuple[str | None, dict[str, str], list[str]]] = {
             "deviate_cors_no_max_age": "true",
             "public_http2": "false",
             "public_options_without_origin_status": "401",
+            "deviate_public_malformed_host_500": "true",
         },
         [
             "storage.public.cors-allow-headers-on-preflight",
@@ -36,6 +37,7 @@ GROUPS: dict[str, tuple[str | None, dict[str, str], list[str]]] = {
             "storage.public.cors-preflight-max-age",
             "storage.public.http2-default",
             "storage.public.options-without-origin-400",
+            "storage.public.malformed-host-400",
         ],
     ),
     # apart from the group above: its dropped Content-Encoding would fail this rule too

@@ -1,8 +1,9 @@
 """An invalid lifecycle configuration is refused and changes nothing.
 
 S3's API states the value ranges (Days and DaysAfterInitiation positive integers, Date in ISO
-8601, Days or Date, Status Enabled or Disabled, a rule with an action); the provider does not
-say which error it answers, so the rule asks only for a 4xx and the earlier rules kept.
+8601 and "always midnight UTC", Days or Date, Status Enabled or Disabled, a rule with an
+action); the provider does not say which error it answers, so the rule asks only for a 4xx and
+the earlier rules kept.
 """
 
 from __future__ import annotations
@@ -33,6 +34,9 @@ INVALID = {
     "days-not-a-number": _expiration("<Days>ten</Days>"),
     "days-beyond-int32": _expiration(f"<Days>{2**31}</Days>"),
     "date-not-iso-8601": _expiration("<Date>next tuesday</Date>"),
+    # "The time is always midnight UTC": noon UTC, and midnight at +05:00 (19:00 UTC)
+    "date-not-midnight-utc": _expiration("<Date>2031-01-01T12:00:00Z</Date>"),
+    "date-offset-not-midnight-utc": _expiration("<Date>2031-01-01T00:00:00+05:00</Date>"),
     "days-and-date": _expiration("<Days>1</Days><Date>2031-01-01T00:00:00Z</Date>"),
     "expiration-empty": _expiration(""),
     "abort-days-not-a-number": _abort("soon"),
