@@ -99,8 +99,10 @@ def test_name_contains_ignores_jurisdiction(mgmt, names):
 
 
 @pytest.mark.rule("storage.mgmt.list-buckets.per-page-cursor")
-def test_per_page_and_cursor(mgmt, names):
-    """per_page=1 pages through the run's buckets with the cursor, each exactly once."""
+@pytest.mark.parametrize("per_page", [1, 2])
+def test_per_page_and_cursor(mgmt, names, per_page):
+    """per_page pages through the run's buckets with the cursor, each exactly once: with 1
+    and with 2 (a page whose first and last bucket differ, so the cursor must follow the last)."""
     made = sorted(names.bucket() for _ in range(3))
     for name in made:
         mgmt.create_bucket(name).assert_envelope_ok()
@@ -109,12 +111,12 @@ def test_per_page_and_cursor(mgmt, names):
         seen: list[str] = []
         cursor = None
         for _ in range(50):
-            params = {"name_contains": needle, "per_page": 1}
+            params = {"name_contains": needle, "per_page": per_page}
             if cursor:
                 params["cursor"] = cursor
             reply = mgmt.list_buckets(**params)
             page = listed_names(reply)
-            assert len(page) <= 1, page
+            assert len(page) <= per_page, page
             seen += page
             cursor = (reply.json.get("result_info") or {}).get("cursor")
             if not cursor:
