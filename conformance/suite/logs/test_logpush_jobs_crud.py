@@ -137,10 +137,13 @@ def test_job_lifecycle(rules_api: RulesApiClient, run_prefix: str, check: str) -
         CHECKS[check](rules_api, body, reply)
 
 
-# logpull_options in every form the spec and the provider's Logpush docs allow: `fields=` alone
-# or with `timestamps=` (each of the documented formats rfc3339, unix, unixnano) in either order,
-# and the documented `sample=` rate at both ends of (0, 1].
+# logpull_options in every form the spec and the provider's docs allow: `fields=` alone or with
+# `timestamps=` (each of the documented formats rfc3339, unix, unixnano) in either order, the
+# Logpull API's `sample=` rate (a number, at most 1) inside and at the top of its range, and a
+# Logpull call's full URL ("copy the url (full url or just the query string)", the job API).
 OPTION_FORMS = {
+    "full-url": "https://api.example.invalid/client/v4/zones/z/logs/received"
+    "?fields=RayID,RequestHeaders&timestamps=rfc3339",
     "fields-only": "fields=RayID,EdgeStartTimestamp,RequestHeaders",
     "rfc3339": "fields=RayID,Cookies&timestamps=rfc3339",
     "unix": "fields=RayID,ResponseHeaders&timestamps=unix",
@@ -164,5 +167,10 @@ def test_job_created_with_each_options_form(
         reply = rules_api.create_job(body)
         assert 200 <= reply.status < 300, f"logpull_options {options!r} refused: {reply.describe()}"
         job = reply.result if isinstance(reply.result, dict) else {}
-        kept = parse_qs(str(job.get("logpull_options") or ""))
-        assert kept == parse_qs(options), f"logpull_options sent {options!r}, kept {job}"
+        kept = _query(str(job.get("logpull_options") or ""))
+        assert kept == _query(options), f"logpull_options sent {options!r}, kept {job}"
+
+
+def _query(options: str) -> dict[str, list[str]]:
+    """The options of a logpull_options value, given as a query string or a full URL."""
+    return parse_qs(options.split("?", 1)[-1])
