@@ -101,6 +101,7 @@ class Deviations:
     allow_second_zone_ruleset: bool = False
     put_appends_rules: bool = False
     static_version: bool = False
+    ruleset_delete_keeps: bool = False
     timestamp_without_fraction: bool = False
     short_ids: bool = False
     drop_fields: list[str] | None = None

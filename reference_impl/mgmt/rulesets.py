@@ -95,6 +95,8 @@ class Rulesets:
         return self._replace(ruleset, body)
 
     def delete(self, zone_id: str, ruleset_id: str) -> None:
+        if self.profile.deviations.ruleset_delete_keeps:
+            return
         if self.state.rulesets(zone_id).pop(ruleset_id, None) is None:
             raise ApiError("ruleset_not_found", ruleset_id)
         self.state.save()

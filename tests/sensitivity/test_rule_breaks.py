@@ -53,6 +53,7 @@ LOGS_GATEWAY: list[tuple[list[str], dict[str, str]]] = [
     (["logs.ruleset.last-updated"], {"deviate_timestamp_without_fraction": TRUE}),
     (["logs.rulesets.put-updates-last-updated"], drop("ruleset.last_updated")),
     (["logs.rulesets.put-bumps-version"], {"deviate_static_version": TRUE}),
+    (["logs.rulesets.delete"], {"deviate_ruleset_delete_keeps": TRUE}),
     (["logs.rulesets.one-per-phase"], {"deviate_allow_second_zone_ruleset": TRUE}),
     (["logs.rule.id"], {"deviate_short_ids": TRUE}),
     (["logs.rulesets.put-assigns-rule-fields"], drop("rule.id")),

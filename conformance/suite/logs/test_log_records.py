@@ -60,11 +60,13 @@ def logs(
     rules_api: RulesApiClient, s3: Any, edge: dict[str, Any], run_prefix: str, zone_lock: Any
 ) -> Iterator[Delivered]:
     rules = [
+        # a disabled rule first: its header is not logged, and the enabled rule after it is
+        log_rule(request=("x-ec-unconfigured",), enabled=False),
         log_rule(
             request=("x-ec-req",),
             response=("x-ec-resp", "set-cookie"),
             cookies=("SessionId",),
-        )
+        ),
     ]
     jobs = {
         SELECTED: f"fields={ALL_FIELDS}&timestamps=rfc3339",

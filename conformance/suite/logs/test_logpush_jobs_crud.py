@@ -135,3 +135,42 @@ def test_job_lifecycle(rules_api: RulesApiClient, run_prefix: str, check: str) -
     """A job created with custom fields: each rule about it checked in its own case."""
     with _created(rules_api, run_prefix) as (body, reply):
         CHECKS[check](rules_api, body, reply)
+
+
+# logpull_options in every form the spec and the provider's docs allow: `fields=` alone or with
+# `timestamps=` (each of the documented formats rfc3339, unix, unixnano) in either order, the
+# Logpull API's `sample=` rate (a number, at most 1) inside and at the top of its range, and a
+# Logpull call's full URL ("copy the url (full url or just the query string)", the job API).
+OPTION_FORMS = {
+    "full-url": "https://api.example.invalid/client/v4/zones/z/logs/received"
+    "?fields=RayID,RequestHeaders&timestamps=rfc3339",
+    "fields-only": "fields=RayID,EdgeStartTimestamp,RequestHeaders",
+    "rfc3339": "fields=RayID,Cookies&timestamps=rfc3339",
+    "unix": "fields=RayID,ResponseHeaders&timestamps=unix",
+    "unixnano": "fields=RayID,RequestHeaders&timestamps=unixnano",
+    "timestamps-first": "timestamps=rfc3339&fields=RayID,Cookies",
+    "sample-half": "fields=RayID,RequestHeaders&sample=0.5",
+    "sample-one": "fields=RayID,RequestHeaders&timestamps=unix&sample=1",
+}
+
+
+@pytest.mark.rule("logs.logpush.create-job")
+@pytest.mark.parametrize("form", sorted(OPTION_FORMS))
+def test_job_created_with_each_options_form(
+    rules_api: RulesApiClient, run_prefix: str, form: str
+) -> None:
+    """A job is created whatever valid form its logpull_options take, and keeps them."""
+    options = OPTION_FORMS[form]
+    with http_destination(run_prefix) as (base, received), job_cleanup(rules_api, run_prefix):
+        require_ok(rules_api.request_ownership(base), "the ownership challenge request")
+        body = job_body(run_prefix, base, challenge_token(received), logpull_options=options)
+        reply = rules_api.create_job(body)
+        assert 200 <= reply.status < 300, f"logpull_options {options!r} refused: {reply.describe()}"
+        job = reply.result if isinstance(reply.result, dict) else {}
+        kept = _query(str(job.get("logpull_options") or ""))
+        assert kept == _query(options), f"logpull_options sent {options!r}, kept {job}"
+
+
+def _query(options: str) -> dict[str, list[str]]:
+    """The options of a logpull_options value, given as a query string or a full URL."""
+    return parse_qs(options.split("?", 1)[-1])

@@ -210,3 +210,20 @@ def test_rule_comes_back_as_sent(rules_api: RulesApiClient, run_prefix: str) -> 
         assert_schema("rule", rule)
         for key in ("action", "expression", "description", "action_parameters"):
             assert rule.get(key) == sent[key], (key, rule)
+
+
+@pytest.mark.rule("logs.rule.enabled")
+def test_enabled_comes_back_as_sent_and_defaults_to_true(rules_api: RulesApiClient) -> None:
+    """A rule sent with enabled false or true keeps it; one sent without it is enabled (the
+    provider's Rulesets API: `enabled` defaults to true)."""
+    sent = [
+        log_rule(request=("x-ec-off",), enabled=False),
+        log_rule(request=("x-ec-default",)),
+        log_rule(request=("x-ec-on",), enabled=True),
+    ]
+    with entrypoint_guard(rules_api):
+        ruleset_id = ensure_entrypoint(rules_api)
+        rules_api.update_ruleset(ruleset_id, {"rules": sent}).assert_envelope_ok(200)
+        rules = rules_api.get_ruleset(ruleset_id).assert_envelope_ok(200)["rules"]
+    shown = [rule.get("enabled") for rule in rules]
+    assert shown == [False, True, True], f"enabled sent [False, (none), True], shown {shown}"

@@ -56,6 +56,28 @@ def test_get_bucket_has_jurisdiction(mgmt, mgmt_bucket):
     assert "jurisdiction" in result, f"no jurisdiction field: {result}"
 
 
+@pytest.mark.rule("storage.mgmt.bucket.jurisdiction-field")
+def test_jurisdiction_is_the_one_created_with(mgmt, names):
+    """A bucket created in jurisdiction `eu` says `eu` in GetBucket and in the list, one created
+    without says `default` (the provider's R2 API: jurisdiction default, eu or fedramp)."""
+    plain, in_eu = names.bucket(), names.bucket()
+    mgmt.create_bucket(plain).assert_envelope_ok()
+    try:
+        mgmt.create_bucket(in_eu, jurisdiction="eu").assert_envelope_ok()
+        try:
+            for name, expected in ((plain, "default"), (in_eu, "eu")):
+                got = mgmt.get_bucket(name).assert_envelope_ok(200)
+                assert got.get("jurisdiction") == expected, f"{name}: {got}"
+                listed = mgmt.list_buckets(name_contains=name, per_page=1000)
+                items = (listed.assert_envelope_ok(200) or {}).get("buckets") or []
+                shown = [i.get("jurisdiction") for i in items if i.get("name") == name]
+                assert shown == [expected], f"{name} listed with jurisdiction {shown}: {items}"
+        finally:
+            mgmt.delete_bucket(in_eu)
+    finally:
+        mgmt.delete_bucket(plain)
+
+
 @pytest.mark.rule("storage.mgmt.bucket.create-delete")
 def test_create_get_list_delete(mgmt, names):
     """A created bucket is got and listed; once deleted, GetBucket answers 404."""
@@ -99,8 +121,10 @@ def test_name_contains_ignores_jurisdiction(mgmt, names):
 
 
 @pytest.mark.rule("storage.mgmt.list-buckets.per-page-cursor")
-def test_per_page_and_cursor(mgmt, names):
-    """per_page=1 pages through the run's buckets with the cursor, each exactly once."""
+@pytest.mark.parametrize("per_page", [1, 2])
+def test_per_page_and_cursor(mgmt, names, per_page):
+    """per_page pages through the run's buckets with the cursor, each exactly once: with 1
+    and with 2 (a page whose first and last bucket differ, so the cursor must follow the last)."""
     made = sorted(names.bucket() for _ in range(3))
     for name in made:
         mgmt.create_bucket(name).assert_envelope_ok()
@@ -109,12 +133,12 @@ def test_per_page_and_cursor(mgmt, names):
         seen: list[str] = []
         cursor = None
         for _ in range(50):
-            params = {"name_contains": needle, "per_page": 1}
+            params = {"name_contains": needle, "per_page": per_page}
             if cursor:
                 params["cursor"] = cursor
             reply = mgmt.list_buckets(**params)
             page = listed_names(reply)
-            assert len(page) <= 1, page
+            assert len(page) <= per_page, page
             seen += page
             cursor = (reply.json.get("result_info") or {}).get("cursor")
             if not cursor:

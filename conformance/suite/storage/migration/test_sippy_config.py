@@ -121,3 +121,39 @@ def test_spec_shape_without_endpoint_is_accepted(mgmt, bucket):
         assert (got.get("source") or {}).get("bucket") == "ec-source-plain", got
     finally:
         mgmt.delete_sippy(bucket)
+
+
+# Every source provider and every field of the shape (dates.md "Other facts", item 4: the source
+# is aws "(or gcs)"; the destination is {provider: r2, accessKeyId, secretAccessKey}).
+GCS_SOURCE = {"provider": "gcs", "bucket": "ec-source-gcs", "clientEmail": "ec@example.invalid",
+              "privateKey": "ec-private-key"}  # fmt: skip
+
+
+@pytest.mark.rule("storage.migration.config-shape")
+def test_gcs_source_is_accepted(mgmt, bucket):
+    """A gcs source is accepted and read back as gcs with its bucket, its key not echoed."""
+    reply = mgmt.put_sippy(bucket, {"source": dict(GCS_SOURCE), "destination": dict(DESTINATION)})
+    reply.assert_envelope_ok()
+    try:
+        got = mgmt.get_sippy(bucket).assert_envelope_ok(200)
+        source = got.get("source") or {}
+        assert got.get("enabled") is True, got
+        assert source.get("provider") == "gcs", got
+        assert source.get("bucket") == GCS_SOURCE["bucket"], got
+        assert "privateKey" not in source, f"the gcs private key is echoed: {got}"
+    finally:
+        mgmt.delete_sippy(bucket)
+
+
+@pytest.mark.rule("storage.migration.config-shape")
+def test_destination_access_key_read_back(mgmt, bucket, as_of):
+    """The destination read back is r2 with the accessKeyId that was set (never the secret)."""
+    mgmt.put_sippy(bucket, config_for(as_of, OFFLINE_SOURCE, "ec-source-dest")).assert_envelope_ok()
+    try:
+        got = mgmt.get_sippy(bucket).assert_envelope_ok(200)
+        destination = got.get("destination") or {}
+        assert destination.get("provider") == "r2", got
+        assert destination.get("accessKeyId") == DESTINATION["accessKeyId"], got
+        assert "secretAccessKey" not in destination, got
+    finally:
+        mgmt.delete_sippy(bucket)
