@@ -83,3 +83,17 @@ def test_a_two_digit_year_less_than_50_years_ahead_is_this_centurys(s3, last_mod
     headers = {"If-Unmodified-Since": rfc850(ahead)}
     reply = s3.wire.request("GET", bucket, key, headers=headers)
     assert reply.status == 200, f"{headers}: {reply.status}, not 200 (year read a century back?)"
+
+
+@pytest.mark.rule("storage.get-object.date-conditions-http-date-formats")
+@pytest.mark.parametrize(("years", "status"), [(50, 200), (51, 412)])
+def test_two_digit_year_at_both_sides_of_50_years_ahead(s3, last_modified, years, status):
+    """RFC 9110 section 5.6.7: an RFC 850 year that appears MORE than 50 years ahead is the past
+    century's. 1 January of this year + 50 is at most 50 years ahead: this century, the object
+    was not modified since, 200. 1 January of this year + 51 is more than 50 years ahead: read a
+    century back (49 years ago), the object was modified since, 412."""
+    bucket, key, moment = last_modified
+    ahead = dt.datetime(moment.year + years, 1, 1, tzinfo=dt.UTC)
+    headers = {"If-Unmodified-Since": rfc850(ahead)}
+    reply = s3.wire.request("GET", bucket, key, headers=headers)
+    assert reply.status == status, f"{headers}: {reply.status}, not {status}"
