@@ -97,3 +97,25 @@ def test_two_digit_year_at_both_sides_of_50_years_ahead(s3, last_modified, years
     headers = {"If-Unmodified-Since": rfc850(ahead)}
     reply = s3.wire.request("GET", bucket, key, headers=headers)
     assert reply.status == status, f"{headers}: {reply.status}, not {status}"
+
+
+INVALID_DATES = {
+    "words": "not a date",
+    "day-32": "Sun, 32 Nov 1994 08:49:37 GMT",
+    "year-10000": "Sun, 06 Nov 10000 08:49:37 GMT",
+    "year-20-digits": "Sun, 06 Nov 99999999999999999999 08:49:37 GMT",
+}
+
+
+@pytest.mark.rule("storage.get-object.date-conditions-http-date-formats")
+@pytest.mark.parametrize("header", ["If-Modified-Since", "If-Unmodified-Since"])
+@pytest.mark.parametrize("value", list(INVALID_DATES.values()), ids=list(INVALID_DATES))
+def test_a_date_condition_in_no_http_date_form_is_ignored(s3, last_modified, header, value):
+    """RFC 9110 sections 13.1.3 / 13.1.4: a recipient MUST ignore If-Modified-Since /
+    If-Unmodified-Since whose value is not a valid HTTP-date in any of the three forms: the
+    object is served, 200 (not 304 / 412, not a 400, and not a 5xx on a year no date type
+    holds)."""
+    bucket, key, _ = last_modified
+    reply = s3.wire.request("GET", bucket, key, headers={header: value})
+    assert reply.status == 200, f"{header}: {value!r}: {reply.status}, not 200"
+    assert reply.body == b"dated object"
