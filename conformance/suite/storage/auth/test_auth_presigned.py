@@ -24,6 +24,17 @@ def test_presigned_get_reads_the_object(s3, bucket, names):
     assert reply.body == b"presigned body"
 
 
+@pytest.mark.rule("storage.auth.presigned-get")
+def test_presigned_get_with_the_longest_expiry_reads_the_object(s3, bucket, names):
+    """X-Amz-Expires may be up to 7 days (604,800 s; R2's presigned URL docs, as S3's SigV4):
+    a URL at that limit is served like any other."""
+    key = names.key()
+    s3.wire.put_object(bucket, key, b"a week-long URL").assert_ok()
+    reply = _fetch(s3, "GET", s3.wire.presign("GET", bucket, key, expires=604_800))
+    assert reply.status == 200, f"presigned GET, 604800 s: {reply.status} {reply.error_code}"
+    assert reply.body == b"a week-long URL"
+
+
 @pytest.mark.rule("storage.auth.presigned-put")
 def test_presigned_put_writes_the_object(s3, bucket, names):
     """A presigned PutObject URL stores the body sent with it."""

@@ -83,3 +83,39 @@ def test_a_two_digit_year_less_than_50_years_ahead_is_this_centurys(s3, last_mod
     headers = {"If-Unmodified-Since": rfc850(ahead)}
     reply = s3.wire.request("GET", bucket, key, headers=headers)
     assert reply.status == 200, f"{headers}: {reply.status}, not 200 (year read a century back?)"
+
+
+@pytest.mark.rule("storage.get-object.date-conditions-http-date-formats")
+@pytest.mark.parametrize(("years", "status"), [(50, 200), (51, 412)])
+def test_two_digit_year_at_both_sides_of_50_years_ahead(s3, last_modified, years, status):
+    """RFC 9110 section 5.6.7: an RFC 850 year that appears MORE than 50 years ahead is the past
+    century's. 1 January of this year + 50 is at most 50 years ahead: this century, the object
+    was not modified since, 200. 1 January of this year + 51 is more than 50 years ahead: read a
+    century back (49 years ago), the object was modified since, 412."""
+    bucket, key, moment = last_modified
+    ahead = dt.datetime(moment.year + years, 1, 1, tzinfo=dt.UTC)
+    headers = {"If-Unmodified-Since": rfc850(ahead)}
+    reply = s3.wire.request("GET", bucket, key, headers=headers)
+    assert reply.status == status, f"{headers}: {reply.status}, not {status}"
+
+
+INVALID_DATES = {
+    "words": "not a date",
+    "day-32": "Sun, 32 Nov 1994 08:49:37 GMT",
+    "year-10000": "Sun, 06 Nov 10000 08:49:37 GMT",
+    "year-20-digits": "Sun, 06 Nov 99999999999999999999 08:49:37 GMT",
+}
+
+
+@pytest.mark.rule("storage.get-object.date-conditions-http-date-formats")
+@pytest.mark.parametrize("header", ["If-Modified-Since", "If-Unmodified-Since"])
+@pytest.mark.parametrize("value", list(INVALID_DATES.values()), ids=list(INVALID_DATES))
+def test_a_date_condition_in_no_http_date_form_is_ignored(s3, last_modified, header, value):
+    """RFC 9110 sections 13.1.3 / 13.1.4: a recipient MUST ignore If-Modified-Since /
+    If-Unmodified-Since whose value is not a valid HTTP-date in any of the three forms: the
+    object is served, 200 (not 304 / 412, not a 400, and not a 5xx on a year no date type
+    holds)."""
+    bucket, key, _ = last_modified
+    reply = s3.wire.request("GET", bucket, key, headers={header: value})
+    assert reply.status == 200, f"{header}: {value!r}: {reply.status}, not 200"
+    assert reply.body == b"dated object"

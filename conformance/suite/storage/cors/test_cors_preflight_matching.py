@@ -97,3 +97,40 @@ def test_bucket_without_cors_rules_denies(s3, bucket, names):
     reply = preflight(s3, bucket, names.key(), "GET")
     assert reply.header("access-control-allow-origin") is None, dict(reply.headers)
     assert reply.status >= 400, reply.status
+
+
+LONG_PATTERN = "https://a-rather-long-staging-host-name.*.example.org"
+
+
+@pytest.mark.rule("storage.cors.s3-preflight")
+@pytest.mark.parametrize(
+    "origin",
+    ["https://app.example.net", "https://a-rather-long-staging-host-name.eu.example.org"],
+    ids=["second-pattern-shorter-origin", "first-pattern"],
+)
+def test_every_allowed_origin_of_a_rule_is_matched(s3, bucket, names, origin):
+    """A rule matches when ANY of its AllowedOrigin values does, whichever comes first and
+    whatever their lengths: an origin shorter than the first pattern's prefix must still be
+    tried against the second pattern (an implementer may stop at the first pattern that cannot
+    fit)."""
+    body = config_xml(rule_xml(origins=[LONG_PATTERN, "https://*.example.net"], methods=["GET"]))
+    put_cors(s3, bucket, body).assert_ok()
+    reply = preflight(s3, bucket, names.key(), "GET", origin=origin)
+    assert reply.status == 200, f"preflight from {origin}: {reply.status}"
+    assert reply.header("access-control-allow-origin") == origin
+
+
+@pytest.mark.rule("storage.cors.s3-preflight")
+def test_a_replaced_configuration_judges_the_next_preflight(s3, bucket, names):
+    """PutBucketCors replaces the whole configuration: once a preflight was answered under the
+    first rules, a second PutBucketCors (other origin, other method) decides the next
+    preflight alone. An implementer caching compiled rules may keep answering from the old."""
+    key = names.key()
+    put_cors(s3, bucket, config_xml(rule_xml(origins=[ORIGIN], methods=["GET"]))).assert_ok()
+    assert preflight(s3, bucket, key, "GET").status == 200
+    replaced = config_xml(rule_xml(origins=[OTHER_ORIGIN], methods=["PUT"]))
+    put_cors(s3, bucket, replaced).assert_ok()
+    _denied(preflight(s3, bucket, key, "GET"))
+    reply = preflight(s3, bucket, key, "PUT", origin=OTHER_ORIGIN)
+    assert reply.status == 200, f"preflight under the new rules: {reply.status}"
+    assert reply.header("access-control-allow-origin") == OTHER_ORIGIN

@@ -18,11 +18,18 @@ def _origins_of(reply: Any) -> list[str | None]:
 @pytest.mark.rule("storage.put-bucket-cors.valid-origins")
 @pytest.mark.parametrize(
     "origin",
-    ["not an origin", "example.com/path", "https://example.com/path", "ftp//broken"],
-    ids=["words", "no-scheme-path", "with-path", "garbled"],
+    [
+        "not an origin",
+        "example.com/path",
+        "https://example.com/path",
+        "ftp//broken",
+        "https://*.app.*.example.com",
+    ],
+    ids=["words", "no-scheme-path", "with-path", "garbled", "two-wildcards"],
 )
 def test_invalid_origin_is_refused(s3, bucket, origin):
-    """An AllowedOrigin that is not a valid origin is refused with 400 and nothing is stored."""
+    """An AllowedOrigin that is not a valid origin is refused with 400 and nothing is stored.
+    S3's CORS configuration allows at most one `*` in an AllowedOrigin: two are refused."""
     reply = put_cors(s3, bucket, config_xml(rule_xml(origins=[origin])))
     assert reply.status == 400, f"{origin!r}: status {reply.status}, expected 400"
     assert reply.error_code, f"{origin!r}: 400 without an S3 error code: {reply.body[:200]!r}"

@@ -82,3 +82,19 @@ def test_part_one_of_a_single_part_object(s3, plain):
     assert reply.status in (200, 206) and reply.body == b"0123456789", (
         f"GET {reply.url}: {reply.status} {reply.body[:100]!r}, expected the whole object"
     )
+
+
+@pytest.mark.rule("storage.get-object.part-number")
+@pytest.mark.parametrize("method", ["GET", "HEAD"])
+@pytest.mark.parametrize(
+    "number",
+    ["0", "10001", "2", "-1", "one"],
+    ids=["zero", "over-10000", "past-count", "neg", "word"],
+)
+def test_part_number_outside_the_object_is_refused(s3, plain, method, number):
+    """Part numbers run 1 to 10,000 (S3's GetObject / HeadObject partNumber), and a one-part
+    object has only part 1: any other partNumber, or one that is not a number, is a 4xx, never
+    the object or a part of it."""
+    bucket, key = plain
+    reply = s3.wire.request(method, bucket, key, query=[("partNumber", number)])
+    assert 400 <= reply.status < 500, f"{method} partNumber={number}: {reply.status}, not a 4xx"

@@ -1,0 +1,40 @@
+"""A checksum of every algorithm sent as an aws-chunked trailer: accepted and read back.
+
+A checksum can arrive in a header or, announced by x-amz-trailer, after an aws-chunked body
+(signed or unsigned trailer: what SDKs send by default). An implementer may handle the trailer
+form for one algorithm only, or check a trailer value's length against the wrong digest size;
+each algorithm the header form supports is sent here in both trailer modes.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from conformance.clients import s3_chunked as chunked
+
+CHUNKS = [b"t" * 8192, b"checksum after the body"]
+RULES = {
+    "sha256": "storage.put-object.checksum-sha256",
+    "sha1": "storage.put-object.checksum-sha1",
+    "crc32": "storage.put-object.checksum-crc32",
+    "crc32c": "storage.put-object.checksum-crc32",
+}
+MODES = {"signed-trailer": chunked.SIGNED_TRAILER, "unsigned-trailer": chunked.UNSIGNED_TRAILER}
+
+
+@pytest.mark.parametrize("mode", sorted(MODES))
+@pytest.mark.parametrize(
+    "algorithm", [pytest.param(a, marks=pytest.mark.rule(r)) for a, r in RULES.items()]
+)
+def test_trailing_checksum_accepted_and_returned(s3, bucket, names, algorithm, mode):
+    """The matching trailer checksum is accepted, the body stored, the value returned on HEAD."""
+    key = names.key()
+    name = s3.wire.vendor(f"checksum-{algorithm}")
+    value = chunked.checksum(algorithm, b"".join(CHUNKS))
+    reply = chunked.put_chunked(s3.wire, bucket, key, CHUNKS, MODES[mode], trailers={name: value})
+    reply.assert_ok()
+    enabled = {s3.wire.vendor("checksum-mode"): "ENABLED"}
+    got = s3.wire.get_object(bucket, key).assert_ok()
+    assert got.body == b"".join(CHUNKS), f"{mode} {algorithm}: stored body differs"
+    head = s3.wire.request("HEAD", bucket, key, headers=enabled).assert_ok()
+    assert head.header(name) == value, f"HEAD {name}: {head.header(name)!r}, sent {value!r}"
