@@ -50,7 +50,18 @@ def check_write_conditions(ctx: ServerContext, call: Call) -> None:
     _check(ctx, wanted, current)
 
 
+def on_missing(
+    ctx: ServerContext, wanted: conditions.Conditions, current: ObjectRecord | None
+) -> conditions.Conditions:
+    """The conditions a write checks; the break modified-since-missing-writes drops
+    If-Modified-Since on a missing key (the old reference: no object, no date to compare)."""
+    if current is None and ctx.profile.deviations.modified_since_missing_writes:
+        return replace(wanted, if_modified_since=None)
+    return wanted
+
+
 def _check(ctx: ServerContext, wanted: conditions.Conditions, current: ObjectRecord | None) -> None:
+    wanted = on_missing(ctx, wanted, current)
     if current is None and ctx.profile.deviations.if_match_missing_writes:
         wanted = replace(wanted, if_match=None)
     lists = bool(ctx.profile.conditional_etag_lists)
@@ -70,7 +81,9 @@ def publish_check(
         return None
     if prefix:  # CopyObject's destination conditions: no missing-key special cases
         lists = bool(ctx.profile.conditional_etag_lists)
-        return lambda current: conditions.check_write(wanted, current, lists, label)
+        return lambda current: conditions.check_write(
+            on_missing(ctx, wanted, current), current, lists, label
+        )
     return lambda current: _check(ctx, wanted, current)
 
 
