@@ -54,7 +54,11 @@ def on_missing(
     ctx: ServerContext, wanted: conditions.Conditions, current: ObjectRecord | None
 ) -> conditions.Conditions:
     """The conditions a write checks; the break modified-since-missing-writes drops
-    If-Modified-Since on a missing key (the old reference: no object, no date to compare)."""
+    If-Modified-Since on a missing key (the old reference: no object, no date to compare), the
+    break unmodified-since-missing-412 fails If-Unmodified-Since there too."""
+    missing = current is None and wanted.if_unmodified_since is not None
+    if missing and ctx.profile.deviations.unmodified_since_missing_412:
+        raise S3Error("PreconditionFailed", Condition="If-Unmodified-Since")
     if current is None and ctx.profile.deviations.modified_since_missing_writes:
         return replace(wanted, if_modified_since=None)
     return wanted

@@ -137,6 +137,9 @@ STORAGE: list[tuple[list[str], dict[str, str]]] = [
     (["storage.put-object.if-modified-since-missing",
       "storage.copy-object.destination-if-modified-since-missing"],
      breaks("modified-since-missing-writes")),
+    (["storage.put-object.if-unmodified-since-missing",
+      "storage.copy-object.destination-if-unmodified-since-missing"],
+     breaks("unmodified-since-missing-412")),
     (["storage.get-object.if-match-unmet-412"], breaks("if-match-ignored")),
     # races (issue 26): conditions decided at publish time; a deleted bucket stays deleted
     (["storage.put-object.create-if-absent-race",
