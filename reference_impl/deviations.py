@@ -200,6 +200,8 @@ class Deviations:
     missing_bucket_403: bool = False
     copy_met_conditions_412: bool = False
     copy_if_match_missing_404: bool = False
+    modified_since_missing_writes: bool = False
+    unmodified_since_missing_412: bool = False
     put_met_conditions_412: bool = False
     complete_met_conditions_412: bool = False
     abort_keeps: bool = False

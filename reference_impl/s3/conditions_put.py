@@ -50,7 +50,22 @@ def check_write_conditions(ctx: ServerContext, call: Call) -> None:
     _check(ctx, wanted, current)
 
 
+def on_missing(
+    ctx: ServerContext, wanted: conditions.Conditions, current: ObjectRecord | None
+) -> conditions.Conditions:
+    """The conditions a write checks; the break modified-since-missing-writes drops
+    If-Modified-Since on a missing key (the old reference: no object, no date to compare), the
+    break unmodified-since-missing-412 fails If-Unmodified-Since there too."""
+    missing = current is None and wanted.if_unmodified_since is not None
+    if missing and ctx.profile.deviations.unmodified_since_missing_412:
+        raise S3Error("PreconditionFailed", Condition="If-Unmodified-Since")
+    if current is None and ctx.profile.deviations.modified_since_missing_writes:
+        return replace(wanted, if_modified_since=None)
+    return wanted
+
+
 def _check(ctx: ServerContext, wanted: conditions.Conditions, current: ObjectRecord | None) -> None:
+    wanted = on_missing(ctx, wanted, current)
     if current is None and ctx.profile.deviations.if_match_missing_writes:
         wanted = replace(wanted, if_match=None)
     lists = bool(ctx.profile.conditional_etag_lists)
@@ -70,7 +85,9 @@ def publish_check(
         return None
     if prefix:  # CopyObject's destination conditions: no missing-key special cases
         lists = bool(ctx.profile.conditional_etag_lists)
-        return lambda current: conditions.check_write(wanted, current, lists, label)
+        return lambda current: conditions.check_write(
+            on_missing(ctx, wanted, current), current, lists, label
+        )
     return lambda current: _check(ctx, wanted, current)
 
 

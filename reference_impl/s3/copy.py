@@ -15,7 +15,7 @@ from starlette.responses import Response
 
 from reference_impl.context import ServerContext
 from reference_impl.s3.call import Call
-from reference_impl.s3.conditions_put import publish_check
+from reference_impl.s3.conditions_put import on_missing, publish_check
 from reference_impl.s3.multipart import part_number, record_part, require_upload
 from reference_impl.s3.objects import _metadata, check_key
 from reference_impl.services import conditions
@@ -161,6 +161,7 @@ async def copy_object(ctx: ServerContext, call: Call) -> Response:
             # break copy-if-match-missing-404 answers S3's PutObject 404 NoSuchKey instead
             deviant = ctx.profile.deviations.copy_if_match_missing_404
             missing = "NoSuchKey" if deviant else "PreconditionFailed"
+            wanted = on_missing(ctx, wanted, current)
             conditions.check_write(wanted, current, lists, "destination ", missing)
     directive = (call.header("x-amz-metadata-directive") or "COPY").upper()
     if directive not in {"COPY", "REPLACE"}:

@@ -17,7 +17,7 @@ from reference_impl.context import ServerContext
 from reference_impl.numbers import is_decimal
 from reference_impl.s3 import multipart_done
 from reference_impl.s3.call import Call
-from reference_impl.s3.conditions_put import missing_if_match, publish_check
+from reference_impl.s3.conditions_put import missing_if_match, on_missing, publish_check
 from reference_impl.s3.multipart import require_upload, uploads
 from reference_impl.services import conditions, deviant
 from reference_impl.storage.multipart import COMPLETING, Part, Upload, UploadGone, multipart_etag
@@ -97,6 +97,7 @@ def _check_conditions(ctx: ServerContext, call: Call, upload: Upload) -> None:
         if ctx.profile.deviations.complete_met_conditions_412:
             raise S3Error("PreconditionFailed", Condition="any")
         lists = bool(ctx.profile.conditional_etag_lists)
+        wanted = on_missing(ctx, wanted, current)
         conditions.check_write(wanted, current, lists, missing=missing_if_match(ctx))
     except S3Error:
         _abort_failed(ctx, upload)

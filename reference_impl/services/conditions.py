@@ -137,8 +137,8 @@ def check_write(
 
     If-Match needs an object that matches; without any object it fails with `missing`
     (S3's conditional writes answer 404 NoSuchKey there, docs/decisions.md); If-None-Match
-    fails on a match (`*`: on any object); the date conditions only apply when there is an
-    object to date.
+    fails on a match (`*`: on any object). On a missing key If-Modified-Since fails (no object
+    was modified after the date) and If-Unmodified-Since passes (R2's conditional operations).
     """
     label = name
     if conditions.if_match is not None and record is None:
@@ -156,6 +156,8 @@ def check_write(
     ):
         raise S3Error("PreconditionFailed", Condition=f"{label}If-None-Match")
     if record is None:
+        if _date(conditions.if_modified_since) is not None:
+            raise S3Error("PreconditionFailed", Condition=f"{label}If-Modified-Since")
         return
     stamp = _date(conditions.if_unmodified_since)
     if stamp is not None and _modified_after(record, stamp):

@@ -135,6 +135,12 @@ STORAGE: list[tuple[list[str], dict[str, str]]] = [
     (["storage.complete-multipart-upload.condition-met"], breaks("complete-met-conditions-412")),
     (["storage.copy-object.destination-condition-met"], breaks("copy-met-conditions-412")),
     (["storage.copy-object.destination-if-match-missing"], breaks("copy-if-match-missing-404")),
+    (["storage.put-object.if-modified-since-missing",
+      "storage.copy-object.destination-if-modified-since-missing"],
+     breaks("modified-since-missing-writes")),
+    (["storage.put-object.if-unmodified-since-missing",
+      "storage.copy-object.destination-if-unmodified-since-missing"],
+     breaks("unmodified-since-missing-412")),
     (["storage.get-object.if-match-unmet-412"], breaks("if-match-ignored")),
     # races (issue 26): conditions decided at publish time; a deleted bucket stays deleted
     (["storage.put-object.create-if-absent-race",

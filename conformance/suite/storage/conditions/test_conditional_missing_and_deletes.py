@@ -1,14 +1,18 @@
-"""If-Match on a missing key, and conditional deletes (DeleteObject If-Match, DeleteObjects ETag).
+"""Conditions on a missing key (If-Match, If-(Un)Modified-Since), and conditional deletes.
 
 The spec speaks of conditions on existing objects only. HTTP says an If-Match that names no
 current representation is unmet, so nothing may be written (MUST); S3 answers that case with
-404 NoSuchKey (SHOULD). S3 honours If-Match on DeleteObject and an ETag per DeleteObjects entry.
+404 NoSuchKey (SHOULD). The provider's page fails If-Modified-Since on a missing key too (412)
+and passes If-Unmodified-Since. S3 honours If-Match on DeleteObject and an ETag per
+DeleteObjects entry.
 """
 
 from __future__ import annotations
 
 import base64
 import hashlib
+import time
+from email.utils import formatdate
 from xml.etree import ElementTree as ET
 
 import pytest
@@ -16,6 +20,7 @@ import pytest
 from conformance.clients import s3_multipart as mp
 
 OTHER_ETAG = '"00000000000000000000000000000000"'
+PAST = formatdate(946684800, usegmt=True)  # 2000-01-01
 NS = "{http://s3.amazonaws.com/doc/2006-03-01/}"
 
 
@@ -51,6 +56,30 @@ def test_put_if_match_on_missing_key_is_404(s3, absent):
     bucket, key = absent
     reply = s3.wire.put_object(bucket, key, b"new", headers={"If-Match": OTHER_ETAG})
     reply.assert_error(404, "NoSuchKey")
+
+
+@pytest.mark.rule("storage.put-object.if-modified-since-missing")
+@pytest.mark.parametrize("when", ["past", "future"])
+def test_put_if_modified_since_on_missing_key_is_412(s3, absent, when):
+    """PutObject with If-Modified-Since on a missing key fails, whatever the date: 412, nothing
+    written (the provider's conditional-operations page; S3 ignores the header on a PUT)."""
+    bucket, key = absent
+    date = PAST if when == "past" else formatdate(time.time() + 86400, usegmt=True)
+    reply = s3.wire.put_object(bucket, key, b"new", headers={"If-Modified-Since": date})
+    reply.assert_error(412, "PreconditionFailed")
+    after = s3.wire.get_object(bucket, key)
+    assert after.status == 404, f"the refused PUT left an object: GET answered {after.status}"
+
+
+@pytest.mark.rule("storage.put-object.if-unmodified-since-missing")
+@pytest.mark.parametrize("when", ["past", "future"])
+def test_put_if_unmodified_since_on_missing_key_writes(s3, absent, when):
+    """PutObject with If-Unmodified-Since on a missing key passes, whatever the date: the object
+    is written (the provider's conditional-operations page; S3 ignores the header on a PUT)."""
+    bucket, key = absent
+    date = PAST if when == "past" else formatdate(time.time() + 86400, usegmt=True)
+    s3.wire.put_object(bucket, key, b"new", headers={"If-Unmodified-Since": date}).assert_ok()
+    assert s3.wire.get_object(bucket, key).assert_ok().body == b"new", "the PUT wrote nothing"
 
 
 @pytest.mark.rule("storage.delete-object.if-match")

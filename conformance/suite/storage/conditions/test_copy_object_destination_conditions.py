@@ -61,6 +61,39 @@ def test_destination_if_match_missing(s3, bucket, names, value):
     s3.wire.get_object(bucket, dst).assert_error(404, "NoSuchKey")
 
 
+@pytest.mark.rule("storage.copy-object.destination-if-modified-since-missing")
+@pytest.mark.parametrize("when", ["past", "future"])
+def test_destination_if_modified_since_missing(s3, bucket, names, when):
+    """ext-copy-destination-if-modified-since on a missing destination fails, whatever the date.
+
+    The provider's conditional-operations page: If-Modified-Since fails when the key does not
+    exist (there is no object modified after the date): 412, nothing written.
+    """
+    src, dst = names.key(), names.key()
+    s3.wire.put_object(bucket, src, SOURCE).assert_ok()
+    date = PAST if when == "past" else _future()
+    headers = {s3.wire.ext("copy-destination-if-modified-since"): date}
+    reply = mp.copy_object(s3.wire, bucket, dst, f"/{bucket}/{src}", headers=headers)
+    reply.assert_error(412, "PreconditionFailed")
+    s3.wire.get_object(bucket, dst).assert_error(404, "NoSuchKey")
+
+
+@pytest.mark.rule("storage.copy-object.destination-if-unmodified-since-missing")
+@pytest.mark.parametrize("when", ["past", "future"])
+def test_destination_if_unmodified_since_missing(s3, bucket, names, when):
+    """ext-copy-destination-if-unmodified-since on a missing destination passes: the copy is made.
+
+    The provider's conditional-operations page: If-Unmodified-Since succeeds when the key does
+    not exist (nothing was modified after the date), whatever the date.
+    """
+    src, dst = names.key(), names.key()
+    s3.wire.put_object(bucket, src, SOURCE).assert_ok()
+    date = PAST if when == "past" else _future()
+    headers = {s3.wire.ext("copy-destination-if-unmodified-since"): date}
+    mp.copy_object(s3.wire, bucket, dst, f"/{bucket}/{src}", headers=headers).assert_ok()
+    assert s3.wire.get_object(bucket, dst).assert_ok().body == SOURCE, "the copy was not made"
+
+
 @pytest.mark.rule("storage.copy-object.destination-if-none-match")
 @pytest.mark.parametrize("which", ["etag", "star"])
 def test_destination_if_none_match_unmet(s3, pair, which):
