@@ -236,6 +236,8 @@ class Delivery:
                 error = f"{error}; {note}" if error else note
             if error is not None:
                 job["last_error"], job["error_message"] = now, error
+            else:  # the provider's job API: null once the job ran successfully since a failure
+                job["last_error"] = job["error_message"] = None
             state.save()
 
 

@@ -122,3 +122,18 @@ def test_a_job_deleted_during_its_batch_leaves_nothing_behind() -> None:
     asyncio.run(delivery.flush())
     asyncio.run(delivery.flush())
     assert delivery.lost == {} and delivery._locks == {}
+
+
+def test_a_clean_batch_after_a_failure_clears_the_error() -> None:
+    """The provider's job API: last_error (and error_message) is null when the job never failed
+    or has run successfully since its last failure. A clean batch after a failed one left both
+    set, so the job looked failing for good."""
+    delivery, state = _delivery(["timed out", None])
+    _lines(delivery, 1)
+    asyncio.run(delivery.flush())
+    assert state.job.get("last_error") and state.job["error_message"] == "timed out", state.job
+    _lines(delivery, 1)
+    asyncio.run(delivery.flush())
+    assert state.job.get("last_complete"), state.job
+    assert state.job.get("last_error") is None, state.job
+    assert state.job.get("error_message") is None, state.job

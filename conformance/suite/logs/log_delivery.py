@@ -11,6 +11,11 @@ The origin behind the edge must behave as the reference's built-in one: answer 2
 
 Other tests may change the zone's one entry point concurrently (xdist): after sending the
 traffic the configuration is read again, and the round is repeated when it changed meanwhile.
+
+A round that is not delivered whole within the wait is the rules' setup that did not hold (an
+ERROR, not checked): a real pipeline may simply be late. With `partial=True` the round is
+returned all the same, with what is missing, so that the job status rule can judge a job that
+says it pushed past a missing request (`Delivered.missing`).
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from conformance import settings
 from conformance.clients.evidence import Exchange, collector
 from conformance.clients.rules_api import RulesApiClient
 from conformance.suite.logs.helpers import ensure_entrypoint, entrypoint_guard
+from conformance.suite.setup_check import require
 
 WAIT_ENV = settings.LOG_WAIT.name
 DEFAULT_WAIT = 60.0
@@ -53,7 +59,8 @@ def log_wait() -> float:
 class Traffic:
     """One request to the edge: a unique path (to find its log entry), its headers, an
     optional query string (sent after the path; entries are still found by the path alone)
-    and its method (every request of the zone is logged, whatever its method or answer)."""
+    and its method (every request of the zone is logged, whatever its method or answer).
+    `pause` seconds pass before it is sent."""
 
     name: str
     headers: dict[str, str]
@@ -61,6 +68,7 @@ class Traffic:
     method: str = "GET"
     path: str = ""
     echoed: dict[str, Any] = field(default_factory=dict)
+    pause: float = 0.0
 
 
 @dataclass
@@ -74,11 +82,21 @@ class Delivered:
     quiet: dict[str, list[dict[str, Any]] | None] = field(default_factory=dict)
     # the id of each job whose lines arrived (job name -> id), to read the job back
     job_ids: dict[str, Any] = field(default_factory=dict)
+    # a round not delivered whole within the wait (partial=True): per job, the traffic names
+    # whose entry is missing (in the order sent), and the wait
+    missing: dict[str, list[str]] = field(default_factory=dict)
+    waited: float = 0.0
+
+    def require_whole(self) -> None:
+        """ERROR (the rules were not checked) unless the round arrived whole."""
+        late = {job: names for job, names in self.missing.items() if names}
+        require(not late, f"logs not delivered within {self.waited:.0f}s ({WAIT_ENV}): {late}")
 
     def quiet_entries_of_round(self, job: str) -> list[dict[str, Any]] | None:
         """The quiet job's entries that name one of the round's paths, or carry the RayID of one
         of the round's entries in the other jobs: a line the job's fields= cut down to RayID is
         still the round's (None: job not created)."""
+        self.require_whole()
         entries = self.quiet.get(job)
         if entries is None:
             return None
@@ -96,6 +114,7 @@ class Delivered:
         ]
 
     def entry(self, job: str, traffic: str) -> dict[str, Any]:
+        self.require_whole()
         path = self.paths[traffic]
         found = [e for e in self.entries.get(job, []) if path in str(e.get("ClientRequestURI"))]
         if not found and any("ClientRequestURI" in e for e in self.entries.get(job, [])):
@@ -200,9 +219,11 @@ def delivered_logs(
     jobs: dict[str, str],
     traffic: list[Traffic],
     quiet: Mapping[str, QuietJob] | None = None,
+    partial: bool = False,
 ) -> Iterator[Delivered]:
     """Configure `rules`, push with `jobs` (name -> logpull_options), send `traffic`, read back.
-    The `quiet` jobs are created too, and read once the others' lines arrived.
+    The `quiet` jobs are created too, and read once the others' lines arrived. With `partial`
+    a round not delivered whole is returned too (`Delivered.missing`), else it raises.
 
     The bucket, the jobs and the zone's entry point are restored when the block ends.
     """
@@ -224,7 +245,7 @@ def delivered_logs(
                 made[job_name] = job is not None
                 created += [job] if job is not None else []
             paths = _send_while_configured(rules_api, ruleset_id, edge_url, rules, traffic)
-            delivered = _wait_for(s3, bucket, list(jobs), paths)
+            delivered = _wait_for(s3, bucket, list(jobs), paths, partial)
             delivered.job_ids = {name: job["id"] for name, job in zip(jobs, created, strict=False)}
             if made:
                 time.sleep(QUIET_GRACE)  # lines fed to a quiet job may land a batch later
@@ -252,6 +273,7 @@ def _send_while_configured(
         for item in traffic:
             item.path = f"/ec-logs/{marker}/{item.name}"
             sent = f"{item.path}?{item.query}" if item.query else item.path
+            time.sleep(item.pause)
             item.echoed = _send(edge_url, sent, item.headers, item.method)
             paths[item.name] = item.path
         now = rules_api.get_ruleset(ruleset_id).assert_envelope_ok()
@@ -260,19 +282,32 @@ def _send_while_configured(
     raise AssertionError("the zone's custom fields kept changing under the test (concurrency)")
 
 
-def _wait_for(s3: Any, bucket: str, folders: list[str], paths: dict[str, str]) -> Delivered:
+def _wait_for(
+    s3: Any, bucket: str, folders: list[str], paths: dict[str, str], partial: bool = False
+) -> Delivered:
     deadline = time.monotonic() + log_wait()
     entries: dict[str, list[dict[str, Any]]] = {}
     while True:
         entries = {folder: _read_entries(s3, bucket, folder) for folder in folders}
         if all(_covers(entries[f], paths.values()) for f in folders):
-            return Delivered(entries, paths)
+            return Delivered(entries, paths, waited=log_wait())
         if time.monotonic() > deadline:
-            missing = {f: len(entries[f]) for f in folders}
+            if partial:
+                missing = {f: _missing(entries[f], paths) for f in folders}
+                return Delivered(entries, paths, missing=missing, waited=log_wait())
+            counts = {f: len(entries[f]) for f in folders}
             raise AssertionError(
-                f"logs not delivered within {log_wait():.0f}s ({WAIT_ENV}); entries: {missing}"
+                f"logs not delivered within {log_wait():.0f}s ({WAIT_ENV}); entries: {counts}"
             )
         time.sleep(POLL_INTERVAL)
+
+
+def _missing(entries: list[dict[str, Any]], paths: dict[str, str]) -> list[str]:
+    """The traffic names whose entry is not among `entries` (all, when none has a URI)."""
+    uris = [str(e.get("ClientRequestURI", "")) for e in entries]
+    if not any(uris):
+        return list(paths)
+    return [name for name, path in paths.items() if not any(path in uri for uri in uris)]
 
 
 def _covers(entries: list[dict[str, Any]], paths: Any) -> bool:

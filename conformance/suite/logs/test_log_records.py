@@ -22,6 +22,7 @@ from conformance.suite.logs.log_delivery import (
     ALL_FIELDS,
     FIRST_ORIGIN_COOKIE,
     RESPOND_PREFIX,
+    WAIT_ENV,
     Delivered,
     QuietJob,
     Traffic,
@@ -30,6 +31,10 @@ from conformance.suite.logs.log_delivery import (
 )
 from conformance.suite.setup_check import not_checked, require
 
+TAIL = "tail"
+# seconds between the round's answers and its tail request: its logged start is then past
+# them even when the stamp drops the fraction, with half a second for clock skew
+TAIL_PAUSE = 1.5
 RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$")
 REQUEST_VALUE = "request-value-1"
 RESPONSE_VALUE = "response-value-2"
@@ -85,10 +90,13 @@ def logs(
         ),
         # a request with a body: the zone's every request is logged, not only its GETs
         Traffic("post", {"x-ec-req": POSTED_VALUE}, method="POST"),
+        # a later request: once a job pushed it, the job's last_complete is past the others'
+        Traffic(TAIL, {}, pause=TAIL_PAUSE),
     ]
+    url = edge["url"]
     with (
         zone_lock,
-        delivered_logs(rules_api, s3, edge["url"], run_prefix, rules, jobs, traffic, QUIET) as logs,
+        delivered_logs(rules_api, s3, url, run_prefix, rules, jobs, traffic, QUIET, True) as logs,
     ):
         yield logs
 
@@ -205,22 +213,66 @@ def test_rfc3339_timestamp_is_the_request_instant(logs: Delivered) -> None:
     assert abs(moment - seconds) <= 1.0, f"rfc3339 {stamp} is not unixnano {nanos}"
 
 
+def _read_job(rules_api: RulesApiClient, name: str, job_id: Any) -> dict[str, Any]:
+    reply = rules_api.get_job(job_id)
+    job = reply.result
+    require(
+        reply.status == 200 and isinstance(job, dict), f"job {name}: GET answered {reply.status}"
+    )
+    return cast(dict[str, Any], job)
+
+
+def _instant(stamp: Any) -> float | None:
+    """A logged or job date-time as seconds since the epoch: an RFC 3339 string, or an integer
+    count of nanoseconds (unixnano) or seconds (unix); None when it is neither."""
+    if isinstance(stamp, str) and RFC3339.match(stamp):
+        return dt.datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
+    if isinstance(stamp, int) and not isinstance(stamp, bool):
+        return stamp / 1e9 if stamp > 10**14 else float(stamp)
+    return None
+
+
+def _judge_missing(rules_api: RulesApiClient, logs: Delivered, name: str, job_id: Any) -> None:
+    """A job missing some of the round's lines after the whole log wait, though the round's
+    tail (sent TAIL_PAUSE seconds after them) arrived in it: FAIL when the job says it pushed
+    past them (no failure, and last_complete, documented as the end of the range of logs
+    pushed, at or after the tail's own logged start, so after their answers, on the target's
+    clock); else the lines may still come, and the rule is not checked (ERROR)."""
+    missing = logs.missing[name]
+    entries = logs.entries.get(name, [])
+    tail = [e for e in entries if logs.paths[TAIL] in str(e.get("ClientRequestURI"))]
+    started = _instant(tail[-1].get("EdgeStartTimestamp")) if tail else None
+    job = _read_job(rules_api, name, job_id)
+    pushed = _instant(job.get("last_complete"))
+    if (
+        TAIL not in missing
+        and started is not None
+        and pushed is not None
+        and pushed >= started
+        and job.get("last_error") is None
+    ):
+        raise AssertionError(
+            f"job {name}: no line for {[logs.paths[t] for t in missing]} after waiting"
+            f" {logs.waited:.0f}s ({WAIT_ENV}), though the job reports no failure and its"
+            f" last_complete {job['last_complete']} (the end of the logs it pushed) is at or"
+            f" after the logged start ({started:.3f}) of a request sent {TAIL_PAUSE}s after their"
+            f" answers: {job}"
+        )
+    logs.require_whole()
+
+
 @pytest.mark.rule("logs.logpush.job-status-after-delivery")
 def test_job_shows_its_delivery(rules_api: RulesApiClient, logs: Delivered) -> None:
     """Each job whose lines arrived has run and is not failing: last_complete is a date-time,
     last_error and error_message are null (the provider's job fields). A target may record the
     push a moment after the batch landed: the jobs are read again until last_complete is set
-    (within one log wait for them all)."""
+    (within one log wait for them all). A job that is missing lines after the wait must not
+    say it pushed past them (`_judge_missing`)."""
     deadline = time.monotonic() + log_wait()
-    for name, job_id in logs.job_ids.items():
+    whole = {name: job_id for name, job_id in logs.job_ids.items() if not logs.missing.get(name)}
+    for name, job_id in whole.items():
         while True:
-            reply = rules_api.get_job(job_id)
-            job = reply.result
-            require(
-                reply.status == 200 and isinstance(job, dict),
-                f"job {name}: GET answered {reply.status}",
-            )
-            job = cast(dict[str, Any], job)
+            job = _read_job(rules_api, name, job_id)
             if job.get("last_complete") or time.monotonic() > deadline:
                 break
             time.sleep(0.5)
@@ -228,6 +280,9 @@ def test_job_shows_its_delivery(rules_api: RulesApiClient, logs: Delivered) -> N
         assert isinstance(stamp, str) and RFC3339.match(stamp), f"job {name}: {job}"
         assert job.get("last_error") is None, f"job {name} says it is failing: {job}"
         assert job.get("error_message") is None, f"job {name} says it is failing: {job}"
+    for name, job_id in logs.job_ids.items():
+        if logs.missing.get(name):
+            _judge_missing(rules_api, logs, name, job_id)
 
 
 @pytest.mark.rule("logs.records.client-request-uri-query")
