@@ -37,6 +37,11 @@ settings.register_profile("dev", max_examples=60, **_COMMON)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
 
 
+def _auth(surface: dict[str, Any]) -> dict[str, str]:
+    """The email + key pair both management surfaces of the reference accept."""
+    return {"X-Auth-Email": surface["email"], "X-Auth-Key": surface["api_key"]}
+
+
 @dataclass
 class RefProcess:
     process: subprocess.Popen[bytes]
@@ -51,6 +56,16 @@ class RefProcess:
         """The base address of one listener, whichever key its surface uses."""
         surface = self.surface(listener)
         return str(surface.get("endpoint") or surface.get("url") or surface.get("base_url"))
+
+    def zone_api(self) -> dict[str, Any]:
+        """The rules API of the reference's zone: `base` (.../zones/<id>) and auth `headers`."""
+        api = self.surface("rules_api")
+        return {"base": f"{api['base_url']}/zones/{api['zone_id']}", "headers": _auth(api)}
+
+    def account_api(self) -> dict[str, Any]:
+        """The storage management API of the account: `base` (.../accounts/<id>), `headers`."""
+        api = self.surface("mgmt")
+        return {"base": f"{api['base_url']}/accounts/{api['account_id']}", "headers": _auth(api)}
 
     def kill(self) -> None:
         """SIGKILL: no shutdown handler runs, exactly like a crash."""

@@ -26,9 +26,8 @@ def test_audit_pages_are_bounded_and_complete(ref: RefProcess) -> None:
     body = huge_cors_xml()
     for _ in range(PUTS):
         assert wire.request("PUT", BUCKET, query=[("cors", "")], body=body).status == 200
-    mgmt = ref.surface("mgmt")
-    url = f"{mgmt['base_url']}/accounts/{mgmt['account_id']}/r2/audit"
-    headers = {"X-Auth-Email": mgmt["email"], "X-Auth-Key": mgmt["api_key"]}
+    account = ref.account_api()
+    url, headers = f"{account['base']}/r2/audit", account["headers"]
     seen: list[str] = []
     cursor = ""
     for _ in range(PUTS + 10):

@@ -42,11 +42,7 @@ def bridge(ref: RefProcess) -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def mgmt(ref: RefProcess) -> dict[str, Any]:
-    surface = ref.surface("rules_api")
-    return {
-        "base": f"{surface['base_url']}/zones/{surface['zone_id']}",
-        "headers": {"X-Auth-Email": surface["email"], "X-Auth-Key": surface["api_key"]},
-    }
+    return ref.zone_api()
 
 
 def _post(url: str, data: bytes | str, headers: dict[str, str]) -> requests.Response:

@@ -67,20 +67,12 @@ def upload_id(wire: WireClient) -> str:
 
 @pytest.fixture(scope="module")
 def mgmt(ref: RefProcess) -> dict[str, Any]:
-    surface = ref.surface("mgmt")
-    return {
-        "base": f"{surface['base_url']}/accounts/{surface['account_id']}",
-        "headers": {"X-Auth-Email": surface["email"], "X-Auth-Key": surface["api_key"]},
-    }
+    return ref.account_api()
 
 
 @pytest.fixture(scope="module")
 def rules(ref: RefProcess) -> dict[str, Any]:
-    surface = ref.surface("rules_api")
-    return {
-        "base": f"{surface['base_url']}/zones/{surface['zone_id']}",
-        "headers": {"X-Auth-Email": surface["email"], "X-Auth-Key": surface["api_key"]},
-    }
+    return ref.zone_api()
 
 
 # -- S3: query parameters and headers -------------------------------------------------------

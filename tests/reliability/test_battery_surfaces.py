@@ -86,10 +86,10 @@ BUCKET = "battery-surfaces"
 @pytest.fixture(scope="module")
 def mgmt(ref: RefProcess) -> dict[str, Any]:
     surface = ref.surface("mgmt")
-    headers = {"X-Auth-Email": surface["email"], "X-Auth-Key": surface["api_key"]}
-    base = surface["base_url"]
+    account = ref.account_api()
+    headers, base = account["headers"], surface["base_url"]
     created = requests.post(
-        f"{base}/accounts/{surface['account_id']}/r2/buckets",
+        f"{account['base']}/r2/buckets",
         json={"name": BUCKET},
         headers=headers,
         timeout=TIMEOUT,

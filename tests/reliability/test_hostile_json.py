@@ -75,8 +75,8 @@ MGMT_ROUTES = [
 def mgmt(ref: RefProcess) -> dict[str, Any]:
     """Surface plus one existing ruleset and job id, so that updates reach their validation."""
     surface = dict(ref.surface("rules_api"))
-    surface["headers"] = {"X-Auth-Email": surface["email"], "X-Auth-Key": surface["api_key"]}
-    base = f"{surface['base_url']}/zones/{surface['zone_id']}"
+    zone = ref.zone_api()
+    base, surface["headers"] = zone["base"], zone["headers"]
     listed = requests.get(f"{base}/rulesets", headers=surface["headers"], timeout=TIMEOUT)
     rulesets = listed.json().get("result") or []
     surface["ruleset"] = rulesets[0]["id"] if rulesets else "0" * 32

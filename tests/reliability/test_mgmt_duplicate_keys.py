@@ -31,11 +31,7 @@ ROUTES = {"top": "rulesets", "nested": "logpush/jobs", "in-array": "rulesets"}
 
 @pytest.fixture(scope="module")
 def mgmt(ref: RefProcess) -> dict[str, Any]:
-    surface = ref.surface("rules_api")
-    return {
-        "base": f"{surface['base_url']}/zones/{surface['zone_id']}",
-        "headers": {"X-Auth-Email": surface["email"], "X-Auth-Key": surface["api_key"]},
-    }
+    return ref.zone_api()
 
 
 @pytest.mark.parametrize("name", sorted(DUPLICATES))

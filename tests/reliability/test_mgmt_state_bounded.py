@@ -19,9 +19,8 @@ DESCRIPTION = "d" * 900_000
 
 def test_rulesets_stop_at_the_state_bound(launch: Callable[..., RefProcess]) -> None:
     ref = launch("--profile", f"mgmt_state_max_bytes={CAP}")
-    api = ref.surface("rules_api")
-    url = f"{api['base_url']}/zones/{api['zone_id']}/rulesets"
-    headers = {"X-Auth-Email": api["email"], "X-Auth-Key": api["api_key"]}
+    zone = ref.zone_api()
+    url, headers = f"{zone['base']}/rulesets", zone["headers"]
 
     def create(name: str) -> requests.Response:
         body = {"name": name, "kind": "custom", "phase": "http_request_late_transform",

@@ -26,9 +26,8 @@ def _post(ref: RefProcess, surface: str) -> int:
     elif surface == "gateway-unknown-network":
         url, headers = ref.surface("gateway")["url"] + "/v1/no-such-net", {}
     elif surface == "mgmt":
-        mgmt = ref.surface("mgmt")
-        url = f"{mgmt['base_url']}/accounts/{mgmt['account_id']}/r2/buckets"
-        headers = {"X-Auth-Email": mgmt["email"], "X-Auth-Key": mgmt["api_key"]}
+        account = ref.account_api()
+        url, headers = f"{account['base']}/r2/buckets", account["headers"]
     else:
         bindings = ref.surface("bindings")
         url, headers = bindings["url"] + "/bridge", {"Authorization": f"Bearer {bindings['token']}"}
