@@ -27,7 +27,7 @@ import aiohttp
 import psutil
 from yarl import URL
 
-from bench.load import Phase, _percentile
+from bench.load import Phase, closed_loop
 from bench.rss import tree_rss
 from bench.targets import PEERS_DIR, PEERS_STATE, _read_env_file, clean_env, start_reference
 
@@ -197,61 +197,19 @@ async def _run_phase(
     target = URL(url, encoded=True)
     if op == HELLO:
         target = URL(url.removesuffix("/bridge") + "/", encoded=True)
-    latencies: list[float] = []
-    errors = 0
-    issued = 0
-    connector = aiohttp.TCPConnector(limit=concurrency, force_close=False)
-    timeout = aiohttp.ClientTimeout(total=30)
-    async with aiohttp.ClientSession(
-        connector=connector, timeout=timeout, auto_decompress=False
-    ) as session:
 
-        async def one(doc: bytes) -> None:
-            nonlocal errors
-            t = time.perf_counter()
+    async def send(session: aiohttp.ClientSession, doc: bytes) -> bool:
+        if op == HELLO:
+            request = session.get(target)
+        else:
+            request = session.post(target, data=doc, headers=JSON_HEADERS)
+        async with request as resp:
+            reply = await resp.read()
             if op == HELLO:
-                request = session.get(target)
-            else:
-                request = session.post(target, data=doc, headers=JSON_HEADERS)
-            async with request as resp:
-                reply = await resp.read()
-                ok = (
-                    b"edge-conformance-bindings-bridge" in reply
-                    if op == HELLO
-                    else _answered(reply, op)
-                )
-                if resp.status != 200 or not ok:
-                    errors += 1
-            latencies.append((time.perf_counter() - t) * 1000)
+                return resp.status == 200 and b"edge-conformance-bindings-bridge" in reply
+            return resp.status == 200 and _answered(reply, op)
 
-        for doc in docs[: min(len(docs), concurrency * 2)]:  # warm connections
-            await one(doc)
-        latencies.clear()
-        errors = 0
-        cpu0, t0 = time.process_time(), time.perf_counter()
-        deadline = t0 + seconds
-
-        async def worker() -> None:
-            nonlocal issued
-            while time.perf_counter() < deadline and issued < max_requests:
-                doc = docs[issued % len(docs)]
-                issued += 1
-                await one(doc)
-
-        await asyncio.gather(*(worker() for _ in range(concurrency)))
-        wall = time.perf_counter() - t0
-        cpu = time.process_time() - cpu0
-    latencies.sort()
-    return Phase(
-        op=op,
-        concurrency=concurrency,
-        requests=len(latencies),
-        errors=errors,
-        seconds=wall,
-        p50_ms=_percentile(latencies, 0.50),
-        p99_ms=_percentile(latencies, 0.99),
-        client_cpu=cpu / wall if wall else 0.0,
-    )
+    return await closed_loop(op, docs, send, concurrency, seconds, max_requests)
 
 
 def small_objects(

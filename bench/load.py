@@ -11,9 +11,9 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import aiohttp
 import boto3
@@ -23,6 +23,7 @@ from yarl import URL
 from bench.targets import Running
 
 EXPIRES = 3600
+T = TypeVar("T")
 
 
 @dataclass
@@ -102,11 +103,19 @@ def _percentile(sorted_ms: list[float], q: float) -> float:
     return sorted_ms[min(len(sorted_ms) - 1, int(q * len(sorted_ms)))]
 
 
-async def _run_phase(
-    op: str, urls: list[str], concurrency: int, body: bytes, seconds: float, max_requests: int
-) -> Phase:
-    method = "HEAD" if op == "head" else ("PUT" if op == "put" else "GET")
-    parsed = [URL(u, encoded=True) for u in urls]
+Send = Callable[[aiohttp.ClientSession, T], Awaitable[bool]]
+
+
+async def closed_loop(
+    op: str, items: Sequence[T], send: Send[T], concurrency: int, seconds: float,
+    max_requests: int,
+) -> Phase:  # fmt: skip
+    """`concurrency` workers, each sending the next item as soon as its last one answered.
+
+    Closed loop (no open arrival rate): the figure is what the target sustains, not a queue. A
+    short warm-up opens the connections first and is not counted; `send` says whether the
+    answer was the expected one (a wrong answer counts as an error, its latency still counts).
+    """
     latencies: list[float] = []
     errors = 0
     issued = 0
@@ -116,18 +125,15 @@ async def _run_phase(
         connector=connector, timeout=timeout, auto_decompress=False
     ) as session:
 
-        async def one(url: URL) -> None:
+        async def one(item: T) -> None:
             nonlocal errors
             t = time.perf_counter()
-            data = body if method == "PUT" else None
-            async with session.request(method, url, data=data) as resp:
-                await resp.read()
-                if resp.status >= 300:
-                    errors += 1
+            if not await send(session, item):
+                errors += 1
             latencies.append((time.perf_counter() - t) * 1000)
 
-        for url in parsed[: min(len(parsed), concurrency * 2)]:  # warm connections
-            await one(url)
+        for item in items[: min(len(items), concurrency * 2)]:  # warm connections
+            await one(item)
         latencies.clear()
         errors = 0
         cpu0, t0 = time.process_time(), time.perf_counter()
@@ -136,9 +142,9 @@ async def _run_phase(
         async def worker() -> None:
             nonlocal issued
             while time.perf_counter() < deadline and issued < max_requests:
-                url = parsed[issued % len(parsed)]
+                item = items[issued % len(items)]
                 issued += 1
-                await one(url)
+                await one(item)
 
         await asyncio.gather(*(worker() for _ in range(concurrency)))
         wall = time.perf_counter() - t0
@@ -154,6 +160,21 @@ async def _run_phase(
         p99_ms=_percentile(latencies, 0.99),
         client_cpu=cpu / wall if wall else 0.0,
     )
+
+
+async def _run_phase(
+    op: str, urls: list[str], concurrency: int, body: bytes, seconds: float, max_requests: int
+) -> Phase:
+    method = "HEAD" if op == "head" else ("PUT" if op == "put" else "GET")
+    data = body if method == "PUT" else None
+
+    async def send(session: aiohttp.ClientSession, url: URL) -> bool:
+        async with session.request(method, url, data=data) as resp:
+            await resp.read()
+            return resp.status < 300
+
+    parsed = [URL(u, encoded=True) for u in urls]
+    return await closed_loop(op, parsed, send, concurrency, seconds, max_requests)
 
 
 def small_objects(
