@@ -323,7 +323,7 @@ def run(opts: RunOptions) -> int:
     from conformance.report.diff import diff_results, format_text
     from conformance.report.failing_rules import failing_rule_lines, xpass_rule_lines
     from conformance.report.render import render_report, write_html
-    from conformance.report.sensitivity import terminal_line as sensitivity_line
+    from conformance.report.sensitivity import terminal_lines as sensitivity_lines
     from conformance.report.summary import summary_lines
 
     run_id = safe_name(opts.run_id) if opts.run_id else default_run_id(opts.target)
@@ -351,7 +351,8 @@ def run(opts: RunOptions) -> int:
             (run_dir / "index.html").unlink(missing_ok=True)
         for line in summary_lines(doc):
             print(line)
-        print(sensitivity_line())
+        for line in sensitivity_lines():
+            print(line)
         for line in failing_rule_lines(doc, run_dir / "results.json"):
             print(line)
         for line in xpass_rule_lines(doc, run_dir / "results.json"):

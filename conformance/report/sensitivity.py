@@ -29,6 +29,11 @@ class Measured:
         what = self.scope if self.full_run else f"{self.scope}, not a full run"
         return f"{what} ({mutants} mutants), measured {self.measured} at {self.commit}"
 
+    def short(self) -> str:
+        """`full run, 2026-11-27 at abc1234`: the terminal's form; the report keeps the scope."""
+        kind = "full run" if self.full_run else "sample, not a full run"
+        return f"{kind}, {self.measured} at {self.commit}"
+
 
 @dataclass(frozen=True)
 class AreaScore:
@@ -54,7 +59,8 @@ class AreaScore:
         43 out-of-spec)`), so a 100% never hides how many the suite was not asked to kill."""
         counts = f"{self.area} {self.killed}/{self.judged} killed"
         if self.not_executed:  # judged survivors: beside the kills, not the listed
-            counts += f" ({self.not_executed} survivors on lines no test executes)"
+            plural = "s" if self.not_executed != 1 else ""
+            counts += f" ({self.not_executed} survivor{plural} on lines no test executes)"
         listed = self.equivalent + self.out_of_spec
         if listed:
             kinds = ((self.equivalent, "equivalent"), (self.out_of_spec, "out-of-spec"))
@@ -142,8 +148,15 @@ def published() -> Sensitivity | None:
         return None
 
 
-def terminal_line() -> str:
+def terminal_lines() -> list[str]:
+    """One line per area, each with what measured it: an implementer reading a run's summary
+    sees how far a pass goes without a paragraph of scopes (the HTML report keeps them)."""
     found = published()
     if found is None:
-        return "suite sensitivity: no mutation run published (bench/mutation/README.md)"
-    return f"suite sensitivity (mutants of the reference killed, per area): {found.phrase()}"
+        return ["suite sensitivity: no mutation run published (bench/mutation/README.md)"]
+    lines = ["suite sensitivity (mutants of the reference the suite kills, per area):"]
+    for source, areas in found.groups():
+        lines += [f"  {area.phrase()}; {source.short()}" for area in areas]
+    if any(area.not_judged for area in found.areas):
+        lines.append("  (a not-judged mutant counts as a survivor in the %)")
+    return lines

@@ -65,11 +65,11 @@ def test_the_report_and_the_terminal_name_the_figure_or_its_absence(
     figure = sensitivity.parse(publish.figure({"rows": ROWS}, "full run", "abc1234", "2026-11-26"))
     monkeypatch.setattr(sensitivity, "published", lambda: figure)
     monkeypatch.setattr(render, "published_sensitivity", lambda: figure)
-    assert sensitivity.terminal_line().endswith(
-        "full run (8 mutants), measured 2026-11-26 at abc1234: core 1/1 killed, 1 not judged "
-        "(50%); s3 4/5 killed, 1 listed (1 equivalent) (80%) "
-        "(a not-judged mutant counts as a survivor in the %)"
-    )
+    assert sensitivity.terminal_lines()[1:] == [
+        "  core 1/1 killed, 1 not judged (50%); full run, 2026-11-26 at abc1234",
+        "  s3 4/5 killed, 1 listed (1 equivalent) (80%); full run, 2026-11-26 at abc1234",
+        "  (a not-judged mutant counts as a survivor in the %)",
+    ]
     doc = load("all-pass")
     html = render.render_report(doc)
     assert (
@@ -79,7 +79,7 @@ def test_the_report_and_the_terminal_name_the_figure_or_its_absence(
     )
     monkeypatch.setattr(sensitivity, "published", lambda: None)
     monkeypatch.setattr(render, "published_sensitivity", lambda: None)
-    assert "no mutation run published" in sensitivity.terminal_line()
+    assert "no mutation run published" in sensitivity.terminal_lines()[0]
     assert "no mutation run published" in render.render_report(doc)
 
 
@@ -114,7 +114,7 @@ def test_a_full_run_of_one_area_is_shown_beside_the_sample_of_the_others(tmp_pat
     assert edge.source == sensitivity.Measured("2026-11-27", "bbb2222", "full run", True)
     assert found.phrase().startswith(
         f"full run ({total} mutants), measured 2026-11-27 at bbb2222: edge "
-        f"{len(full_rows)}/{total} killed (1 survivors on lines no test executes) ("
+        f"{len(full_rows)}/{total} killed (1 survivor on lines no test executes) ("
     )
     assert (
         " | sample: 1 a module, not a full run (8 mutants), measured 2026-11-26 at aaa1111: "
