@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance.cli_run import RunOptions
+from conformance.model.run_options import OUTPUT_FLAGS
 from conformance.results import RERUN
 
 RERUN_STATUSES = RERUN
@@ -68,10 +69,13 @@ def options_from(doc: dict[str, Any], opts: RunOptions, ns: argparse.Namespace) 
 
 
 def _recorded_args(flags: dict[str, Any], given: list[str]) -> list[str]:
-    """The earlier run's plugin options (`-- --model-steps N`) the new `--` does not repeat."""
+    """The earlier run's plugin options (`-- --model-steps N`) the new `--` does not repeat;
+    never where it wrote (results files of older versions recorded `--results` there too)."""
     recorded = [str(a) for a in flags.get("pytest_args") or []]
     kept: list[str] = []
     for flag, value in zip(recorded[::2], recorded[1::2], strict=False):
+        if flag in OUTPUT_FLAGS:
+            continue
         if not any(arg == flag or arg.startswith(f"{flag}=") for arg in given):
             kept += [flag, value]
     return kept

@@ -121,6 +121,11 @@ RUN_OPTIONS: tuple[RunOption, ...] = (
 )  # fmt: skip
 
 
+# Where a run writes, not what it checks: never recorded among a run's options, never repeated
+# by `--failed-from` (the re-run writes its own folder, not over the run it re-runs).
+OUTPUT_FLAGS = frozenset({"--results", "--report-dir"})
+
+
 def for_run() -> Iterator[RunOption]:
     """The options `conformance run` offers, in table order."""
     return (o for o in RUN_OPTIONS if o.scope is not Scope.PLUGIN)

@@ -97,11 +97,13 @@ def read_options(config: pytest.Config) -> Options:
 
 def _plugin_args(config: pytest.Config) -> tuple[str, ...]:
     """The plugin-only options this run was given, as arguments `--failed-from` repeats."""
-    from conformance.model.run_options import RUN_OPTIONS, Scope
+    from conformance.model.run_options import OUTPUT_FLAGS, RUN_OPTIONS, Scope
 
     args: list[str] = []
     for option in RUN_OPTIONS:
         value = config.getoption(option.dest, None)
+        if option.name in OUTPUT_FLAGS:  # where this run wrote: not an option to repeat
+            continue
         if option.scope is Scope.PLUGIN and value not in (None, option.default):
             args += [option.flags[0], str(value)]
     return tuple(args)
