@@ -347,16 +347,43 @@ def main(results: Path, rule_id: str, target: str | None, targets_file: str | No
     """`conformance replay`: the target and targets file default to those the run recorded."""
     import sys
 
-    from conformance.model.targets import TargetError, load_target, targets_path
+    from conformance.launcher import LaunchError
+    from conformance.model.targets import REFERENCE, TargetError, load_target, targets_path
     from conformance.report.load import ResultsError, load_results
 
     try:
         run = load_results(results)["run"]
         name = target or str(run.get("target") or "")
+        if name == REFERENCE:
+            _replay_on_a_fresh_reference(results, rule_id, run, case_name)
+            return 0
         path = targets_file or (run.get("flags") or {}).get("targets_file")
         loaded = load_target(name, targets_path(Path(path) if path else None))
         replay(results, rule_id, loaded.surfaces, print, case_name)
-    except (ResultsError, ReplayError, TargetError) as exc:
+    except (ResultsError, ReplayError, TargetError, LaunchError) as exc:
         print(f"error: replay: {exc}", file=sys.stderr)
         return 2
     return 0
+
+
+def _replay_on_a_fresh_reference(
+    results: Path, rule_id: str, run: dict[str, Any], case_name: str | None
+) -> None:
+    """The bundled reference lives only as long as its run: start one as the run did (its date
+    and profile), empty, replay (the case's recorded setup makes what it used), stop it."""
+    import datetime as dt
+    import tempfile
+
+    from conformance import launcher
+
+    as_of = dt.date.fromisoformat(str(run.get("as_of") or dt.date.today().isoformat()))
+    profile = {
+        str(k): str(v) for k, v in ((run.get("flags") or {}).get("reference_profile") or {}).items()
+    }
+    with tempfile.TemporaryDirectory(prefix="conformance-replay-") as scratch:
+        ref = launcher.launch(Path(scratch), as_of, profile)
+        try:
+            print(f"a fresh bundled reference (behaviour of {as_of}), started for this replay")
+            replay(results, rule_id, ref.surfaces, print, case_name)
+        finally:
+            launcher.stop(Path(scratch), ref)

@@ -1,6 +1,6 @@
 """How the suite's launcher starts the bundled reference, when a harness outside the plugin asks.
 
-`conformance.plugin.launcher.launch` starts the reference with `reference` when it is set, else
+`conformance.launcher.launch` starts the reference with `reference` when it is set, else
 with its own `spawn` (a fresh `subprocess.Popen`). The mutation harness's fork server
 (bench/mutation/forkrun.py) sets a fork of the pytest process here: bench must not import the
 plugin (tests/test_suite_import_layers.py), so the seam sits below it. Nothing else sets it.

@@ -17,7 +17,7 @@ import pytest
     ("name", "module"),
     [
         ("CONFORMANCE_API_TIMEOUT", "conformance.clients.rules_api"),
-        ("CONFORMANCE_READY_TIMEOUT", "conformance.plugin.launcher"),
+        ("CONFORMANCE_READY_TIMEOUT", "conformance.launcher"),
     ],
 )
 def test_an_empty_variable_is_unset(name: str, module: str) -> None:

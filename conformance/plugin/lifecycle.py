@@ -10,8 +10,9 @@ import json
 import shutil
 import warnings
 
+from conformance import launcher
 from conformance.model.targets import REFERENCE, Target
-from conformance.plugin import account, cleanup, launcher, target_version
+from conformance.plugin import account, cleanup, target_version
 from conformance.plugin.state import State
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from conformance import launcher
 from conformance.model.targets import REFERENCE, Target, TargetError, load_target, targets_path
-from conformance.plugin import launcher
 from conformance.plugin.preflight import stop_session
 from conformance.plugin.state import get_state
 

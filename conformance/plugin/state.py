@@ -18,8 +18,8 @@ import pytest
 from conformance.plugin.options import Options
 
 if TYPE_CHECKING:
+    from conformance.launcher import ReferenceProcess
     from conformance.model.targets import Target
-    from conformance.plugin.launcher import ReferenceProcess
 
 WORKERINPUT_KEY = "edge_conformance"
 

@@ -4,7 +4,7 @@ A fresh `python -m reference_impl` imports uvicorn, starlette, hypercorn, h2, cr
 the reference's ~135 modules before it listens. The fork server (helpers/suite_zygote.py)
 imports them once (`preload`). Each run forks, before `pytest.main` and so while it is still
 single-threaded with no pytest state, a *template*: a process that waits on a pipe. The run's
-first reference launch (`conformance.plugin.launcher.spawn`, swapped in by `install`) sends the
+first reference launch (`conformance.launcher.spawn`, swapped in by `install`) sends the
 command, working directory and environment down the pipe; the template becomes that reference
 (a session of its own, stdin and stdout on /dev/null, stderr to the run's log) and calls
 `reference_impl.__main__.main` as `python -m reference_impl` would. It is the run's child, so
@@ -86,7 +86,7 @@ class Template(forkpipe.Template):
     forked = ForkedReference
 
     def spawn(self, cmd: list[str], log: Path) -> Any:
-        from conformance.plugin import launcher
+        from conformance import launcher
 
         prefix = [sys.executable, "-m", "reference_impl"]
         if (self.used or cmd[:3] != prefix or (Path.cwd() / "reference_impl").exists()
@@ -100,7 +100,7 @@ def install() -> Template | None:
     if _preloaded is None or fingerprint() != _preloaded:
         return None
     pid, write = forkpipe.fork_template(_become_reference)
-    from conformance.plugin import launcher
+    from conformance import launcher
 
     template = Template(pid, write)
     launcher.spawn = template.spawn

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from conformance.plugin import launcher
+from conformance import launcher
 
 
 @pytest.fixture

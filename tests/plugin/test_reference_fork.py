@@ -20,7 +20,7 @@ import datetime as dt, json, subprocess, sys
 from pathlib import Path
 sys.path.insert(0, sys.argv[1])
 import reference_fork
-from conformance.plugin import launcher
+from conformance import launcher
 
 reference_fork.preload()
 out = {}

@@ -10,7 +10,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, cast
 
-from conformance.plugin import launcher
+from conformance import launcher
 from conformance.plugin.lifecycle import keep_reference_log
 
 

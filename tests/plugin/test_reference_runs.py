@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 import pytest
 from fake_catalog import conftest_source
 
-from conformance.plugin import launcher
+from conformance import launcher
 
 pytestmark = pytest.mark.slow
 

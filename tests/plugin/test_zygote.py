@@ -146,7 +146,7 @@ def test_a_caller_interrupted_mid_run_leaves_no_answer_for_the_next_run(project:
 
 
 def test_a_timeout_kills_what_the_run_started_in_a_session_of_its_own(project: Path) -> None:
-    """The suite starts the reference with start_new_session=True (plugin/launcher.py), out of
+    """The suite starts the reference with start_new_session=True (conformance/launcher.py), out of
     the run's process group: killing the group alone left it running (hostile review 2)."""
     (project / "test_spawn.py").write_text(
         "import pathlib, subprocess, sys, time\n"

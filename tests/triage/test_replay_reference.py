@@ -1,6 +1,7 @@
 """`conformance replay` against the reference: a rule broken on purpose (--profile), replayed
-(same answer as recorded), then fixed (the reference relaunched without the deviation) and
-replayed again (the answer differs): replay shows whether a fix took."""
+(same answer as recorded; also by the bare command, on a fresh reference it starts), then
+fixed (the reference relaunched without the deviation) and replayed again (the answer
+differs): replay shows whether a fix took."""
 
 from __future__ import annotations
 
@@ -81,6 +82,16 @@ def test_replay_reproduces_the_broken_answer_then_sees_the_fix(tmp_path: Path) -
     assert "| today" in "\n".join(lines)  # side by side
     if curl_answer is not None:  # the report's command, run as a person would (curl >= 7.75)
         assert curl_answer.startswith("HTTP/1.1 200") and "wnam" in curl_answer, curl_answer
+
+    # the command an implementer is shown, with no target named: the bundled reference lives
+    # only as long as its run, so replay starts a fresh one with the run's date and profile
+    said = subprocess.run(
+        [sys.executable, "-m", "conformance.cli", "replay", str(results), RULE],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert said.returncode == 0, said.stderr
+    assert "a fresh bundled reference" in said.stdout, said.stdout
+    assert re.search(r"the failing request \[\d+\]: reproduced", said.stdout), said.stdout
 
     process, ready = launch_reference(data)  # fixed: the deviation is gone, data kept
     try:
