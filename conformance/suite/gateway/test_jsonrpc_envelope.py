@@ -129,9 +129,11 @@ def test_valid_request_is_not_invalid(gateway: GatewayClient, body: str) -> None
 
 
 @pytest.mark.rule("gateway.jsonrpc.method-not-found")
-@pytest.mark.parametrize("method", ["eth_noSuchMethodEc", "rpc.discover"])
+@pytest.mark.parametrize("method", ["eth_noSuchMethodEc", "rpc.discover", "ETH_CHAINID"])
 def test_method_not_found(gateway: GatewayClient, method: str) -> None:
-    """An unknown method answers -32601 and echoes the id."""
+    """An unknown method answers -32601 and echoes the id. A served method's name in another
+    case is unknown too: a JSON-RPC method is the exact string (Ethereum's clients match names
+    case-sensitively), so a gateway that folds case serves calls no client was promised."""
     doc = request_object(method, [], 5)
     assert _error_code(gateway, _dumps(doc)) == (-32601, 5)
 
