@@ -72,11 +72,11 @@ def test_the_report_and_the_terminal_name_the_figure_or_its_absence(
     ]
     doc = load("all-pass")
     html = render.render_report(doc)
-    assert (
-        'id="sensitivity"' in html
-        and "core 1/1 killed, 1 not judged (50%); s3 4/5 killed, 1 listed (1 equivalent) (80%)"
-        in html
-    )
+    assert 'id="sensitivity"' in html
+    assert "<td>core 1/1 killed, 1 not judged (50%)</td>" in html
+    assert "<td>s3 4/5 killed, 1 listed (1 equivalent) (80%)</td>" in html
+    assert html.count("<td>full run, 2026-11-26 at abc1234</td>") == 2
+    assert "core, s3: full run (8 mutants), measured 2026-11-26 at abc1234" in html
     monkeypatch.setattr(sensitivity, "published", lambda: None)
     monkeypatch.setattr(render, "published_sensitivity", lambda: None)
     assert "no mutation run published" in sensitivity.terminal_lines()[0]
