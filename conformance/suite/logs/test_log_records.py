@@ -108,30 +108,41 @@ def _object(entry: dict[str, Any], name: str) -> dict[str, Any]:
     return value
 
 
+def _want(name: str, expected: Any, entry: dict[str, Any]) -> str:
+    """A failure's first line says what the record should hold and what it held (the summary
+    and the triage show only that line); the whole record follows."""
+    return f"{name} should be {expected!r}, the record's is {entry.get(name)!r}; record: {entry}"
+
+
 @pytest.mark.rule("logs.records.request-header")
 def test_configured_request_header_is_logged(logs: Delivered) -> None:
     entry = logs.entry(SELECTED, "all")
-    assert entry.get("RequestHeaders") == {"x-ec-req": REQUEST_VALUE}, entry
+    expected = {"x-ec-req": REQUEST_VALUE}
+    assert entry.get("RequestHeaders") == expected, _want("RequestHeaders", expected, entry)
 
 
 @pytest.mark.rule("logs.records.request-header")
 def test_configured_request_header_of_a_post_is_logged(logs: Delivered) -> None:
     """A POST is the zone's traffic as a GET is: its entry holds the configured header."""
     entry = logs.entry(SELECTED, "post")
-    assert entry.get("RequestHeaders") == {"x-ec-req": POSTED_VALUE}, entry
+    expected = {"x-ec-req": POSTED_VALUE}
+    assert entry.get("RequestHeaders") == expected, _want("RequestHeaders", expected, entry)
 
 
 @pytest.mark.rule("logs.records.response-header")
 def test_configured_response_header_is_logged(logs: Delivered) -> None:
     entry = logs.entry(SELECTED, "all")
-    assert _object(entry, "ResponseHeaders").get("x-ec-resp") == RESPONSE_VALUE, entry
+    found = _object(entry, "ResponseHeaders").get("x-ec-resp")
+    assert found == RESPONSE_VALUE, _want("ResponseHeaders", {"x-ec-resp": RESPONSE_VALUE}, entry)
 
 
 @pytest.mark.rule("logs.records.cookie")
 def test_configured_cookie_is_logged(logs: Delivered) -> None:
     """The configured cookie's value is in Cookies (under which capitalization: cookie-case)."""
     entry = logs.entry(SELECTED, "all")
-    assert COOKIE_VALUE in _object(entry, "Cookies").values(), entry
+    assert COOKIE_VALUE in _object(entry, "Cookies").values(), _want(
+        "Cookies", {"SessionId": COOKIE_VALUE}, entry
+    )
 
 
 @pytest.mark.rule("logs.records.cookie-case")
@@ -143,13 +154,18 @@ def test_cookie_is_logged_under_its_configured_case(logs: Delivered) -> None:
         isinstance(cookies, dict) and COOKIE_VALUE in cookies.values(),
         f"the configured cookie was not logged (logs.records.cookie): {entry}",
     )
-    assert cookies == {"SessionId": COOKIE_VALUE}, entry
+    assert cookies == {"SessionId": COOKIE_VALUE}, _want(
+        "Cookies", {"SessionId": COOKIE_VALUE}, entry
+    )
 
 
 @pytest.mark.rule("logs.records.repeated-header-first")
 def test_repeated_response_header_logs_its_first_instance(logs: Delivered) -> None:
     entry = logs.entry(SELECTED, "all")
-    assert _object(entry, "ResponseHeaders").get("set-cookie") == FIRST_ORIGIN_COOKIE, entry
+    found = _object(entry, "ResponseHeaders").get("set-cookie")
+    assert found == FIRST_ORIGIN_COOKIE, _want(
+        "ResponseHeaders", {"set-cookie": FIRST_ORIGIN_COOKIE, "...": "..."}, entry
+    )
 
 
 @pytest.mark.rule("logs.records.field-objects")
