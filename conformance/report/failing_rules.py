@@ -20,6 +20,7 @@ WIDTH = 150  # characters of the reason kept on a rule's line
 # what a reason starts with that says nothing to a reader: the exception's dotted class and
 # the rule id the attribution layer puts in brackets
 _CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f]")
+_DATA_START = "{[(<'\""  # a first line that is an object's repr, not words
 _NOISE = re.compile(r"^(?:[\w.]+(?:Error|Failure|Exception)\s*:\s*)?(?:\[[^\]]+\]\s*)?")
 
 
@@ -90,7 +91,16 @@ def printable(text: str) -> str:
 
 
 def first_reason_line(reason: str) -> str:
-    """The reason's first line without its exception class and rule tag, cut to WIDTH."""
-    first = next((line.strip() for line in reason.splitlines() if line.strip()), "")
+    """The reason's first line without its exception class and rule tag, cut to WIDTH.
+
+    A test that gave a bare object as its assertion message (`assert x == y, record`) makes
+    that object's repr the first line: a reader gets `{'RayID': ..., ...}` and not the
+    comparison. Then pytest's own `assert ...` line leads, the object after it.
+    """
+    lines = [line.strip() for line in reason.splitlines() if line.strip()]
+    first = lines[0] if lines else ""
     text = _NOISE.sub("", first, count=1).strip() or first
+    compared = next((line for line in lines[1:] if line.startswith("assert ")), None)
+    if compared and text and text[0] in _DATA_START:
+        text = f"{compared} ({text})"
     return text if len(text) <= WIDTH else text[: WIDTH - 3].rstrip() + "..."

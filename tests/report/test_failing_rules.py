@@ -65,3 +65,17 @@ def test_long_lists_and_long_reasons_are_cut() -> None:
     assert lines[-1] == "  ... and 3 more (the report lists every one)"
     assert all(len(line) < 200 for line in lines)
     assert first_reason_line("\n\n  plain words  \nsecond") == "plain words"
+
+
+def test_a_bare_object_message_gives_way_to_the_comparison() -> None:
+    """`assert x in y, record`: the record's repr is pytest's first line, the comparison next."""
+    reason = (
+        "AssertionError: {'RayID': '270c', 'EdgeStartTimestamp': '2026-11-27T21:10:47Z', ...}\n"
+        "assert 'cookie-value-3' in dict_values(['lower-case'])\n"
+        " +  where dict_values(['lower-case']) = ..."
+    )
+    assert first_reason_line(reason).startswith(
+        "assert 'cookie-value-3' in dict_values(['lower-case']) ({'RayID': '270c'"
+    )
+    worded = "AssertionError: expected 304, got 200\nassert 200 == 304"
+    assert first_reason_line(worded) == "expected 304, got 200"
