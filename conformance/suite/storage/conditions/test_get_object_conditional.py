@@ -33,13 +33,19 @@ def _not_modified(reply):
     assert reply.body == b""
 
 
+# RFC 9110 5.6.1: list elements are separated by a comma with optional whitespace around it,
+# so `"a","b"` is the same list as `"a", "b"`
+SEPARATORS = {"comma-space": ", ", "comma": ","}
+
+
 @pytest.mark.rule("storage.get-object.if-match-list")
+@pytest.mark.parametrize("sep", SEPARATORS.values(), ids=SEPARATORS.keys())
 @pytest.mark.parametrize("position", ["first", "last"])
-def test_if_match_list_matches_any(s3, stored, position):
+def test_if_match_list_matches_any(s3, stored, position, sep):
     """If-Match with a list of ETags serves the object when any of them matches."""
     etag = stored[2]
-    value = f"{etag}, {OTHER}" if position == "first" else f"{OTHER}, {THIRD}, {etag}"
-    _served(_get(s3, stored, "If-Match", value))
+    items = [etag, OTHER] if position == "first" else [OTHER, THIRD, etag]
+    _served(_get(s3, stored, "If-Match", sep.join(items)))
 
 
 @pytest.mark.rule("storage.get-object.if-match-list")
@@ -49,12 +55,13 @@ def test_if_match_list_without_match_is_412(s3, stored):
 
 
 @pytest.mark.rule("storage.get-object.if-none-match-list")
+@pytest.mark.parametrize("sep", SEPARATORS.values(), ids=SEPARATORS.keys())
 @pytest.mark.parametrize("position", ["first", "last"])
-def test_if_none_match_list_is_304(s3, stored, position):
+def test_if_none_match_list_is_304(s3, stored, position, sep):
     """If-None-Match with a list holding the object's ETag answers 304."""
     etag = stored[2]
-    value = f"{etag}, {OTHER}" if position == "first" else f"{OTHER}, {etag}"
-    _not_modified(_get(s3, stored, "If-None-Match", value))
+    items = [etag, OTHER] if position == "first" else [OTHER, etag]
+    _not_modified(_get(s3, stored, "If-None-Match", sep.join(items)))
 
 
 @pytest.mark.rule("storage.get-object.if-none-match-list")
