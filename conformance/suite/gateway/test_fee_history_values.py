@@ -3,8 +3,10 @@
 execution-apis (src/eth/fee_market.yaml): baseFeePerGas holds the blocks' base fees plus the next
 block's, "derived from the newest block"; gasUsedRatio is "the ratio of gasUsed and gasLimit".
 The next base fee follows EIP-1559 (elasticity 2, change denominator 8), sepolia's fee market.
-The reward values (gas-weighted percentiles of tips) are left alone: checking them takes every
-receipt of a block.
+The reward values are "effective priority fees per gas at the requested block percentiles" of
+the block's transactions: exact values take every receipt of a block (the gas weights), but any
+percentile of a block's tips lies between its smallest and its largest, which the block shows
+(each transaction's fee fields and the block's base fee: EIP-1559's effective tip).
 """
 
 from __future__ import annotations
@@ -74,3 +76,36 @@ def test_mined_transaction_is_found(gateway: GatewayClient) -> None:
     check_result("eth_getTransactionReceipt", receipt)
     assert receipt["transactionHash"] == tx_hash, receipt
     assert (receipt["blockHash"], receipt["blockNumber"]) == (block["hash"], block["number"])
+
+
+def effective_tip(tx: dict[str, Any], base: int) -> int:
+    """EIP-1559: what a transaction pays the producer per gas above the block's base fee."""
+    if tx.get("maxFeePerGas") is not None:
+        return min(
+            int(tx.get("maxPriorityFeePerGas", "0x0"), 16), int(tx["maxFeePerGas"], 16) - base
+        )
+    return int(tx["gasPrice"], 16) - base
+
+
+@pytest.mark.rule("gateway.jsonrpc.supported-methods-served")
+def test_fee_history_rewards_within_the_blocks_tips(gateway: GatewayClient) -> None:
+    """For a recent block with transactions, each reward of eth_feeHistory (the 0th, 50th and
+    100th percentile) lies between the smallest and the largest effective tip of the block's
+    transactions (eth_getBlockByNumber with full transactions)."""
+    newest = int(result_of(gateway, "eth_blockNumber"), 16)
+    for number in range(newest, max(-1, newest - 16), -1):
+        block = result_of(gateway, "eth_getBlockByNumber", [hex(number), True])
+        if block and block["transactions"] and "baseFeePerGas" in block:
+            break
+    else:
+        pytest.skip("N/A: no transaction in an EIP-1559 block among the target's last 16")
+    base = int(block["baseFeePerGas"], 16)
+    tips = [effective_tip(tx, base) for tx in block["transactions"]]
+    history = result_of(gateway, "eth_feeHistory", ["0x1", hex(number), [0, 50, 100]])
+    assert int(history["oldestBlock"], 16) == number, history
+    (rewards,) = history["reward"]
+    for pct, reward in zip([0, 50, 100], rewards, strict=True):
+        assert min(tips) <= int(reward, 16) <= max(tips), (
+            f"block {number}: the {pct}th percentile reward {reward} is outside the block's "
+            f"effective tips {min(tips)}..{max(tips)}"
+        )

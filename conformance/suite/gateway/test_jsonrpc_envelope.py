@@ -195,6 +195,7 @@ SUPPORTED = [
     ("eth_getTransactionByHash", [NO_HASH]),
     ("eth_getTransactionReceipt", [NO_HASH]),
     ("eth_getLogs", [{"fromBlock": "latest"}]),
+    ("eth_getLogs", [{"fromBlock": "earliest", "toBlock": "earliest"}]),  # the genesis block's
     ("eth_getBlockTransactionCountByNumber", ["latest"]),
     ("eth_getBlockTransactionCountByNumber", ["0x7fffffff"]),  # beyond the head: null
     ("eth_getBlockTransactionCountByHash", [NO_HASH]),

@@ -6,7 +6,10 @@ etagMatches / etagDoesNotMatch / uploadedBefore / uploadedAfter; onlyIf may also
 object (If-Match, If-None-Match, If-Modified-Since, If-Unmodified-Since). On a key with no object,
 an ETag that must match fails and one that must not match holds (the provider's conditional
 operations page: If-Match fails, If-None-Match succeeds when the key does not exist). The times
-here are a day away from the object's own upload time, so no clock or rounding decides them.
+here are a day away from the object's own upload time, so no clock or rounding decides them;
+the HTTP dates one second away name the second before or after the upload's own (an HTTP date
+has whole seconds, RFC 9110 5.6.7), so the upload lies 1-2 s after or 0-1 s before the named
+moment, strictly, whatever the resolution of the upload time.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from conformance.clients.bindings import body_of
 
 DAY = dt.timedelta(days=1)
 HOUR = dt.timedelta(hours=1)
+SECOND = dt.timedelta(seconds=1)
 OTHER = "0" * 32
 
 
@@ -123,14 +127,22 @@ def test_put_by_upload_time_with_an_offset(bindings: Any, names: Any, condition:
         ("If-Modified-Since", DAY, False),
         ("If-Unmodified-Since", DAY, True),
         ("If-Unmodified-Since", -DAY, False),
+        ("If-Modified-Since", -SECOND, True),
+        ("If-Modified-Since", SECOND, False),
+        ("If-Unmodified-Since", SECOND, True),
+        ("If-Unmodified-Since", -SECOND, False),
     ],
     ids=["modified-since-yesterday", "modified-since-tomorrow", "unmodified-since-tomorrow",
-         "unmodified-since-yesterday"],
+         "unmodified-since-yesterday", "modified-since-second-before",
+         "modified-since-second-after", "unmodified-since-second-after",
+         "unmodified-since-second-before"],
 )  # fmt: skip
 def test_put_by_date_headers(
     bindings: Any, names: Any, header: str, shift: dt.timedelta, met: bool
 ) -> None:
-    """The date conditions as Headers (HTTP dates), a day from the object's upload time."""
+    """The date conditions as Headers (HTTP dates), a day or a second from the object's upload
+    time. A second before: the HTTP date names the second before the upload's, so the object was
+    modified after it (RFC 9110 13.1.3 / 13.1.4: Unmodified-Since fails, Modified-Since holds)."""
     key = names.key()
     first = bindings.put(key, b"old").value()
     moment = _http(_uploaded(first) + shift)

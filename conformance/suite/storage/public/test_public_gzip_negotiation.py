@@ -131,6 +131,23 @@ def test_large_or_multi_member_gzip_object_is_whole(s3, public, names, kind, acc
     )
 
 
+@pytest.mark.rule("storage.public.get-object")
+@pytest.mark.parametrize("accept", ["identity", "gzip"])
+def test_gzip_object_of_empty_content_is_whole(s3, public, names, accept):
+    """A gzip object whose content is empty (a valid gzip member of nothing, RFC 1952 2.3) is a
+    200 with a body that undoes to nothing, whether the client accepts gzip (the stored bytes)
+    or refuses it (an empty decoded body, or 406); never an error."""
+    key = names.key(".txt.gz")
+    s3.boto.put_object(
+        Bucket=public.bucket, Key=key, Body=gzip.compress(b""), ContentEncoding="gzip",
+    )  # fmt: skip
+    reply = public.get(key, {"Accept-Encoding": accept})
+    if accept == "identity" and reply.status == 406:
+        return
+    assert reply.status == 200, reply.describe()
+    assert _content_of(reply) == b"", f"Accept-Encoding {accept}: {reply.describe()}"
+
+
 @pytest.mark.rule("storage.public.gzip-content-encoding")
 @pytest.mark.parametrize("accept", ACCEPTING)
 def test_gzip_accepted_in_every_form(public, packed_key, accept):
