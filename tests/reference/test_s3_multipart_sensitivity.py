@@ -97,7 +97,8 @@ CASES: list[tuple[list[str], dict[str, str], str | None]] = [
     ),
     (
         ["storage.get-object.if-match-list", "storage.get-object.if-none-match-list",
-         "storage.get-object.weak-etag", "storage.get-object.wildcard"],
+         "storage.get-object.weak-etag", "storage.get-object.weak-etag-if-match",
+         "storage.get-object.wildcard"],
         {"conditional_etag_lists": "false"},
         None,
     ),

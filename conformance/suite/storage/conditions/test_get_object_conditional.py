@@ -71,14 +71,18 @@ def test_if_none_match_list_without_match_serves(s3, stored):
 
 
 @pytest.mark.rule("storage.get-object.weak-etag")
-@pytest.mark.parametrize("header", ["If-Match", "If-None-Match"])
-def test_weak_etag_compared_by_value(s3, stored, header):
-    """W/"<etag>" counts as the object's ETag in If-Match (200) and If-None-Match (304)."""
-    reply = _get(s3, stored, header, f"W/{stored[2]}")
-    if header == "If-Match":
-        _served(reply)
-    else:
-        _not_modified(reply)
+def test_weak_etag_in_if_none_match_compared_by_value(s3, stored):
+    """W/"<etag>" counts as the object's ETag in If-None-Match: 304 (RFC 9110 13.1.2's weak
+    comparison, and S3's)."""
+    _not_modified(_get(s3, stored, "If-None-Match", f"W/{stored[2]}"))
+
+
+@pytest.mark.rule("storage.get-object.weak-etag-if-match")
+def test_weak_etag_in_if_match_compared_by_value(s3, stored):
+    """W/"<etag>" counts as the object's ETag in If-Match too: 200. SHOULD, not MUST: RFC 9110
+    13.1.1 compares If-Match strongly (a weak ETag never matches), and the provider's release
+    note cites the HTTP standard and S3's undocumented behaviour side by side."""
+    _served(_get(s3, stored, "If-Match", f"W/{stored[2]}"))
 
 
 @pytest.mark.rule("storage.get-object.wildcard")
