@@ -249,32 +249,29 @@ def _instant(stamp: Any) -> float | None:
 
 
 def _judge_missing(rules_api: RulesApiClient, logs: Delivered, name: str, job_id: Any) -> None:
-    """A job missing some of the round's lines after the whole log wait, though the round's
-    tail (sent TAIL_PAUSE seconds after them) arrived in it: FAIL when the job says it pushed
-    past them (no failure, and last_complete, documented as the end of the range of logs
-    pushed, at or after the tail's own logged start, so after their answers, on the target's
-    clock); else the lines may still come, and the rule is not checked (ERROR)."""
+    """A job missing some of the round's lines after the whole log wait: the rule is not
+    checked (ERROR), never FAILed, even when the round's tail (sent TAIL_PAUSE seconds after
+    them) arrived and the job reports no failure with last_complete past the tail's logged
+    start. The provider documents last_complete as the end of the range of its *last*
+    successful push, not as a mark before which everything was pushed, and last_error as
+    cleared by any successful run: an earlier batch still in flight or being retried is
+    consistent with both, and no delivery deadline is documented (docs/decisions.md, Area A).
+    The job's figures go into the ERROR's message as evidence."""
     missing = logs.missing[name]
     entries = logs.entries.get(name, [])
     tail = [e for e in entries if logs.paths[TAIL] in str(e.get("ClientRequestURI"))]
     started = _instant(tail[-1].get("EdgeStartTimestamp")) if tail else None
     job = _read_job(rules_api, name, job_id)
     pushed = _instant(job.get("last_complete"))
-    if (
-        TAIL not in missing
-        and started is not None
-        and pushed is not None
-        and pushed >= started
-        and job.get("last_error") is None
-    ):
-        raise AssertionError(
-            f"job {name}: no line for {[logs.paths[t] for t in missing]} after waiting"
-            f" {logs.waited:.0f}s ({WAIT_ENV}), though the job reports no failure and its"
-            f" last_complete {job['last_complete']} (the end of the logs it pushed) is at or"
-            f" after the logged start ({started:.3f}) of a request sent {TAIL_PAUSE}s after their"
-            f" answers: {job}"
-        )
-    logs.require_whole()
+    past = TAIL not in missing and started is not None and pushed is not None and pushed >= started
+    require(  # only called for a job with missing lines: always an ERROR
+        False,
+        f"job {name}: no line for {[logs.paths[t] for t in missing]} after waiting"
+        f" {logs.waited:.0f}s ({WAIT_ENV}); the job reads last_complete"
+        f" {job.get('last_complete')!r}, last_error {job.get('last_error')!r}"
+        + (f", at or after the tail's logged start ({started:.3f})" if past else "")
+        + f": {job}",
+    )
 
 
 @pytest.mark.rule("logs.logpush.job-status-after-delivery")
@@ -282,8 +279,8 @@ def test_job_shows_its_delivery(rules_api: RulesApiClient, logs: Delivered) -> N
     """Each job whose lines arrived has run and is not failing: last_complete is a date-time,
     last_error and error_message are null (the provider's job fields). A target may record the
     push a moment after the batch landed: the jobs are read again until last_complete is set
-    (within one log wait for them all). A job that is missing lines after the wait must not
-    say it pushed past them (`_judge_missing`)."""
+    (within one log wait for them all). A job still missing lines after the wait leaves the
+    rule not checked, with the job's figures as evidence (`_judge_missing`)."""
     deadline = time.monotonic() + log_wait()
     whole = {name: job_id for name, job_id in logs.job_ids.items() if not logs.missing.get(name)}
     for name, job_id in whole.items():
