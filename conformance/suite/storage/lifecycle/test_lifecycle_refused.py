@@ -3,7 +3,9 @@
 S3's API states the value ranges (Days and DaysAfterInitiation positive integers, Date in ISO
 8601 and "always midnight UTC", Days or Date, Status Enabled or Disabled, a rule with an
 action); the provider does not say which error it answers, so the rule asks only for a 4xx and
-the earlier rules kept.
+the earlier rules kept. Where R2's own lifecycle API accepts the like of what S3 refuses (no
+rule or action, a max age of 0, a date-time condition at any time of day), the case is in the
+MAY rule, not the SHOULD one.
 """
 
 from __future__ import annotations
@@ -34,20 +36,20 @@ INVALID = {
     "days-not-a-number": _expiration("<Days>ten</Days>"),
     "days-beyond-int32": _expiration(f"<Days>{2**31}</Days>"),
     "date-not-iso-8601": _expiration("<Date>next tuesday</Date>"),
-    # "The time is always midnight UTC": noon UTC, and midnight at +05:00 (19:00 UTC)
-    "date-not-midnight-utc": _expiration("<Date>2031-01-01T12:00:00Z</Date>"),
-    "date-offset-not-midnight-utc": _expiration("<Date>2031-01-01T00:00:00+05:00</Date>"),
     "days-and-date": _expiration("<Days>1</Days><Date>2031-01-01T00:00:00Z</Date>"),
     "expiration-empty": _expiration(""),
     "abort-days-not-a-number": _abort("soon"),
     "status-unknown": _rule(status="Sometimes", action="<Expiration><Days>1</Days></Expiration>"),
 }
 # shapes S3 refuses and R2's own lifecycle API accepts the like of (rules and actions
-# optional, a max age of 0): a rule of their own, MAY
+# optional, a max age of 0, a Date condition that is any date-time): a rule of their own, MAY
 EMPTY_OR_ZERO = {
     "days-zero": _expiration("<Days>0</Days>"),
     "abort-days-zero": _abort("0"),
     "no-action": _rule(),
+    # S3: "The time is always midnight UTC": noon UTC, and midnight at +05:00 (19:00 UTC)
+    "date-not-midnight-utc": _expiration("<Date>2031-01-01T12:00:00Z</Date>"),
+    "date-offset-not-midnight-utc": _expiration("<Date>2031-01-01T00:00:00+05:00</Date>"),
 }
 NO_RULE = "no-rule"  # a LifecycleConfiguration with no Rule at all
 
@@ -62,7 +64,8 @@ def test_invalid_configuration_refused_and_rules_kept(s3, bucket, rule):
 @pytest.mark.rule("storage.lifecycle.empty-or-zero-refused")
 @pytest.mark.parametrize("rule", [*EMPTY_OR_ZERO.values(), NO_RULE], ids=[*EMPTY_OR_ZERO, NO_RULE])
 def test_empty_or_zero_configuration_refused_and_rules_kept(s3, bucket, rule):
-    """No Rule, a rule with no action, or 0 days: refused as S3 does; the rules put before stay."""
+    """No Rule, a rule with no action, 0 days or a Date not at midnight UTC: refused as S3
+    does; the rules put before stay."""
     _refused_and_kept(s3, bucket, rule)
 
 
