@@ -14,8 +14,8 @@ traffic the configuration is read again, and the round is repeated when it chang
 
 A round that is not delivered whole within the wait is the rules' setup that did not hold (an
 ERROR, not checked): a real pipeline may simply be late. With `partial=True` the round is
-returned all the same, with what is missing, so that the job status rule can judge a job that
-says it pushed past a missing request (`Delivered.missing`).
+returned all the same, with what is missing, so that the job status rule's ERROR can say what
+the job reports meanwhile (`Delivered.missing`); no FAIL is drawn from it (docs/decisions.md).
 """
 
 from __future__ import annotations

@@ -90,7 +90,8 @@ def logs(
         ),
         # a request with a body: the zone's every request is logged, not only its GETs
         Traffic("post", {"x-ec-req": POSTED_VALUE}, method="POST"),
-        # a later request: once a job pushed it, the job's last_complete is past the others'
+        # a later request: when lines are missing, whether the job's last_complete is past it
+        # goes into the ERROR's evidence (_judge_missing)
         Traffic(TAIL, {}, pause=TAIL_PAUSE),
     ]
     url = edge["url"]
