@@ -141,6 +141,7 @@ class Deviations:
     public_content_range_always: bool = False
     public_range_status_200: bool = False
     public_malformed_host_500: bool = False
+    public_disabled_domain_served: bool = False
     # s3
     bucket_location: str | None = None
     drop_user_metadata: bool = False

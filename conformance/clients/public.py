@@ -87,6 +87,9 @@ class CustomDomains:
     def list(self, bucket: str) -> Reply:
         return self.request("GET", self.path(bucket))
 
+    def update(self, bucket: str, domain: str, enabled: bool) -> Reply:
+        return self.request("PUT", self.path(bucket, domain), {"enabled": enabled})
+
     def delete(self, bucket: str, domain: str) -> Reply:
         return self.request("DELETE", self.path(bucket, domain))
 

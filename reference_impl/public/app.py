@@ -41,7 +41,8 @@ def _bucket_for(ctx: ServerContext, request: Request) -> tuple[str, str]:
     try:
         if len(hosts) > 1:
             raise MalformedHost(host)
-        found = registry(ctx).bucket_of(host)
+        enabled_only = not ctx.profile.deviations.public_disabled_domain_served
+        found = registry(ctx).bucket_of(host, enabled_only)
     except MalformedHost:
         if ctx.profile.deviations.public_malformed_host_500:  # sensitivity runs: a bug's 500
             raise

@@ -124,10 +124,11 @@ class DomainRegistry:
             if linked:
                 self._save()
 
-    def bucket_of(self, host: str) -> tuple[str, str] | None:
-        """(account, bucket) served on this Host header, when an enabled domain names it."""
+    def bucket_of(self, host: str, enabled_only: bool = True) -> tuple[str, str] | None:
+        """(account, bucket) served on this Host header, when an enabled domain names it
+        (`enabled_only` False: any linked domain, the break-check of a disabled one served)."""
         record = self.get(normalise_host(host))
-        if record is None or not record.get("enabled", True):
+        if record is None or (enabled_only and not record.get("enabled", True)):
             return None
         return str(record["account"]), str(record["bucket"])
 

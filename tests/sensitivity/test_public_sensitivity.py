@@ -26,6 +26,7 @@ GROUPS: dict[str, tuple[str | None, dict[str, str], list[str]]] = {
             "public_http2": "false",
             "public_options_without_origin_status": "401",
             "deviate_public_malformed_host_500": "true",
+            "deviate_public_disabled_domain_served": "true",
         },
         [
             "storage.public.cors-allow-headers-on-preflight",
@@ -38,6 +39,7 @@ GROUPS: dict[str, tuple[str | None, dict[str, str], list[str]]] = {
             "storage.public.http2-default",
             "storage.public.options-without-origin-400",
             "storage.public.malformed-host-400",
+            "storage.public.disabled-domain-not-served",
         ],
     ),
     # apart from the group above: its dropped Content-Encoding would fail this rule too

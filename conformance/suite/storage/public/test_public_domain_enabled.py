@@ -1,0 +1,53 @@
+"""A custom domain's `enabled` switch: public access to the bucket follows it."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from conformance.clients.public import CustomDomains, PublicClient
+
+BODY = b"served while enabled"
+SETTLE_S = 10.0  # how long a switch may take to reach the public entrypoint
+STEP_S = 0.5
+
+
+def _served(public: PublicClient, key: str) -> bool:
+    reply = public.get(key)
+    return reply.status == 200 and reply.body == BODY
+
+
+def _settles(public: PublicClient, key: str, served: bool) -> bool:
+    """Whether the object's public answer reaches `served` within SETTLE_S: a switch of the
+    management API may take a moment to reach the edge, which is not a failure."""
+    deadline = time.monotonic() + SETTLE_S
+    while True:
+        if _served(public, key) is served:
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(STEP_S)
+
+
+@pytest.mark.rule("storage.public.disabled-domain-not-served")
+def test_disabled_domain_does_not_serve_and_enabled_again_does(s3, public, target, names):
+    """PUT .../domains/custom/<domain> {"enabled": false}: the object is no longer served there
+    (any answer but a 200 with its bytes); {"enabled": true}: it is served again."""
+    key = names.key(".txt")
+    s3.boto.put_object(Bucket=public.bucket, Key=key, Body=BODY)
+    assert _served(public, key), f"not served while enabled: {public.get(key).describe()}"
+    domains = CustomDomains(target.surface("mgmt"))
+    domains.update(public.bucket, public.domain, False).assert_envelope_ok()
+    try:
+        assert _settles(public, key, served=False), (
+            f"the domain was updated to enabled false and still serves the object after "
+            f"{SETTLE_S:g} s: {public.get(key).describe()}"
+        )
+    finally:
+        switched_back = domains.update(public.bucket, public.domain, True)
+    switched_back.assert_envelope_ok()
+    assert _settles(public, key, served=True), (
+        f"enabled true again, the object is not served after {SETTLE_S:g} s: "
+        f"{public.get(key).describe()}"
+    )
