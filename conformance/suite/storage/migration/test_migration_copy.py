@@ -34,6 +34,26 @@ def test_miss_fetched_from_source(s3, mgmt, bucket, names, migration_source, as_
     nowhere.assert_error(404, "NoSuchKey")
 
 
+@pytest.mark.rule("storage.migration.copies-objects")
+def test_key_missing_at_source_is_no_such_key(s3, mgmt, bucket, names, migration_source, as_of):
+    """With migration on, a key neither the bucket nor the source holds is still NoSuchKey.
+
+    The source answers such a read with its own 404: an implementer who lets that refusal
+    escape the miss hook answers 5xx where the bucket's plain miss is due.
+    """
+    name, key = names.bucket(), names.key()
+    with source_bucket(migration_source, name) as source:
+        source.put_object(Bucket=name, Key=names.key(), Body=b"another key of the source")
+        mgmt.put_sippy(bucket, config_for(as_of, migration_source, name)).assert_envelope_ok()
+        try:
+            got = s3.wire.get_object(bucket, key)
+            head = s3.wire.request("HEAD", bucket, key)
+        finally:
+            mgmt.delete_sippy(bucket).assert_envelope_ok()
+    got.assert_error(404, "NoSuchKey")
+    assert head.status == 404, f"HeadObject of a key nowhere answered {head.describe()}"
+
+
 @pytest.mark.rule("storage.migration.stored-after-fetch")
 def test_fetched_object_is_stored(s3, mgmt, bucket, names, migration_source, as_of):
     """Once fetched, the object is served from the bucket after the source lost it."""

@@ -99,6 +99,16 @@ def test_validate_refuses_missing_bucket(mgmt, bucket, names, migration_source, 
     mgmt.validate_sippy(bucket, config).assert_envelope_error(400)
 
 
+@pytest.mark.rule("storage.migration.validate-refuses-bad-source")
+def test_validate_refuses_unreachable_source(mgmt, bucket, as_of):
+    """validate refuses a source nothing answers at (decisions: "source reachable") with a 4xx
+    failure envelope: an implementer who lets the connection error escape answers 5xx."""
+    config = config_for(as_of, OFFLINE_SOURCE, "ec-source-offline")
+    reply = mgmt.validate_sippy(bucket, config)
+    assert 400 <= reply.status < 500, f"validate of an unreachable source: {reply.status}"
+    reply.assert_envelope_error(reply.status)
+
+
 # --- folded from test_sippy_config_checked.py ---
 # Migration configuration exactly in the spec's shape: no extension member at all.
 #
