@@ -1,0 +1,73 @@
+"""The TLS listener's send timeout (`reference_impl/public/tls_send.py`), without a server.
+
+`install()` replaces hypercorn's connection class; on a hypercorn whose `serve` no longer builds
+connections from `hypercorn.asyncio.run.TCPServer` it must refuse rather than serve untimed.
+`drain_or_abort` is the rule itself: abort a connection whose client took nothing for the
+timeout, keep one whose pending bytes keep shrinking.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import types
+from typing import Any
+
+import pytest
+from hypercorn.asyncio import run as hypercorn_run
+
+from reference_impl.public import tls_send
+
+
+@pytest.fixture(autouse=True)
+def _restore_server(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(hypercorn_run, "TCPServer", hypercorn_run.TCPServer)
+
+
+def test_installed_hypercorn_is_patched() -> None:
+    tls_send.install(1.5)
+    assert hypercorn_run.TCPServer is tls_send.SendTimedTCPServer
+    tls_send.install(1.5)  # idempotent
+    assert hypercorn_run.TCPServer is tls_send.SendTimedTCPServer
+    assert tls_send.SendTimedTCPServer.send_timeout == 1.5
+
+
+def test_serve_without_tcp_server_refuses() -> None:
+    with pytest.raises(RuntimeError, match="cannot apply"):
+        tls_send.install(1.0, types.SimpleNamespace())
+
+
+class _Writer:
+    """A stream writer whose drain never ends; `taken` bytes leave its buffer per check."""
+
+    def __init__(self, pending: int, taken: int) -> None:
+        self.pending, self.taken = pending, taken
+        self.aborted = False
+        self.transport = self
+
+    def get_write_buffer_size(self) -> int:
+        self.pending = max(self.pending - self.taken, 0)
+        return self.pending
+
+    def get_extra_info(self, name: str) -> Any:
+        return None
+
+    def abort(self) -> None:
+        self.aborted = True
+
+    async def drain(self) -> None:
+        await asyncio.sleep(3600)
+
+
+def test_stalled_client_is_aborted() -> None:
+    writer = _Writer(pending=1 << 20, taken=0)
+    with pytest.raises(tls_send.SendStalledConnection):
+        asyncio.run(asyncio.wait_for(tls_send.drain_or_abort(writer, 0.05), 5))
+    assert writer.aborted
+
+
+def test_progressing_client_is_kept() -> None:
+    """Bytes keep leaving: still draining after many timeouts, never aborted."""
+    writer = _Writer(pending=1 << 20, taken=1)
+    with pytest.raises(TimeoutError):
+        asyncio.run(asyncio.wait_for(tls_send.drain_or_abort(writer, 0.02), 0.3))
+    assert not writer.aborted
