@@ -54,6 +54,19 @@ def _time(operation: str, value: Any, header: bool) -> float:
     return parsed.timestamp()
 
 
+def _header_pairs(operation: str, headers: Any) -> list[tuple[Any, Any]]:
+    """The (name, value) pairs of a Headers init: an object, or a list of [name, value] lists
+    (the bridge's JSON form of a `Headers`). Anything else is a TypeError, as `new Headers()`
+    throws; `dict()` of it was a 500 InternalError (hostile round 6)."""
+    if isinstance(headers, dict):
+        return list(headers.items())
+    if isinstance(headers, list) and all(
+        isinstance(pair, list) and len(pair) == 2 for pair in headers
+    ):
+        return [(pair[0], pair[1]) for pair in headers]
+    raise type_error(operation, "onlyIf.headers must be a Headers object or [name, value] pairs")
+
+
 def parse(operation: str, only_if: Any, lists: bool) -> Conditions | None:
     """The conditions of an `onlyIf` argument (None when absent)."""
     if only_if is None:
@@ -62,7 +75,7 @@ def parse(operation: str, only_if: Any, lists: bool) -> Conditions | None:
         raise type_error(operation, "onlyIf must be an object or a Headers object")
     headers = only_if.get("headers")
     if headers is not None:
-        lower = {str(k).lower(): str(v) for k, v in dict(headers).items()}
+        lower = {str(k).lower(): str(v) for k, v in _header_pairs(operation, headers)}
         before = lower.get("if-unmodified-since")
         after = lower.get("if-modified-since")
         return Conditions(
