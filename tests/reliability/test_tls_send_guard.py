@@ -1,9 +1,11 @@
-"""The TLS listener's send timeout (`reference_impl/public/tls_send.py`), without a server.
+"""The TLS listener's send timeout (`reference_impl/public/tls_send.py`) and its late-DATA
+correction (`h2_late_data.py`), without a server.
 
 `install()` replaces hypercorn's connection class; on a hypercorn whose `serve` no longer builds
 connections from `hypercorn.asyncio.run.TCPServer` it must refuse rather than serve untimed.
 `drain_or_abort` is the rule itself: abort a connection whose client took nothing for the
-timeout, keep one whose pending bytes keep shrinking.
+timeout, keep one whose pending bytes keep shrinking. `h2_late_data.install()` likewise
+replaces the HTTP/2 connection class, or refuses.
 """
 
 from __future__ import annotations
@@ -13,14 +15,16 @@ import types
 from typing import Any
 
 import pytest
+from hypercorn import protocol as hypercorn_protocol
 from hypercorn.asyncio import run as hypercorn_run
 
-from reference_impl.public import tls_send
+from reference_impl.public import h2_late_data, tls_send
 
 
 @pytest.fixture(autouse=True)
 def _restore_server(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(hypercorn_run, "TCPServer", hypercorn_run.TCPServer)
+    monkeypatch.setattr(hypercorn_protocol, "H2Protocol", hypercorn_protocol.H2Protocol)
 
 
 def test_installed_hypercorn_is_patched() -> None:
@@ -71,3 +75,23 @@ def test_progressing_client_is_kept() -> None:
     with pytest.raises(TimeoutError):
         asyncio.run(asyncio.wait_for(tls_send.drain_or_abort(writer, 0.02), 0.3))
     assert not writer.aborted
+
+
+def test_late_data_correction_is_installed() -> None:
+    h2_late_data.install()
+    assert hypercorn_protocol.H2Protocol is h2_late_data.LateDataH2Protocol
+    h2_late_data.install()  # idempotent
+    assert hypercorn_protocol.H2Protocol is h2_late_data.LateDataH2Protocol
+
+
+def test_late_data_correction_refuses_another_wrapper(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A ProtocolWrapper that builds its HTTP/2 connections some other way: replacing the
+    name would change nothing, so the listener must not start."""
+
+    class Wrapper:
+        def __init__(self) -> None:
+            self.protocol = object()
+
+    monkeypatch.setattr(hypercorn_protocol, "ProtocolWrapper", Wrapper)
+    with pytest.raises(RuntimeError, match="no longer builds H2Protocol"):
+        h2_late_data.install()
