@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import fcntl
+import logging
 import struct
 import termios
 from typing import Any
@@ -26,6 +27,7 @@ from hypercorn.asyncio import run as hypercorn_run
 from hypercorn.asyncio.tcp_server import TCPServer
 from hypercorn.events import Closed, RawData
 
+LOG = logging.getLogger(__name__)
 # what `protocol_send` below relies on: set by hypercorn's TCPServer.__init__ / run (0.18)
 ATTRIBUTES = ("writer", "send_lock", "protocol")
 
@@ -77,9 +79,20 @@ async def drain_or_abort(writer: Any, timeout: float | None) -> None:
 
 
 class SendTimedTCPServer(TCPServer):
-    """hypercorn's connection, whose writes give up on a client that takes nothing."""
+    """hypercorn's connection, whose writes give up on a client that takes nothing, and whose
+    own failure ends it alone."""
 
     send_timeout: float | None = None  # set by install()
+
+    async def run(self) -> None:
+        """hypercorn's connection task; an error of hypercorn's inside it (a client's frames
+        it did not expect, `h2_events.py`) ends this connection with one log line. Uncaught,
+        it was logged with a traceback per connection, and hypercorn re-raised it at shutdown,
+        which made the reference exit 1."""
+        try:
+            await super().run()
+        except Exception as exc:  # an ExceptionGroup from the connection's task group
+            LOG.warning("TLS connection ended by a hypercorn error: %s", _describe(exc))
 
     async def protocol_send(self, event: Any) -> None:
         if not isinstance(event, RawData):
@@ -91,6 +104,13 @@ class SendTimedTCPServer(TCPServer):
                 await drain_or_abort(self.writer, self.send_timeout)
             except (ConnectionError, RuntimeError):  # SendStalledConnection included
                 await self.protocol.handle(Closed())
+
+
+def _describe(exc: BaseException) -> str:
+    """The innermost errors of an exception group, by type and message, on one line."""
+    if isinstance(exc, BaseExceptionGroup):
+        return "; ".join(_describe(inner) for inner in exc.exceptions)
+    return f"{type(exc).__name__}: {exc}"
 
 
 class IncompatibleHypercorn(RuntimeError):

@@ -40,7 +40,7 @@ SOURCE = Path(reference_impl.__file__).resolve().parent
 PRELOAD = (
     "reference_impl.__main__", "reference_impl.server", "reference_impl.tls",
     "reference_impl.public.h2_buffer", "reference_impl.public.tls_send",
-    "reference_impl.public.h2_late_data",
+    "reference_impl.public.h2_events",
     "uvicorn.protocols.http.httptools_impl",
     "uvicorn.lifespan.on", "uvicorn.loops.auto", "uvicorn.loops.uvloop", "hypercorn.asyncio",
     "hypercorn.config", "hypercorn.protocol.h11", "hypercorn.protocol.h2", "cryptography.x509",

@@ -1,10 +1,10 @@
 """The TLS listener's send timeout (`reference_impl/public/tls_send.py`) and its late-DATA
-correction (`h2_late_data.py`), without a server.
+correction (`h2_events.py`), without a server.
 
 `install()` replaces hypercorn's connection class; on a hypercorn whose `serve` no longer builds
 connections from `hypercorn.asyncio.run.TCPServer` it must refuse rather than serve untimed.
 `drain_or_abort` is the rule itself: abort a connection whose client took nothing for the
-timeout, keep one whose pending bytes keep shrinking. `h2_late_data.install()` likewise
+timeout, keep one whose pending bytes keep shrinking. `h2_events.install()` likewise
 replaces the HTTP/2 connection class, or refuses.
 """
 
@@ -18,7 +18,7 @@ import pytest
 from hypercorn import protocol as hypercorn_protocol
 from hypercorn.asyncio import run as hypercorn_run
 
-from reference_impl.public import h2_late_data, tls_send
+from reference_impl.public import h2_events, tls_send
 
 
 @pytest.fixture(autouse=True)
@@ -78,10 +78,10 @@ def test_progressing_client_is_kept() -> None:
 
 
 def test_late_data_correction_is_installed() -> None:
-    h2_late_data.install()
-    assert hypercorn_protocol.H2Protocol is h2_late_data.LateDataH2Protocol
-    h2_late_data.install()  # idempotent
-    assert hypercorn_protocol.H2Protocol is h2_late_data.LateDataH2Protocol
+    h2_events.install()
+    assert hypercorn_protocol.H2Protocol is h2_events.GuardedH2Protocol
+    h2_events.install()  # idempotent
+    assert hypercorn_protocol.H2Protocol is h2_events.GuardedH2Protocol
 
 
 def test_late_data_correction_refuses_another_wrapper(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -94,4 +94,19 @@ def test_late_data_correction_refuses_another_wrapper(monkeypatch: pytest.Monkey
 
     monkeypatch.setattr(hypercorn_protocol, "ProtocolWrapper", Wrapper)
     with pytest.raises(RuntimeError, match="no longer builds H2Protocol"):
-        h2_late_data.install()
+        h2_events.install()
+
+
+def test_a_hypercorn_error_ends_its_connection_alone(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Raised out of the connection's task it was a traceback per connection and exit 1 at
+    shutdown; now one WARNING line and the task ends normally."""
+
+    async def broken(self: Any) -> None:
+        raise ExceptionGroup("unhandled errors in a TaskGroup", [KeyError(1)])
+
+    monkeypatch.setattr(hypercorn_run.TCPServer, "run", broken)
+    server = tls_send.SendTimedTCPServer.__new__(tls_send.SendTimedTCPServer)
+    asyncio.run(server.run())
+    assert "hypercorn error: KeyError: 1" in caplog.text

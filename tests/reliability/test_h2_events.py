@@ -1,5 +1,6 @@
-"""Request body bytes that arrive after the reply on the TLS public listener's HTTP/2.
+"""HTTP/2 events that ended a whole connection of the TLS public listener (hypercorn 0.18).
 
+Request body bytes that arrive after the reply:
 The public listener answers a PUT (405: it is read-only) without reading its body, and
 hypercorn then forgets the stream. The client may still send DATA on it (its side of the stream
 is still open: RFC 9113 section 8.1 lets a server answer early; the client just wastes bytes).
@@ -7,6 +8,7 @@ hypercorn 0.18 looked the stream up without a guard (`self.streams[stream_id]`):
 ended the whole connection, with every other stream on it, logged a traceback per connection
 ("Unhandled exception in client_connected_cb") for any anonymous client, and made the
 reference exit 1 at its next shutdown (hypercorn re-raised it from the connection's task).
+A CONNECT request (no `:path`, RFC 9113 section 8.5) did the same with an UnboundLocalError.
 """
 
 from __future__ import annotations
@@ -95,6 +97,29 @@ def test_body_after_the_reply_keeps_the_connection(ref: RefProcess, tmp_path: Pa
         sock.sendall(conn.data_to_send())
         served = _until(sock, conn, get)
         assert served.get(":status") == "200", "late body bytes ended the connection"
+    finally:
+        with contextlib.suppress(OSError):
+            sock.close()
+    ref.stop()
+    assert ref.process.returncode == 0, f"the reference exited {ref.process.returncode}"
+    assert_no_traceback(tmp_path / LOG)
+
+
+def test_connect_is_refused_and_the_connection_goes_on(ref: RefProcess, tmp_path: Path) -> None:
+    wire = ref.wire()
+    assert wire.request("PUT", BUCKET).status == 200
+    assert wire.request("PUT", BUCKET, "small", body=b"small object").status == 200
+    domain = public_domain(ref, BUCKET)
+    sock, conn = _connect(ref, domain)
+    try:
+        connect = conn.get_next_available_stream_id()
+        conn.send_headers(connect, [(":method", "CONNECT"), (":authority", domain)])
+        get = conn.get_next_available_stream_id()
+        conn.send_headers(get, [(":method", "GET"), (":path", "/small"), (":scheme", "https"),
+                                (":authority", domain)], end_stream=True)  # fmt: skip
+        sock.sendall(conn.data_to_send())
+        served = _until(sock, conn, get)
+        assert served.get(":status") == "200", "a CONNECT request ended the connection"
     finally:
         with contextlib.suppress(OSError):
             sock.close()
