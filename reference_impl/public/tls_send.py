@@ -29,7 +29,7 @@ from hypercorn.events import Closed, RawData
 
 LOG = logging.getLogger(__name__)
 # what `protocol_send` below relies on: set by hypercorn's TCPServer.__init__ / run (0.18)
-ATTRIBUTES = ("writer", "send_lock", "protocol")
+ATTRIBUTES = ("writer", "send_lock", "protocol", "context")
 
 
 class SendStalledConnection(ConnectionError):
@@ -88,11 +88,26 @@ class SendTimedTCPServer(TCPServer):
         """hypercorn's connection task; an error of hypercorn's inside it (a client's frames
         it did not expect, `h2_events.py`) ends this connection with one log line. Uncaught,
         it was logged with a traceback per connection, and hypercorn re-raised it at shutdown,
-        which made the reference exit 1."""
+        which made the reference exit 1. Cancelled at shutdown, it ends quietly too."""
         try:
             await super().run()
         except Exception as exc:  # an ExceptionGroup from the connection's task group
             LOG.warning("TLS connection ended by a hypercorn error: %s", _describe(exc))
+        except asyncio.CancelledError:
+            # hypercorn cancels connections still open once its graceful_timeout is over; on
+            # Python 3.11 asyncio's stream callback then calls task.exception() on the
+            # cancelled task, which raises, and the loop logs a traceback per connection.
+            # This is the task's outermost frame: it ends here, closed, either way.
+            return
+
+    async def _close(self) -> None:
+        """At shutdown the connection is aborted: a TLS close waits for the client's
+        close_notify (up to 30 s, the loop's ssl_shutdown_timeout), and the listener's server
+        waits for every connection, so one idle client held a SIGTERM for 30 s."""
+        if self.context.terminated.is_set():
+            with contextlib.suppress(AttributeError, RuntimeError):
+                self.writer.transport.abort()
+        await super()._close()
 
     async def protocol_send(self, event: Any) -> None:
         if not isinstance(event, RawData):
