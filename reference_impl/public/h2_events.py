@@ -1,4 +1,5 @@
-"""HTTP/2 events hypercorn 0.18 turns into a crash of the connection: late DATA, CONNECT.
+"""HTTP/2 as hypercorn 0.18 mishandles it: late DATA and CONNECT crash the connection, and
+HTTP/1.1 over TLS switches to HTTP/2 without ALPN.
 
 The public listener answers a request with a body (a PUT: 405, it is read-only) without reading
 it, and hypercorn then drops the stream. The client's side of the stream is still open, so
@@ -15,6 +16,13 @@ A CONNECT request (RFC 9113 section 8.5: no `:path`) hit hypercorn's stream setu
 `:path` into a variable it never set otherwise (UnboundLocalError), with the same effects. The
 listener is no proxy: such a stream is refused (REFUSED_STREAM, "not processed"), the
 connection and its other streams go on. Every other event goes to hypercorn unchanged.
+
+Over TLS, HTTP/2 is negotiated by ALPN only (RFC 9113 section 3.2; the `h2c` Upgrade is for
+cleartext and deprecated, section 3.1). hypercorn's HTTP/1.1 connection also switched on an
+`Upgrade: h2c` request (101, then HTTP/2) and on the HTTP/2 preface sent as HTTP/1.1 text, over
+TLS too, and so served HTTP/2 on custom domains before `public_http2`'s date, when ALPN offers
+only `http/1.1`. Over TLS both are now plain HTTP/1.1 requests (the preface's `PRI *` one is
+refused like any other request the bucket has no answer for).
 """
 
 from __future__ import annotations
@@ -25,6 +33,7 @@ import h2.errors
 import h2.events
 from hypercorn import protocol as hypercorn_protocol
 from hypercorn.protocol.h2 import H2Protocol
+from hypercorn.protocol.h11 import H11Protocol
 
 # what `_handle_events` below relies on: set by hypercorn's H2Protocol.__init__ (0.18)
 ATTRIBUTES = ("streams", "connection")
@@ -48,6 +57,14 @@ class GuardedH2Protocol(H2Protocol):
         await self._flush()
 
 
+class TlsH11Protocol(H11Protocol):
+    """hypercorn's HTTP/1.1 connection, which over TLS never switches to HTTP/2."""
+
+    async def _check_protocol(self, event: Any) -> None:
+        if not self.ssl:
+            await super()._check_protocol(event)
+
+
 def _has_path(event: h2.events.RequestReceived) -> bool:
     names = (
         name.encode() if isinstance(name, str) else bytes(name) for name, _ in event.headers or ()
@@ -60,9 +77,9 @@ class IncompatibleHypercorn(RuntimeError):
 
 
 def problems(module: Any = hypercorn_protocol) -> list[str]:
-    """Why the correction would not apply (empty when it does): the protocol wrapper no longer
-    builds HTTP/2 connections from `hypercorn.protocol.H2Protocol`, or H2Protocol lost what
-    the override uses."""
+    """Why the corrections would not apply (empty when it does): the protocol wrapper no longer
+    builds connections from `hypercorn.protocol.H2Protocol` / `H11Protocol`, or those lost
+    what the overrides use."""
     found = []
     protocol = getattr(module, "H2Protocol", None)
     if not isinstance(protocol, type) or not issubclass(protocol, H2Protocol):
@@ -71,9 +88,16 @@ def problems(module: Any = hypercorn_protocol) -> list[str]:
     code = getattr(getattr(wrapper, "__init__", None), "__code__", None)
     if code is None or "H2Protocol" not in code.co_names:
         found.append("ProtocolWrapper no longer builds H2Protocol by name")
+    if code is None or "H11Protocol" not in code.co_names:
+        found.append("ProtocolWrapper no longer builds H11Protocol by name")
     for method in ("_handle_events", "_flush"):
         if not callable(getattr(H2Protocol, method, None)):
             found.append(f"H2Protocol.{method} is gone")
+    if not callable(getattr(H11Protocol, "_check_protocol", None)):
+        found.append("H11Protocol._check_protocol is gone")
+    h11_init = getattr(H11Protocol.__init__, "__code__", None)
+    if h11_init is None or "ssl" not in h11_init.co_names:
+        found.append("H11Protocol no longer sets ssl")
     init = getattr(H2Protocol.__init__, "__code__", None)
     assigned = set(init.co_names) if init is not None else set()
     missing = [name for name in ATTRIBUTES if name not in assigned]
@@ -83,7 +107,7 @@ def problems(module: Any = hypercorn_protocol) -> list[str]:
 
 
 def install(module: Any = hypercorn_protocol) -> None:
-    """Make hypercorn build the corrected HTTP/2 connection (idempotent). Raises
+    """Make hypercorn build the corrected connections (idempotent). Raises
     IncompatibleHypercorn, at the TLS listener's start, rather than serve uncorrected."""
     found = problems(module)
     if found:
@@ -92,3 +116,4 @@ def install(module: Any = hypercorn_protocol) -> None:
             + "; ".join(found)
         )
     module.H2Protocol = GuardedH2Protocol
+    module.H11Protocol = TlsH11Protocol

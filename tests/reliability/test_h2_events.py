@@ -9,6 +9,10 @@ ended the whole connection, with every other stream on it, logged a traceback pe
 ("Unhandled exception in client_connected_cb") for any anonymous client, and made the
 reference exit 1 at its next shutdown (hypercorn re-raised it from the connection's task).
 A CONNECT request (no `:path`, RFC 9113 section 8.5) did the same with an UnboundLocalError.
+
+Over TLS HTTP/2 comes by ALPN only (RFC 9113 section 3.2); hypercorn's HTTP/1.1 also switched
+on `Upgrade: h2c` (101) and on the HTTP/2 preface, so HTTP/2 was served with ALPN `http/1.1`,
+also before `public_http2`'s date, when ALPN does not offer `h2` at all.
 """
 
 from __future__ import annotations
@@ -126,3 +130,31 @@ def test_connect_is_refused_and_the_connection_goes_on(ref: RefProcess, tmp_path
     ref.stop()
     assert ref.process.returncode == 0, f"the reference exited {ref.process.returncode}"
     assert_no_traceback(tmp_path / LOG)
+
+
+UPGRADES = {
+    "h2c-upgrade": "GET /small HTTP/1.1\r\nHost: {host}\r\nConnection: Upgrade, HTTP2-Settings"
+    "\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMAAABkAARAAAAAAAIAAAAA\r\n\r\n",
+    "preface": "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(UPGRADES))
+def test_http1_over_tls_never_becomes_http2(ref: RefProcess, name: str) -> None:
+    wire = ref.wire()
+    assert wire.request("PUT", BUCKET).status == 200
+    domain = public_domain(ref, BUCKET)
+    tls = ref.surface("public_tls")
+    parts = urlsplit(tls["url"])
+    context = ssl.create_default_context(cafile=tls["verify"])
+    context.check_hostname = False
+    context.set_alpn_protocols(["http/1.1"])
+    raw = socket.create_connection((parts.hostname, parts.port), timeout=10)
+    sock = context.wrap_socket(raw, server_hostname=domain)
+    try:
+        sock.sendall(UPGRADES[name].format(host=domain).encode())
+        head = sock.recv(4096)
+    finally:
+        sock.close()
+    assert head.startswith(b"HTTP/1.1 "), f"{name}: not an HTTP/1.1 answer: {head[:40]!r}"
+    assert not head.startswith(b"HTTP/1.1 101"), f"{name}: switched to HTTP/2 over TLS"

@@ -25,6 +25,7 @@ from reference_impl.public import h2_events, tls_send
 def _restore_server(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(hypercorn_run, "TCPServer", hypercorn_run.TCPServer)
     monkeypatch.setattr(hypercorn_protocol, "H2Protocol", hypercorn_protocol.H2Protocol)
+    monkeypatch.setattr(hypercorn_protocol, "H11Protocol", hypercorn_protocol.H11Protocol)
 
 
 def test_installed_hypercorn_is_patched() -> None:
@@ -77,14 +78,15 @@ def test_progressing_client_is_kept() -> None:
     assert not writer.aborted
 
 
-def test_late_data_correction_is_installed() -> None:
+def test_h2_event_corrections_are_installed() -> None:
     h2_events.install()
     assert hypercorn_protocol.H2Protocol is h2_events.GuardedH2Protocol
+    assert hypercorn_protocol.H11Protocol is h2_events.TlsH11Protocol
     h2_events.install()  # idempotent
     assert hypercorn_protocol.H2Protocol is h2_events.GuardedH2Protocol
 
 
-def test_late_data_correction_refuses_another_wrapper(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_h2_event_corrections_refuse_another_wrapper(monkeypatch: pytest.MonkeyPatch) -> None:
     """A ProtocolWrapper that builds its HTTP/2 connections some other way: replacing the
     name would change nothing, so the listener must not start."""
 
