@@ -116,7 +116,14 @@ def satisfied(
     """Whether an object (etag/uploaded None: no object) meets the conditions.
 
     `first_only` and `weak_if_match` are deviations (the profile's, always passed).
+
+    No object: only etagMatches and uploadedAfter fail (nothing matches, nothing was uploaded
+    after the date); etagDoesNotMatch and uploadedBefore hold, as the provider's conditional
+    operations page says for If-(None-)Match / If-(Un)Modified-Since and as miniflare's R2
+    does. The reference had both time conditions inverted there (hostile round 6).
     """
+    if etag is None:
+        return cond.etag_matches is None and cond.uploaded_after is None
     if cond.etag_matches is not None:
         if not _matches(cond.etag_matches, etag, first_only, not weak_if_match):
             return False
