@@ -10,6 +10,7 @@ condition is given and passes, the matching date condition is ignored, as RFC 91
 from __future__ import annotations
 
 import datetime as dt
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,6 +25,10 @@ class Conditions:
     etag_does_not_match: tuple[str, ...] | None = None
     uploaded_before: float | None = None  # POSIX seconds
     uploaded_after: float | None = None
+    # Headers form: HTTP dates have whole seconds, so the upload time is compared in whole
+    # seconds too (RFC 9110 13.1.3; miniflare's `secondsGranularity`); R2Conditional dates
+    # in milliseconds, the precision of the `uploaded` a client sees
+    seconds: bool = False
 
 
 def parse_etags(text: str, lists: bool) -> tuple[str, ...]:
@@ -85,6 +90,7 @@ def parse(operation: str, only_if: Any, lists: bool) -> Conditions | None:
             ),
             uploaded_before=_time(operation, before, True) + 1 if before else None,
             uploaded_after=_time(operation, after, True) if after else None,
+            seconds=True,
         )
     matches, not_match = only_if.get("etagMatches"), only_if.get("etagDoesNotMatch")
     before, after = only_if.get("uploadedBefore"), only_if.get("uploadedAfter")
@@ -124,6 +130,8 @@ def satisfied(
     """
     if etag is None:
         return cond.etag_matches is None and cond.uploaded_after is None
+    if uploaded is not None:  # If-Modified-Since its own Last-Modified: not modified since
+        uploaded = math.floor(uploaded) if cond.seconds else math.floor(uploaded * 1000) / 1000
     if cond.etag_matches is not None:
         if not _matches(cond.etag_matches, etag, first_only, not weak_if_match):
             return False

@@ -79,6 +79,19 @@ def test_put_on_missing_key_modified_since(bindings: Any, names: Any, form: str)
 
 
 @pytest.mark.rule("storage.bindings.put-only-if")
+def test_put_if_modified_since_its_own_last_modified(bindings: Any, names: Any) -> None:
+    """If-Modified-Since naming the object's own Last-Modified (its upload time in whole
+    seconds, as an HTTP date) is unmet: RFC 9110 section 13.1.3, false when the last
+    modification is earlier than or equal to the date; the put writes nothing."""
+    key = names.key()
+    first = bindings.put(key, b"old").value()
+    own = _http(_uploaded(first).replace(microsecond=0))
+    result = bindings.put(key, b"new", onlyIf={"headers": {"If-Modified-Since": own}}).value()
+    assert result is None, f"If-Modified-Since {own} (its own Last-Modified) wrote: {result!r}"
+    assert body_of(bindings.get(key).value()) == b"old"
+
+
+@pytest.mark.rule("storage.bindings.put-only-if")
 def test_put_by_etag_on_existing_object(bindings: Any, names: Any) -> None:
     """On an existing object: etagDoesNotMatch of its own ETag fails, of another holds; as
     Headers, If-None-Match of its ETag fails and If-Match of it holds."""
