@@ -36,6 +36,7 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol, RequestResp
 
 from reference_impl.body_guard import FREE_BODY_BYTES, TRIMMER, BodySlots, GuardedFlow
 
+SHUTDOWN_LINGER = 1.0  # seconds a closing TLS connection may take once the server stops
 METHOD_ROOM = 16  # bytes of a method name before the request line's URL
 URL_PROBE = 64  # bytes of the URL searched for to find the request line
 REASONS = {
@@ -94,6 +95,15 @@ class GuardedHttpTools(HttpToolsProtocol):
             TRIMMER.soon(self.loop)
         self._end_body()
         super().connection_lost(exc)
+
+    def shutdown(self) -> None:
+        """The server stops: an idle connection is closed at once (uvicorn's), and over TLS
+        aborted if still there after SHUTDOWN_LINGER. A TLS close waits for the client's
+        close_notify, up to the loop's 30 s ssl_shutdown_timeout, and uvicorn waits for every
+        connection: one idle TLS client held a SIGTERM for 30 s (hostile round 6)."""
+        super().shutdown()
+        if self.transport.is_closing() and self.transport.get_extra_info("ssl_object"):
+            self.loop.call_later(SHUTDOWN_LINGER, self.transport.abort)
 
     # -- replies the client does not read ------------------------------------------------------
     def pause_writing(self) -> None:

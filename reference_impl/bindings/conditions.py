@@ -10,6 +10,7 @@ condition is given and passes, the matching date condition is ignored, as RFC 91
 from __future__ import annotations
 
 import datetime as dt
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,6 +25,10 @@ class Conditions:
     etag_does_not_match: tuple[str, ...] | None = None
     uploaded_before: float | None = None  # POSIX seconds
     uploaded_after: float | None = None
+    # Headers form: HTTP dates have whole seconds, so the upload time is compared in whole
+    # seconds too (RFC 9110 13.1.3; miniflare's `secondsGranularity`); R2Conditional dates
+    # in milliseconds, the precision of the `uploaded` a client sees
+    seconds: bool = False
 
 
 def parse_etags(text: str, lists: bool) -> tuple[str, ...]:
@@ -54,6 +59,19 @@ def _time(operation: str, value: Any, header: bool) -> float:
     return parsed.timestamp()
 
 
+def _header_pairs(operation: str, headers: Any) -> list[tuple[Any, Any]]:
+    """The (name, value) pairs of a Headers init: an object, or a list of [name, value] lists
+    (the bridge's JSON form of a `Headers`). Anything else is a TypeError, as `new Headers()`
+    throws; `dict()` of it was a 500 InternalError (hostile round 6)."""
+    if isinstance(headers, dict):
+        return list(headers.items())
+    if isinstance(headers, list) and all(
+        isinstance(pair, list) and len(pair) == 2 for pair in headers
+    ):
+        return [(pair[0], pair[1]) for pair in headers]
+    raise type_error(operation, "onlyIf.headers must be a Headers object or [name, value] pairs")
+
+
 def parse(operation: str, only_if: Any, lists: bool) -> Conditions | None:
     """The conditions of an `onlyIf` argument (None when absent)."""
     if only_if is None:
@@ -62,7 +80,7 @@ def parse(operation: str, only_if: Any, lists: bool) -> Conditions | None:
         raise type_error(operation, "onlyIf must be an object or a Headers object")
     headers = only_if.get("headers")
     if headers is not None:
-        lower = {str(k).lower(): str(v) for k, v in dict(headers).items()}
+        lower = {str(k).lower(): str(v) for k, v in _header_pairs(operation, headers)}
         before = lower.get("if-unmodified-since")
         after = lower.get("if-modified-since")
         return Conditions(
@@ -72,6 +90,7 @@ def parse(operation: str, only_if: Any, lists: bool) -> Conditions | None:
             ),
             uploaded_before=_time(operation, before, True) + 1 if before else None,
             uploaded_after=_time(operation, after, True) if after else None,
+            seconds=True,
         )
     matches, not_match = only_if.get("etagMatches"), only_if.get("etagDoesNotMatch")
     before, after = only_if.get("uploadedBefore"), only_if.get("uploadedAfter")
@@ -103,7 +122,16 @@ def satisfied(
     """Whether an object (etag/uploaded None: no object) meets the conditions.
 
     `first_only` and `weak_if_match` are deviations (the profile's, always passed).
+
+    No object: only etagMatches and uploadedAfter fail (nothing matches, nothing was uploaded
+    after the date); etagDoesNotMatch and uploadedBefore hold, as the provider's conditional
+    operations page says for If-(None-)Match / If-(Un)Modified-Since and as miniflare's R2
+    does. The reference had both time conditions inverted there (hostile round 6).
     """
+    if etag is None:
+        return cond.etag_matches is None and cond.uploaded_after is None
+    if uploaded is not None:  # If-Modified-Since its own Last-Modified: not modified since
+        uploaded = math.floor(uploaded) if cond.seconds else math.floor(uploaded * 1000) / 1000
     if cond.etag_matches is not None:
         if not _matches(cond.etag_matches, etag, first_only, not weak_if_match):
             return False

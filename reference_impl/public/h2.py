@@ -71,10 +71,14 @@ class PublicTlsServer:
     async def serve(self, sockets: list[socket.socket]) -> None:
         from hypercorn.asyncio import serve
 
-        from reference_impl.public import h2_buffer
+        from reference_impl.public import h2_buffer, h2_events, tls_send
 
         # a client that never reads must not make the app buffer a blob, nor hold it for ever
         h2_buffer.install(stall_timeout=self.send_idle_timeout)
+        # nor hold a connection (HTTP/1.1 too) whose writes wait for it for ever
+        tls_send.install(self.send_idle_timeout)
+        # nor end its connection by sending body bytes after the answer
+        h2_events.install()
         config = self.config(sockets[0])
         # the socket already listens, so connections queue until hypercorn accepts them
         self.started = True

@@ -39,7 +39,9 @@ SOURCE = Path(reference_impl.__file__).resolve().parent
 # import of `reference_impl.__main__` alone does not bring
 PRELOAD = (
     "reference_impl.__main__", "reference_impl.server", "reference_impl.tls",
-    "reference_impl.public.h2_buffer", "uvicorn.protocols.http.httptools_impl",
+    "reference_impl.public.h2_buffer", "reference_impl.public.tls_send",
+    "reference_impl.public.h2_events",
+    "uvicorn.protocols.http.httptools_impl",
     "uvicorn.lifespan.on", "uvicorn.loops.auto", "uvicorn.loops.uvloop", "hypercorn.asyncio",
     "hypercorn.config", "hypercorn.protocol.h11", "hypercorn.protocol.h2", "cryptography.x509",
     "cryptography.x509.oid", "cryptography.hazmat.primitives.hashes",

@@ -5,11 +5,12 @@ null; get() with one that fails returns the object without its body. R2Condition
 etagMatches / etagDoesNotMatch / uploadedBefore / uploadedAfter; onlyIf may also be a Headers
 object (If-Match, If-None-Match, If-Modified-Since, If-Unmodified-Since). On a key with no object,
 an ETag that must match fails and one that must not match holds (the provider's conditional
-operations page: If-Match fails, If-None-Match succeeds when the key does not exist). The times
-here are a day away from the object's own upload time, so no clock or rounding decides them;
-the HTTP dates one second away name the second before or after the upload's own (an HTTP date
-has whole seconds, RFC 9110 5.6.7), so the upload lies 1-2 s after or 0-1 s before the named
-moment, strictly, whatever the resolution of the upload time.
+operations page: If-Match fails, If-None-Match succeeds when the key does not exist), and so
+does a condition on a time after which it was uploaded (If-Modified-Since fails there). The
+times here are a day away from the object's own upload time, so no clock or rounding decides
+them; the HTTP dates one second away name the second before or after the upload's own (an HTTP
+date has whole seconds, RFC 9110 5.6.7), so the upload lies 1-2 s after or 0-1 s before the
+named moment, strictly, whatever the resolution of the upload time.
 """
 
 from __future__ import annotations
@@ -61,6 +62,36 @@ def test_put_on_missing_key_by_headers(bindings: Any, names: Any) -> None:
     done = bindings.put(key, b"y", onlyIf={"headers": {"If-None-Match": f'"{OTHER}"'}}).value()
     assert done is not None
     assert body_of(bindings.get(key).value()) == b"y"
+
+
+@pytest.mark.rule("storage.bindings.put-only-if")
+@pytest.mark.parametrize("form", ["uploadedAfter", "If-Modified-Since"])
+def test_put_on_missing_key_modified_since(bindings: Any, names: Any, form: str) -> None:
+    """On a key with no object, uploadedAfter (If-Modified-Since as Headers) fails, whatever the
+    date: no object was uploaded after it (the provider's conditional operations page:
+    If-Modified-Since fails when the key does not exist). Nothing is stored."""
+    key = names.key()
+    long_ago = dt.datetime(2000, 1, 1, tzinfo=dt.UTC)
+    only_if: dict[str, Any] = (
+        {"uploadedAfter": _iso(long_ago)}
+        if form == "uploadedAfter"
+        else {"headers": {"If-Modified-Since": _http(long_ago)}}
+    )
+    assert bindings.put(key, b"x", onlyIf=only_if).value() is None, form
+    assert bindings.head(key).value() is None, f"{form}: written on a missing key"
+
+
+@pytest.mark.rule("storage.bindings.put-only-if")
+def test_put_if_modified_since_its_own_last_modified(bindings: Any, names: Any) -> None:
+    """If-Modified-Since naming the object's own Last-Modified (its upload time in whole
+    seconds, as an HTTP date) is unmet: RFC 9110 section 13.1.3, false when the last
+    modification is earlier than or equal to the date; the put writes nothing."""
+    key = names.key()
+    first = bindings.put(key, b"old").value()
+    own = _http(_uploaded(first).replace(microsecond=0))
+    result = bindings.put(key, b"new", onlyIf={"headers": {"If-Modified-Since": own}}).value()
+    assert result is None, f"If-Modified-Since {own} (its own Last-Modified) wrote: {result!r}"
+    assert body_of(bindings.get(key).value()) == b"old"
 
 
 @pytest.mark.rule("storage.bindings.put-only-if")
