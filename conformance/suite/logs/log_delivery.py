@@ -44,8 +44,11 @@ ATTEMPTS = 3
 QUIET_GRACE = 2.0  # seconds a quiet job is given beyond the others' delivery
 RESPOND_PREFIX = "x-ec-respond-"
 FIRST_ORIGIN_COOKIE = "ec_first=1; Path=/"
+# both timestamp fields of the dataset: a job's timestamps option covers each, not the first
+TIMESTAMP_FIELDS = ("EdgeStartTimestamp", "EdgeEndTimestamp")
 ALL_FIELDS = (
-    "RayID,EdgeStartTimestamp,ClientRequestHost,ClientRequestMethod,ClientRequestURI,"
+    "RayID,EdgeStartTimestamp,EdgeEndTimestamp,ClientRequestHost,ClientRequestMethod,"
+    "ClientRequestURI,"
     "EdgeResponseStatus,RequestHeaders,ResponseHeaders,Cookies,ClientIP"
 )
 

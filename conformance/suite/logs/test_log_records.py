@@ -22,6 +22,7 @@ from conformance.suite.logs.log_delivery import (
     ALL_FIELDS,
     FIRST_ORIGIN_COOKIE,
     RESPOND_PREFIX,
+    TIMESTAMP_FIELDS,
     WAIT_ENV,
     Delivered,
     QuietJob,
@@ -209,10 +210,12 @@ def test_other_dataset_job_gets_none_of_the_lines(logs: Delivered) -> None:
 
 
 @pytest.mark.rule("logs.records.timestamps-rfc3339")
-def test_rfc3339_timestamps(logs: Delivered) -> None:
+@pytest.mark.parametrize("field", TIMESTAMP_FIELDS)
+def test_rfc3339_timestamps(logs: Delivered, field: str) -> None:
+    """Every timestamp field the job selects is formatted, not only the first."""
     entry = logs.entry(SELECTED, "all")
-    stamp = entry["EdgeStartTimestamp"]
-    assert isinstance(stamp, str) and RFC3339.match(stamp), stamp
+    stamp = entry.get(field)
+    assert isinstance(stamp, str) and RFC3339.match(stamp), f"{field} is {stamp!r}: {entry}"
 
 
 @pytest.mark.rule("logs.records.timestamps-rfc3339")

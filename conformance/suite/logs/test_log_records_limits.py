@@ -143,7 +143,12 @@ def test_unix_timestamp_is_the_request_instant_in_seconds(logs: Delivered) -> No
     job logs for the same request (within a second, whichever way the target rounds)."""
     nanos = logs.entry(NANO, "big").get("EdgeStartTimestamp")
     require(isinstance(nanos, int), f"no unixnano stamp to compare with: {nanos!r}")
-    stamp = logs.entry("big", "big").get("EdgeStartTimestamp")
+    entry = logs.entry("big", "big")
+    stamp = entry.get("EdgeStartTimestamp")
     assert isinstance(stamp, int) and not isinstance(stamp, bool), f"unix stamp {stamp!r}"
     seconds = cast(int, nanos) / 1e9  # an int: require() above
     assert abs(stamp - seconds) <= 1.0, f"unix {stamp} is not unixnano {nanos} in seconds"
+    # the option covers every timestamp field: the request's end, a moment after its start
+    end = entry.get("EdgeEndTimestamp")
+    assert isinstance(end, int) and not isinstance(end, bool), f"unix EdgeEndTimestamp {end!r}"
+    assert 0 <= end - stamp <= 60, f"EdgeEndTimestamp {end} is not seconds after {stamp}"
