@@ -17,6 +17,7 @@ import shlex
 import subprocess
 import sys
 import tempfile
+import time
 import traceback
 from collections.abc import Iterable
 from pathlib import Path
@@ -35,14 +36,17 @@ START_TIMEOUT = 300.0
 class Server:
     """One fork server for a harness run; `cpu` sums what its commands used."""
 
+    COMMAND: tuple[str, ...] = ("-m", "bench.mutation.forkrun")  # after sys.executable
+
     def __init__(self, root: Path) -> None:
         self.root = root
         self.cpu = 0.0
         self._start()
 
     def _start(self) -> None:
+        self._pending = b""  # read from the server, not yet a whole line
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "bench.mutation.forkrun"], cwd=self.root,
+            [sys.executable, *self.COMMAND], cwd=self.root,
             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
         )  # fmt: skip
         hello = self._read(START_TIMEOUT)
@@ -51,13 +55,27 @@ class Server:
             raise RuntimeError(f"the fork server did not start: {hello}")
 
     def _read(self, timeout: float | None) -> dict[str, Any] | None:
+        """The server's next reply line, or None when none came within `timeout` seconds.
+
+        Its replies are read from the pipe itself into `_pending`, never through a buffered
+        reader: a command that ends at once has its `{"pid"}` and `{"exit"}` lines in the pipe
+        together, and a `readline()` that took both into its buffer left `select` on the pipe
+        waiting for a line already read: the run was called a timeout after its whole
+        `timeout`, then waited for ever for that exit line (a project test hung until
+        pytest-timeout's 30 minutes)."""
         assert self.proc.stdout is not None
-        ready, _, _ = select.select([self.proc.stdout], [], [], timeout)
-        if not ready:
-            return None
-        line = self.proc.stdout.readline()
-        if not line:
-            raise RuntimeError("the fork server ended")
+        fd = self.proc.stdout.fileno()
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while b"\n" not in self._pending:
+            left = None if deadline is None else max(0.0, deadline - time.monotonic())
+            ready, _, _ = select.select([fd], [], [], left)
+            if not ready:
+                return None
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                raise RuntimeError("the fork server ended")
+            self._pending += chunk
+        line, _, self._pending = self._pending.partition(b"\n")
         doc: dict[str, Any] = json.loads(line)
         return doc
 

@@ -35,6 +35,7 @@ MOTO_STARTUP_S = 30.0
 PLUGINS = tuple(suite_plugin_args())
 OUTPUT_TAIL = 3000
 CONTEXT_PLUGIN = "bench.mutation.context_plugin"
+ORDER_PLUGIN = "bench.mutation.order_plugin"  # the storage model's test last (-x runs stop early)
 PROFILE = "--reference-profile"
 
 
@@ -193,7 +194,7 @@ def _run(
             sys.executable, "-m", "conformance.cli", "run", "-n", "0", "--run-id", "mutant",
             "--as-of", day, "--report-dir", reports, "--case-timeout", args.case_timeout,
             "--no-html", *selection, "--", *(["-x"] if stop_first else []), *PLUGINS,
-            "-q", "--model-shrink-seconds", "0",
+            "-p", ORDER_PLUGIN, "-q", "--model-shrink-seconds", "0",
         ]  # fmt: skip
         env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "TZ": HOST_ZONE}
         if env.get(DIR_ENV):  # the coverage baseline: a context per test (contexts.py)

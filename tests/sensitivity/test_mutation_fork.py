@@ -8,6 +8,7 @@ of suite_cmd's) must not run again in the processes it forks.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -83,3 +84,32 @@ def test_a_server_that_ended_is_started_again(server: tuple[Path, forkclient.Ser
     running.proc.kill()
     running.proc.wait()
     assert running.run("probe", [], 120) == (Outcome.SURVIVED, "[] 1\n")
+
+
+# A stand-in server that answers a command's two lines in one write, as the real one does for a
+# command that ends before the harness has read its pid line (a loaded machine).
+TOGETHER = """\
+import json, os, sys
+def reply(*docs):
+    os.write(1, b"".join(json.dumps(doc).encode() + b"\\n" for doc in docs))
+reply({"ready": True})
+while sys.stdin.readline():
+    reply({"pid": os.getpid()}, {"exit": 0, "cpu": 0.0})
+"""
+
+
+class _RepliesTogether(forkclient.Server):
+    COMMAND = ("-c", TOGETHER)
+
+
+def test_replies_that_arrive_together_are_each_read(tmp_path: Path) -> None:
+    """Both lines in the pipe at once: the exit line is read at once, not waited for until
+    the command's timeout (which then waited for ever on a line already buffered)."""
+    running = _RepliesTogether(tmp_path)
+    try:
+        started = time.monotonic()
+        assert running.run("quick", [], 20) == (Outcome.SURVIVED, "")
+        assert running.run("quick", [], 20) == (Outcome.SURVIVED, "")  # and the next command
+        assert time.monotonic() - started < 15
+    finally:
+        running.close()
