@@ -10,11 +10,14 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import socket
+import ssl
 import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import boto3
 from helpers.boto_config import reference_boto_config
@@ -66,6 +69,23 @@ class RefProcess:
         """The storage management API of the account: `base` (.../accounts/<id>), `headers`."""
         api = self.surface("mgmt")
         return {"base": f"{api['base_url']}/accounts/{api['account_id']}", "headers": _auth(api)}
+
+    def public_tls_socket(
+        self, domain: str, alpn: list[str] | None = None, rcvbuf: int | None = None
+    ) -> ssl.SSLSocket:
+        """A TLS connection to the public listener for `domain` (SNI), trusting the reference's
+        own CA, offering `alpn`; `rcvbuf` shrinks the receive buffer (a stalled reader's window
+        fills fast)."""
+        tls = self.surface("public_tls")
+        parts = urlsplit(tls["url"])
+        context = ssl.create_default_context(cafile=tls["verify"])
+        context.check_hostname = False
+        if alpn:
+            context.set_alpn_protocols(alpn)
+        raw = socket.create_connection((parts.hostname, parts.port), timeout=10)
+        if rcvbuf is not None:
+            raw.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+        return context.wrap_socket(raw, server_hostname=domain)
 
     def kill(self) -> None:
         """SIGKILL: no shutdown handler runs, exactly like a crash."""

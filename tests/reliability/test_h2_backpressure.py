@@ -13,10 +13,8 @@ from __future__ import annotations
 
 import contextlib
 import socket
-import ssl
 import time
 from collections.abc import Callable
-from urllib.parse import urlsplit
 
 import h2.config
 import h2.connection
@@ -36,13 +34,7 @@ def _open(
 ) -> tuple[socket.socket, h2.connection.H2Connection]:
     """One h2 connection asking for the object on `streams` streams; it never reads a byte of
     DATA, so its flow-control windows stay at the initial 64 KiB."""
-    tls = ref.surface("public_tls")
-    parts = urlsplit(tls["url"])
-    context = ssl.create_default_context(cafile=tls["verify"])
-    context.check_hostname = False
-    context.set_alpn_protocols(["h2"])
-    raw = socket.create_connection((parts.hostname, parts.port), timeout=10)
-    sock = context.wrap_socket(raw, server_hostname=domain)
+    sock = ref.public_tls_socket(domain, ["h2"])
     assert sock.selected_alpn_protocol() == "h2"
     conn = h2.connection.H2Connection(h2.config.H2Configuration(client_side=True))
     conn.initiate_connection()

@@ -44,17 +44,19 @@ def ref(tmp_path: Path) -> Iterator[RefProcess]:
 
 
 def _connect(ref: RefProcess, domain: str) -> tuple[ssl.SSLSocket, h2.connection.H2Connection]:
-    tls = ref.surface("public_tls")
-    parts = urlsplit(tls["url"])
-    context = ssl.create_default_context(cafile=tls["verify"])
-    context.check_hostname = False
-    context.set_alpn_protocols(["h2"])
-    raw = socket.create_connection((parts.hostname, parts.port), timeout=10)
-    sock = context.wrap_socket(raw, server_hostname=domain)
+    sock = ref.public_tls_socket(domain, ["h2"])
     conn = h2.connection.H2Connection(h2.config.H2Configuration(client_side=True))
     conn.initiate_connection()
     sock.sendall(conn.data_to_send())
     return sock, conn
+
+
+def _stops_cleanly(ref: RefProcess, tmp_path: Path) -> None:
+    """The connection's trouble stayed its own: the reference exits 0, its log holds no
+    traceback."""
+    ref.stop()
+    assert ref.process.returncode == 0, f"the reference exited {ref.process.returncode}"
+    assert_no_traceback(tmp_path / LOG)
 
 
 def _until(sock: ssl.SSLSocket, conn: h2.connection.H2Connection, stream: int) -> dict[str, str]:
@@ -104,9 +106,7 @@ def test_body_after_the_reply_keeps_the_connection(ref: RefProcess, tmp_path: Pa
     finally:
         with contextlib.suppress(OSError):
             sock.close()
-    ref.stop()
-    assert ref.process.returncode == 0, f"the reference exited {ref.process.returncode}"
-    assert_no_traceback(tmp_path / LOG)
+    _stops_cleanly(ref, tmp_path)
 
 
 def test_connect_is_refused_and_the_connection_goes_on(ref: RefProcess, tmp_path: Path) -> None:
@@ -127,9 +127,7 @@ def test_connect_is_refused_and_the_connection_goes_on(ref: RefProcess, tmp_path
     finally:
         with contextlib.suppress(OSError):
             sock.close()
-    ref.stop()
-    assert ref.process.returncode == 0, f"the reference exited {ref.process.returncode}"
-    assert_no_traceback(tmp_path / LOG)
+    _stops_cleanly(ref, tmp_path)
 
 
 UPGRADES = {

@@ -15,12 +15,10 @@ per such connection for as long as the reference runs.
 from __future__ import annotations
 
 import contextlib
-import socket
 import ssl
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import h2.config
 import h2.connection
@@ -48,15 +46,7 @@ def ref(tmp_path: Path) -> Iterator[RefProcess]:
 
 
 def _tls(ref: RefProcess, domain: str, alpn: list[str] | None) -> ssl.SSLSocket:
-    tls = ref.surface("public_tls")
-    parts = urlsplit(tls["url"])
-    context = ssl.create_default_context(cafile=tls["verify"])
-    context.check_hostname = False
-    if alpn:
-        context.set_alpn_protocols(alpn)
-    raw = socket.create_connection((parts.hostname, parts.port), timeout=10)
-    raw.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # fill up fast
-    return context.wrap_socket(raw, server_hostname=domain)
+    return ref.public_tls_socket(domain, alpn, rcvbuf=4096)  # fill up fast
 
 
 def _get(ref: RefProcess, domain: str, alpn: list[str] | None = None) -> ssl.SSLSocket:
