@@ -177,6 +177,16 @@ def run_options(ns: argparse.Namespace, pytest_args: list[str]) -> RunOptions:
     earlier = load_results(ns.failed_from)  # ResultsError: reported by _main
     opts = failed_from.options_from(earlier, opts, ns)
     opts.rerun_of = failed_from.rerun_of(earlier, ns.failed_from)
+    if opts.run_id is not None:
+        from conformance.cli_run import safe_name
+        from conformance.report.load import ResultsError
+
+        writes = opts.report_dir / safe_name(opts.run_id) / "results.json"
+        if writes.resolve() == Path(ns.failed_from).resolve():
+            raise ResultsError(
+                f"the re-run would write over the results it re-runs ({ns.failed_from}); "
+                "choose another --run-id or --report-dir"
+            )
     return opts
 
 

@@ -116,15 +116,21 @@ def launch(run_dir: Path, as_of: dt.date, profile: dict[str, str]) -> ReferenceP
     ready.unlink(missing_ok=True)
     process = (spawn_hook.reference or spawn)(command(run_dir / "data", ready, as_of, profile), log)
     deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if ready.is_file():
-            return ReferenceProcess(json.loads(ready.read_text(encoding="utf-8")), process)
-        if (code := process.poll()) is not None:
-            raise LaunchError(
-                f"reference implementation exited with code {code} before it was "
-                f"ready; stderr tail:\n{_stderr_tail(log)}"
-            )
-        time.sleep(0.05)
+    try:
+        while time.monotonic() < deadline:
+            if ready.is_file():
+                return ReferenceProcess(json.loads(ready.read_text(encoding="utf-8")), process)
+            if (code := process.poll()) is not None:
+                raise LaunchError(
+                    f"reference implementation exited with code {code} before it was "
+                    f"ready; stderr tail:\n{_stderr_tail(log)}"
+                )
+            time.sleep(0.05)
+    except BaseException:  # Ctrl-C while it starts: it runs in a session of its own, so stop it
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        raise
     process.kill()
     process.wait()
     raise LaunchError(

@@ -372,18 +372,31 @@ def _replay_on_a_fresh_reference(
     """The bundled reference lives only as long as its run: start one as the run did (its date
     and profile), empty, replay (the case's recorded setup makes what it used), stop it."""
     import datetime as dt
+    import signal
     import tempfile
 
     from conformance import launcher
+    from conformance.report.load import load_results
 
-    as_of = dt.date.fromisoformat(str(run.get("as_of") or dt.date.today().isoformat()))
-    profile = {
-        str(k): str(v) for k, v in ((run.get("flags") or {}).get("reference_profile") or {}).items()
-    }
-    with tempfile.TemporaryDirectory(prefix="conformance-replay-") as scratch:
-        ref = launcher.launch(Path(scratch), as_of, profile)
-        try:
-            print(f"a fresh bundled reference (behaviour of {as_of}), started for this replay")
-            replay(results, rule_id, ref.surfaces, print, case_name)
-        finally:
-            launcher.stop(Path(scratch), ref)
+    try:
+        as_of = dt.date.fromisoformat(str(run.get("as_of") or dt.date.today().isoformat()))
+        flags = run.get("flags") or {}
+        profile = {str(k): str(v) for k, v in (flags.get("reference_profile") or {}).items()}
+    except (ValueError, AttributeError) as exc:
+        raise ReplayError(f"{results}: the run's as_of or reference_profile: {exc}") from None
+    failing_cases(load_results(results), rule_id)  # its refusal, before starting anything
+    previous = signal.signal(signal.SIGTERM, _exit_on_sigterm)  # so the finally below runs
+    try:
+        with tempfile.TemporaryDirectory(prefix="conformance-replay-") as scratch:
+            ref = launcher.launch(Path(scratch), as_of, profile)
+            try:
+                print(f"a fresh bundled reference (behaviour of {as_of}), started for this replay")
+                replay(results, rule_id, ref.surfaces, print, case_name)
+            finally:
+                launcher.stop(Path(scratch), ref)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _exit_on_sigterm(signum: int, frame: Any) -> None:
+    raise SystemExit(128 + signum)

@@ -20,7 +20,8 @@ WIDTH = 150  # characters of the reason kept on a rule's line
 # what a reason starts with that says nothing to a reader: the exception's dotted class and
 # the rule id the attribution layer puts in brackets
 _CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f]")
-_DATA_START = "{[(<'\""  # a first line that is an object's repr, not words
+_DATA_START = "{[(<"  # a first line that is an object's repr, not words
+_QUOTES = "'\""
 _NOISE = re.compile(r"^(?:[\w.]+(?:Error|Failure|Exception)\s*:\s*)?(?:\[[^\]]+\]\s*)?")
 
 
@@ -90,6 +91,15 @@ def printable(text: str) -> str:
     return _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
 
 
+def _is_data(text: str) -> bool:
+    """An object's repr (a dict, a list, a single quoted string), not a sentence that happens
+    to start with a quoted name (`'Content-Type' must be ...`)."""
+    if not text:
+        return False
+    quoted = text[0] in _QUOTES and len(text) > 1 and text.endswith(text[0])
+    return text[0] in _DATA_START or quoted
+
+
 def first_reason_line(reason: str) -> str:
     """The reason's first line without its exception class and rule tag, cut to WIDTH.
 
@@ -101,6 +111,6 @@ def first_reason_line(reason: str) -> str:
     first = lines[0] if lines else ""
     text = _NOISE.sub("", first, count=1).strip() or first
     compared = next((line for line in lines[1:] if line.startswith("assert ")), None)
-    if compared and text and text[0] in _DATA_START:
+    if compared and _is_data(text):
         text = f"{compared} ({text})"
     return text if len(text) <= WIDTH else text[: WIDTH - 3].rstrip() + "..."

@@ -74,3 +74,19 @@ def test_an_older_results_file_that_recorded_where_it_wrote_is_not_repeated(tmp_
     argv = build_pytest_argv(run_options(ns, []), tmp_path / "new", "new")
     assert str(old) not in argv and argv.count("--results") == 1, argv
     assert argv[argv.index("--model-steps") + 1] == "9", argv
+
+
+def test_a_rerun_named_onto_the_earlier_run_is_refused(tmp_path: Path) -> None:
+    """`--failed-from R/x/results.json --report-dir R --run-id x` would write over the file it
+    re-runs (found by a hostile round): refused before anything runs, the file untouched."""
+    earlier = tmp_path / "x" / "results.json"
+    earlier.parent.mkdir()
+    doc = {"run": {"run_id": "x", "target": "reference", "as_of": "2024-01-01", "flags": {}},
+           "rules": [{"id": "storage.must.kept", "status": "FAIL"}]}  # fmt: skip
+    earlier.write_text(json.dumps(doc), "utf-8")
+    before = earlier.read_bytes()
+    args = ["run", "--failed-from", str(earlier), "--report-dir", str(tmp_path), "--run-id", "x"]
+    from conformance.cli import main
+
+    assert main(args) == 2
+    assert earlier.read_bytes() == before

@@ -58,3 +58,27 @@ def test_launch_failure_names_the_reason(tmp_path: Path, monkeypatch: pytest.Mon
     )
     with pytest.raises(launcher.LaunchError, match=r"exited with code 1.*\n.*no port"):
         launcher.launch(tmp_path, __import__("datetime").date(2024, 1, 1), {})
+
+
+def test_an_interrupt_while_the_reference_starts_stops_it(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Ctrl-C during the wait for the ready file: the reference (a session of its own, so the
+    terminal's SIGINT never reaches it) is killed, not left running (a hostile round found
+    `conformance replay` leaving one behind)."""
+    started: list[Any] = []
+    real_spawn = launcher.spawn
+
+    def spawn(cmd: list[str], log: Path) -> Any:
+        child = real_spawn(["python3", "-c", "import time; time.sleep(60)"], log)
+        started.append(child)
+        return child
+
+    def interrupted(_: float) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(launcher, "spawn", spawn)
+    monkeypatch.setattr(launcher.time, "sleep", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        launcher.launch(tmp_path, __import__("datetime").date(2024, 1, 1), {})
+    assert started and started[0].poll() is not None, "the child outlived the interrupt"

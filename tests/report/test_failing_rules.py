@@ -79,3 +79,5 @@ def test_a_bare_object_message_gives_way_to_the_comparison() -> None:
     )
     worded = "AssertionError: expected 304, got 200\nassert 200 == 304"
     assert first_reason_line(worded) == "expected 304, got 200"
+    quoted_prose = "AssertionError: 'Content-Type' must be text/plain\nassert 'x' == 'text/plain'"
+    assert first_reason_line(quoted_prose) == "'Content-Type' must be text/plain"
