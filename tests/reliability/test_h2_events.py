@@ -82,13 +82,34 @@ def _until(sock: ssl.SSLSocket, conn: h2.connection.H2Connection, stream: int) -
     return {}
 
 
-def test_body_after_the_reply_keeps_the_connection(ref: RefProcess, tmp_path: Path) -> None:
+@contextlib.contextmanager
+def _h2_to_small(
+    ref: RefProcess,
+) -> Iterator[tuple[ssl.SSLSocket, h2.connection.H2Connection, str]]:
+    """An h2 connection to the public domain of a bucket holding `small`; closed after."""
     wire = ref.wire()
     assert wire.request("PUT", BUCKET).status == 200
     assert wire.request("PUT", BUCKET, "small", body=b"small object").status == 200
     domain = public_domain(ref, BUCKET)
     sock, conn = _connect(ref, domain)
     try:
+        yield sock, conn, domain
+    finally:
+        with contextlib.suppress(OSError):
+            sock.close()
+
+
+def _get_small(sock: ssl.SSLSocket, conn: h2.connection.H2Connection, domain: str) -> str:
+    """The status of a GET of `small` on a new stream of the same connection."""
+    get = conn.get_next_available_stream_id()
+    conn.send_headers(get, [(":method", "GET"), (":path", "/small"), (":scheme", "https"),
+                            (":authority", domain)], end_stream=True)  # fmt: skip
+    sock.sendall(conn.data_to_send())
+    return _until(sock, conn, get).get(":status", "")
+
+
+def test_body_after_the_reply_keeps_the_connection(ref: RefProcess, tmp_path: Path) -> None:
+    with _h2_to_small(ref) as (sock, conn, domain):
         put = conn.get_next_available_stream_id()
         conn.send_headers(put, [(":method", "PUT"), (":path", "/small"), (":scheme", "https"),
                                 (":authority", domain)])  # fmt: skip
@@ -97,36 +118,15 @@ def test_body_after_the_reply_keeps_the_connection(ref: RefProcess, tmp_path: Pa
         answered = _until(sock, conn, put)
         assert answered.get(":status", "").startswith("4"), answered
         conn.send_data(put, b"y" * 1000)  # the client's side is still open: legal, wasted
-        get = conn.get_next_available_stream_id()
-        conn.send_headers(get, [(":method", "GET"), (":path", "/small"), (":scheme", "https"),
-                                (":authority", domain)], end_stream=True)  # fmt: skip
-        sock.sendall(conn.data_to_send())
-        served = _until(sock, conn, get)
-        assert served.get(":status") == "200", "late body bytes ended the connection"
-    finally:
-        with contextlib.suppress(OSError):
-            sock.close()
+        assert _get_small(sock, conn, domain) == "200", "late body bytes ended the connection"
     _stops_cleanly(ref, tmp_path)
 
 
 def test_connect_is_refused_and_the_connection_goes_on(ref: RefProcess, tmp_path: Path) -> None:
-    wire = ref.wire()
-    assert wire.request("PUT", BUCKET).status == 200
-    assert wire.request("PUT", BUCKET, "small", body=b"small object").status == 200
-    domain = public_domain(ref, BUCKET)
-    sock, conn = _connect(ref, domain)
-    try:
+    with _h2_to_small(ref) as (sock, conn, domain):
         connect = conn.get_next_available_stream_id()
         conn.send_headers(connect, [(":method", "CONNECT"), (":authority", domain)])
-        get = conn.get_next_available_stream_id()
-        conn.send_headers(get, [(":method", "GET"), (":path", "/small"), (":scheme", "https"),
-                                (":authority", domain)], end_stream=True)  # fmt: skip
-        sock.sendall(conn.data_to_send())
-        served = _until(sock, conn, get)
-        assert served.get(":status") == "200", "a CONNECT request ended the connection"
-    finally:
-        with contextlib.suppress(OSError):
-            sock.close()
+        assert _get_small(sock, conn, domain) == "200", "a CONNECT request ended the connection"
     _stops_cleanly(ref, tmp_path)
 
 

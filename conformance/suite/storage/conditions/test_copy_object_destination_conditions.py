@@ -33,6 +33,15 @@ def _copy(s3, pair, suffix, value):
     return mp.copy_object(s3.wire, bucket, dst, f"/{bucket}/{src}", headers=headers)
 
 
+def _copy_to_missing(s3, bucket, names, suffix, value):
+    """A copy of a fresh source to a key that holds nothing, under one destination condition:
+    the answer and the destination key."""
+    src, dst = names.key(), names.key()
+    s3.wire.put_object(bucket, src, SOURCE).assert_ok()
+    headers = {s3.wire.ext(f"copy-destination-{suffix}"): value}
+    return mp.copy_object(s3.wire, bucket, dst, f"/{bucket}/{src}", headers=headers), dst
+
+
 def _refused(s3, pair, reply):
     reply.assert_error(412, "PreconditionFailed")
     bucket, _, dst, _ = pair
@@ -53,10 +62,7 @@ def test_destination_if_match_missing(s3, bucket, names, value):
     The provider's conditional-operations page: If-Match (an ETag or `*`) fails when the key
     does not exist; not the 404 NoSuchKey of S3's PutObject If-Match on a missing key.
     """
-    src, dst = names.key(), names.key()
-    s3.wire.put_object(bucket, src, SOURCE).assert_ok()
-    headers = {s3.wire.ext("copy-destination-if-match"): value}
-    reply = mp.copy_object(s3.wire, bucket, dst, f"/{bucket}/{src}", headers=headers)
+    reply, dst = _copy_to_missing(s3, bucket, names, "if-match", value)
     reply.assert_error(412, "PreconditionFailed")
     s3.wire.get_object(bucket, dst).assert_error(404, "NoSuchKey")
 
@@ -69,11 +75,8 @@ def test_destination_if_modified_since_missing(s3, bucket, names, when):
     The provider's conditional-operations page: If-Modified-Since fails when the key does not
     exist (there is no object modified after the date): 412, nothing written.
     """
-    src, dst = names.key(), names.key()
-    s3.wire.put_object(bucket, src, SOURCE).assert_ok()
     date = PAST if when == "past" else _future()
-    headers = {s3.wire.ext("copy-destination-if-modified-since"): date}
-    reply = mp.copy_object(s3.wire, bucket, dst, f"/{bucket}/{src}", headers=headers)
+    reply, dst = _copy_to_missing(s3, bucket, names, "if-modified-since", date)
     reply.assert_error(412, "PreconditionFailed")
     s3.wire.get_object(bucket, dst).assert_error(404, "NoSuchKey")
 
@@ -86,11 +89,9 @@ def test_destination_if_unmodified_since_missing(s3, bucket, names, when):
     The provider's conditional-operations page: If-Unmodified-Since succeeds when the key does
     not exist (nothing was modified after the date), whatever the date.
     """
-    src, dst = names.key(), names.key()
-    s3.wire.put_object(bucket, src, SOURCE).assert_ok()
     date = PAST if when == "past" else _future()
-    headers = {s3.wire.ext("copy-destination-if-unmodified-since"): date}
-    mp.copy_object(s3.wire, bucket, dst, f"/{bucket}/{src}", headers=headers).assert_ok()
+    reply, dst = _copy_to_missing(s3, bucket, names, "if-unmodified-since", date)
+    reply.assert_ok()
     assert s3.wire.get_object(bucket, dst).assert_ok().body == SOURCE, "the copy was not made"
 
 
