@@ -1,8 +1,9 @@
 """PUT on the phase's entry point route replaces its rules, as PUT by ruleset id does.
 
-The spec's setup order writes the rule by ruleset id; the provider's custom-fields page writes
-it through `PUT /zones/<zone_id>/rulesets/phases/http_log_custom_fields/entrypoint`, the Rulesets
-API's entry point update, which creates the entry point when the zone has none. Two PUTs there:
+The spec's setup order writes the rule by ruleset id; the provider's Rulesets API also updates a
+phase's entry point through `PUT /zones/<zone_id>/rulesets/phases/http_log_custom_fields/entrypoint`
+(http_log_custom_fields is one of its phases), creating it when the zone has none, the request
+holding every rule to keep. Two PUTs there:
 the second's rules are all the entry point holds, in the answer and on a later GET.
 """
 
