@@ -141,6 +141,20 @@ class UploadStore:
             found += [_upload(row) for row in rows]
         return found
 
+    def uploads_page(
+        self, account: str, bucket: str, prefix: str, after: int, most: int
+    ) -> list[tuple[int, Upload]]:
+        """At most `most` uploads under `prefix` stored after position `after` (their rowid),
+        with their positions: a pass over every upload of a bucket reads it a page at a time
+        (the lifecycle's aborts), whatever it removes meanwhile."""
+        rows = self.db.execute(
+            "SELECT rowid, upload_id, account, bucket, key, content_type, meta, created "
+            "FROM uploads WHERE account=? AND bucket=? AND substr(key, 1, ?) = ? AND rowid > ? "
+            "ORDER BY rowid LIMIT ?",
+            (account, bucket, len(prefix), prefix, after, most),
+        ).fetchall()
+        return [(row[0], _upload(row[1:])) for row in rows]
+
     def put_part(self, upload_id: str, number: int, blob: BlobInfo) -> Part:
         """Record a written part, replacing (and removing) an earlier one of the same number.
 

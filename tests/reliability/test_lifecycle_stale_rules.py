@@ -23,6 +23,7 @@ from reference_impl.identity import default_identity
 from reference_impl.profile import Profile
 from reference_impl.services.lifecycle.applier import PAGE, apply_all
 from reference_impl.services.lifecycle.config import KIND
+from reference_impl.storage import multipart
 from reference_impl.storage.blobs import BlobInfo
 from reference_impl.storage.engine import Store
 
@@ -111,3 +112,34 @@ def test_unchanged_rules_still_expire(ctx: ServerContext) -> None:
     applied = _during_pass(ctx, lambda: None)
     assert ctx.store.get_object(account, "doomed", "old") is None
     assert applied["expired"] == 1
+
+
+def test_upload_aborts_go_a_page_at_a_time(tmp_path: Path) -> None:
+    """Stale uploads are aborted a page at a time with the loop yielded between pages, like
+    expired objects: the pass read and aborted every upload of the bucket in one go (creating
+    an upload costs a client one small request)."""
+    day = dt.date.today()
+    store = Store(tmp_path / "storage")
+    ctx = ServerContext(tmp_path, Profile(day, {}), default_identity(), day, store)
+    account = ctx.identity.account_id
+    store.create_bucket(account, "stale", "auto")
+    uploads = multipart.uploads_of(store)
+    for i in range(PAGE * 6):
+        uploads.create(account, "stale", f"k{i:04d}", "text/plain", {})
+    rules = [{"id": "r", "status": "Enabled", "prefix": "", "expiration_days": None,
+              "expiration_date": None, "abort_days": 1}]  # fmt: skip
+    store.put_bucket_config(account, "stale", KIND, rules)
+    store.clock.advance(3 * 86400)  # every upload is 3 days old
+
+    async def scenario() -> tuple[int, dict[str, int]]:
+        task = asyncio.get_running_loop().create_task(apply_all(ctx))
+        await asyncio.sleep(0)  # the pass runs until it first yields
+        left = len(uploads.list_uploads(account, "stale"))
+        return left, await task
+
+    left, applied = asyncio.run(scenario())
+    try:
+        assert applied["aborted"] == PAGE * 6 and not uploads.list_uploads(account, "stale")
+        assert left >= PAGE * 5, f"{PAGE * 6 - left} uploads aborted before the first yield"
+    finally:
+        store.close()

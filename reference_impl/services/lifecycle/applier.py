@@ -82,13 +82,18 @@ async def apply_bucket(ctx: ServerContext, account: str, bucket: str,
                     break
                 after = page[-1].key
         if rule["abort_days"] is not None:
-            if _rules_now(ctx, account, bucket) != held:
-                return {"expired": expired, "aborted": aborted}
-            uploads = uploads_of(store)
-            for upload in uploads.list_uploads(account, bucket, rule["prefix"]):
-                if now >= due(upload.created, rule["abort_days"]):
-                    aborted += int(uploads.delete(upload.upload_id))
-            await asyncio.sleep(0)
+            uploads, position = uploads_of(store), 0
+            while True:  # a page at a time, like the objects: a bucket may hold millions
+                if _rules_now(ctx, account, bucket) != held:
+                    return {"expired": expired, "aborted": aborted}
+                started = uploads.uploads_page(account, bucket, rule["prefix"], position, PAGE)
+                for _, upload in started:
+                    if now >= due(upload.created, rule["abort_days"]):
+                        aborted += int(uploads.delete(upload.upload_id))
+                await asyncio.sleep(0)
+                if len(started) < PAGE:
+                    break
+                position = started[-1][0]
     return {"expired": expired, "aborted": aborted}
 
 
