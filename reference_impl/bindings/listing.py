@@ -89,7 +89,7 @@ def list_page(bucket: BindingBucket, options: dict[str, Any], include: tuple[str
     budget = int(bucket.profile.bindings_list_metadata_budget)
     found: list[dict[str, Any]] = []
     prefixes: list[str] = []
-    used, resume, truncated, over = 0, None, False, False
+    used, last, truncated, over = 0, None, False, False
     repeat = bool(bucket.profile.deviations.bindings_repeat_delimited_prefixes)
     store = bucket.ctx.store
     while position is not None:
@@ -106,10 +106,10 @@ def list_page(bucket: BindingBucket, options: dict[str, Any], include: tuple[str
             if group is not None:
                 prefixes.append(group)
                 if repeat:  # the deviation: one entry per key of the prefix
-                    resume = Position(record.key)
+                    last = Position(record.key)
                     continue
                 following = successor(group)  # None: no key sorts after this prefix's keys
-                resume = None if following is None else Position(None, following)
+                last = None if following is None else Position(None, following)
                 restart = None if following is None else Position(position.after, following)
                 break
             doc = bucket.describe(record, include)
@@ -119,15 +119,15 @@ def list_page(bucket: BindingBucket, options: dict[str, Any], include: tuple[str
                 break
             used += size
             found.append(doc)
-            resume = Position(record.key)
+            last = Position(record.key)
         position = None if truncated else restart
     page: dict[str, Any] = {
         "objects": found,
         "truncated": truncated,
         "delimitedPrefixes": prefixes,
     }
-    if truncated and resume is not None:
-        page["cursor"] = encode_cursor(resume)
+    if truncated and last is not None:
+        page["cursor"] = encode_cursor(last)
     return Page(page, over)
 
 
