@@ -36,3 +36,24 @@ def test_key_encoded_with_encoding_type(s3, bucket, names, suffix):
     assert shown, f"upload {upload} not listed: {listed}"
     assert shown[0] != key, f"Key {shown[0]!r} is not encoded"
     assert unquote_plus(shown[0] or "") == key, f"{shown[0]!r} does not decode to {key!r}"
+
+
+@pytest.mark.rule("storage.list-multipart-uploads.markers-encoded")
+def test_prefix_and_markers_encoded_with_encoding_type(s3, bucket, names):
+    """encoding-type=url with a prefix and a key-marker that need encoding, two uploads under
+    the prefix and max-uploads=1: Prefix, KeyMarker and NextKeyMarker come back URL-encoded
+    (they differ from the raw names and decode to them)."""
+    prefix = names.key(" é+")
+    first, second = prefix + "/a b", prefix + "/c d"
+    for key in (first, second):
+        mp.start(s3.wire, bucket, key)
+    reply = mp.list_uploads(
+        s3.wire, bucket, encoding_type="url", prefix=prefix, key_marker=prefix, max_uploads="1"
+    )
+    _listed, root = _uploads(reply)
+    assert root.findtext("IsTruncated") == "true", f"max-uploads=1 of 2: {reply.body[:400]!r}"
+    for tag, raw in (("Prefix", prefix), ("KeyMarker", prefix), ("NextKeyMarker", first)):
+        shown = root.findtext(tag)
+        assert shown is not None, f"<{tag}> missing; {reply.body[:400]!r}"
+        assert shown != raw, f"<{tag}> {shown!r} is not URL-encoded"
+        assert unquote_plus(shown) == raw, f"<{tag}> {shown!r} does not decode to {raw!r}"
