@@ -55,12 +55,15 @@ def _expected(rule: dict[str, Any]) -> dict[str, Any]:
 @pytest.mark.rule("storage.get-bucket-cors.round-trip")
 def test_every_field_of_every_rule_is_read_back(s3, bucket):
     """Two rules, the first with two values in each list and a MaxAgeSeconds: GetBucketCors
-    returns both rules in order, each field whole."""
+    returns both rules in order, each field sent whole (a MaxAgeSeconds the target adds to
+    the second rule, sent without one, is not judged)."""
     put_cors(s3, bucket, config_xml(_xml(FIRST), _xml(SECOND))).assert_ok()
     reply = get_cors(s3, bucket).assert_ok()
     root = reply.xml
     assert root is not None, f"GetBucketCors: no XML; {reply.body[:300]!r}"
     rules = [_read(node) for node in root.iter() if node.tag.rsplit("}", 1)[-1] == "CORSRule"]
+    if len(rules) == 2 and SECOND["max_age"] is None:
+        rules[1]["max_age"] = None  # a default a target adds to a rule sent without one: not judged
     assert rules == [_expected(FIRST), _expected(SECOND)], (
         f"GetBucketCors read back {rules}; answer {reply.body[:600]!r}"
     )

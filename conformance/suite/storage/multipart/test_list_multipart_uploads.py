@@ -41,8 +41,9 @@ def test_key_encoded_with_encoding_type(s3, bucket, names, suffix):
 @pytest.mark.rule("storage.list-multipart-uploads.markers-encoded")
 def test_prefix_and_markers_encoded_with_encoding_type(s3, bucket, names):
     """encoding-type=url with a prefix and a key-marker that need encoding, two uploads under
-    the prefix and max-uploads=1: Prefix, KeyMarker and NextKeyMarker come back URL-encoded
-    (they differ from the raw names and decode to them)."""
+    the prefix and max-uploads=1: Prefix and KeyMarker come back URL-encoded (they differ from
+    the names sent and decode to them), and so does NextKeyMarker when the page is truncated
+    (whether max-uploads truncates is list-multipart-uploads.supported's rule)."""
     prefix = names.key(" é+")
     first, second = prefix + "/a b", prefix + "/c d"
     for key in (first, second):
@@ -51,9 +52,11 @@ def test_prefix_and_markers_encoded_with_encoding_type(s3, bucket, names):
         s3.wire, bucket, encoding_type="url", prefix=prefix, key_marker=prefix, max_uploads="1"
     )
     _listed, root = _uploads(reply)
-    assert root.findtext("IsTruncated") == "true", f"max-uploads=1 of 2: {reply.body[:400]!r}"
-    for tag, raw in (("Prefix", prefix), ("KeyMarker", prefix), ("NextKeyMarker", first)):
+    echoed = [("Prefix", prefix), ("KeyMarker", prefix)]
+    if root.findtext("IsTruncated") == "true":
+        echoed.append(("NextKeyMarker", first))
+    for tag, raw in echoed:
         shown = root.findtext(tag)
-        assert shown is not None, f"<{tag}> missing; {reply.body[:400]!r}"
+        assert shown, f"<{tag}> missing or empty, sent {raw!r}; {reply.body[:400]!r}"
         assert shown != raw, f"<{tag}> {shown!r} is not URL-encoded"
         assert unquote_plus(shown) == raw, f"<{tag}> {shown!r} does not decode to {raw!r}"
