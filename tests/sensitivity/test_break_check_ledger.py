@@ -52,8 +52,11 @@ def test_readme_counts_the_break_checked_rules() -> None:
     """The README's "N of the M black-box rules" figure is the catalog's, not an old count."""
     readme = Path(__file__).resolve().parents[2] / "README.md"
     text = " ".join(readme.read_text("utf-8").split())
-    match = re.search(r"(\d+) of the (\d+) black-box rules have one", text)
+    match = re.search(
+        r"(\d+) of the (\d+) black-box rules have one; the other (\d+) are listed", text
+    )
     assert match, "README.md no longer states how many black-box rules are break-checked"
     black_box = _black_box()
     checked = len(break_checked_rules(black_box))
     assert (int(match[1]), int(match[2])) == (checked, len(black_box))
+    assert int(match[3]) == len(_ledger()), "README's 'the other N' is not the ledger's size"

@@ -35,6 +35,19 @@ def test_presigned_get_with_the_longest_expiry_reads_the_object(s3, bucket, name
     assert reply.body == b"a week-long URL"
 
 
+@pytest.mark.rule("storage.auth.presigned-expiry-limit")
+def test_presigned_get_over_seven_days_is_refused(s3, bucket, names):
+    """X-Amz-Expires of 604,801 s, one over the 7-day limit: a 4xx, not the object (the
+    longest valid expiry is served, the test above)."""
+    key = names.key()
+    s3.wire.put_object(bucket, key, b"not for a week and a second").assert_ok()
+    reply = _fetch(s3, "GET", s3.wire.presign("GET", bucket, key, expires=604_801))
+    assert 400 <= reply.status < 500, (
+        f"presigned GET, 604801 s: {reply.status} {reply.error_code}, expected a 4xx"
+    )
+    assert reply.body != b"not for a week and a second", "the object was served"
+
+
 @pytest.mark.rule("storage.auth.presigned-put")
 def test_presigned_put_writes_the_object(s3, bucket, names):
     """A presigned PutObject URL stores the body sent with it."""

@@ -10,12 +10,18 @@ from botocore.exceptions import ClientError
 XMLNS = "http://s3.amazonaws.com/doc/2006-03-01/"
 
 
-def _config(algorithm: str, key_id: str | None = None) -> bytes:
+def _config(algorithm: str, key_id: str | None = None, after_aes256: bool = False) -> bytes:
+    """A configuration whose Rule names `algorithm`; `after_aes256`: as a second Rule, after
+    one naming AES256 (a check of the first Rule alone lets it through)."""
     key = f"<KMSMasterKeyID>{key_id}</KMSMasterKeyID>" if key_id else ""
+    rule = "<Rule><ApplyServerSideEncryptionByDefault><SSEAlgorithm>{}</SSEAlgorithm>{}"
+    rule += "</ApplyServerSideEncryptionByDefault></Rule>"
+    rules = rule.format(algorithm, key)
+    if after_aes256:
+        rules = rule.format("AES256", "") + rules
     return (
-        f'<ServerSideEncryptionConfiguration xmlns="{XMLNS}"><Rule>'
-        f"<ApplyServerSideEncryptionByDefault><SSEAlgorithm>{algorithm}</SSEAlgorithm>{key}"
-        "</ApplyServerSideEncryptionByDefault></Rule></ServerSideEncryptionConfiguration>"
+        f'<ServerSideEncryptionConfiguration xmlns="{XMLNS}">{rules}'
+        "</ServerSideEncryptionConfiguration>"
     ).encode()
 
 
@@ -62,9 +68,11 @@ def test_aes256_round_trip(s3, bucket):
     [("aws:kms", "arn:aws:kms:auto:000000000000:key/conformance"), ("aws:kms:dsse", None)],
     ids=["kms", "dsse"],
 )
-def test_other_algorithm_refused(s3, bucket, algorithm, key_id):
-    """An algorithm other than AES256 is refused (4xx or NotImplemented) and not stored."""
-    reply = _put(s3, bucket, _config(algorithm, key_id))
+@pytest.mark.parametrize("second", [False, True], ids=["only-rule", "second-rule"])
+def test_other_algorithm_refused(s3, bucket, algorithm, key_id, second):
+    """An algorithm other than AES256 is refused (4xx or NotImplemented) and not stored,
+    alone or in a second Rule after an AES256 one."""
+    reply = _put(s3, bucket, _config(algorithm, key_id, after_aes256=second))
     assert reply.status in (400, 501), f"{algorithm}: status {reply.status}, expected a refusal"
     assert reply.error_code, f"{algorithm}: refusal without an S3 error code"
     _, algorithms = _algorithms(s3, bucket)

@@ -77,3 +77,37 @@ def test_conditions_on_a_missing_key_are_404(s3, bucket, names, headers):
     key = names.key()
     s3.wire.request("GET", bucket, key, headers=headers).assert_error(404, "NoSuchKey")
     assert s3.wire.request("HEAD", bucket, key, headers=headers).status == 404
+
+
+OTHER_ETAG = '"0123456789abcdef0123456789abcdef"'
+
+
+@pytest.mark.rule("storage.get-object.condition-precedence")
+@pytest.mark.parametrize("method", ["GET", "HEAD"])
+def test_matching_if_match_overrides_if_unmodified_since(s3, stored, method):
+    """If-Match naming the object's ETag, with an If-Unmodified-Since one second before
+    LastModified: the date is not evaluated (RFC 9110 13.2.2; S3's GetObject docs: 200 and
+    the data), so the object is served, not 412."""
+    bucket, key, modified = stored
+    etag = s3.wire.request("HEAD", bucket, key).assert_ok().header("etag")
+    headers = {"If-Match": etag or "", "If-Unmodified-Since": shift(modified, -1)}
+    reply = s3.wire.request(method, bucket, key, headers=headers)
+    assert reply.status == 200, f"{method} If-Match met + If-Unmodified-Since unmet: {reply.status}"
+    if method == "GET":
+        assert reply.body == b"dated object"
+
+
+@pytest.mark.rule("storage.get-object.condition-precedence")
+@pytest.mark.parametrize("method", ["GET", "HEAD"])
+def test_unmatched_if_none_match_overrides_if_modified_since(s3, stored, method):
+    """If-None-Match naming another ETag, with an If-Modified-Since equal to LastModified:
+    a recipient must ignore If-Modified-Since when If-None-Match is present (RFC 9110
+    13.1.3), so the object is served, not 304."""
+    bucket, key, modified = stored
+    headers = {"If-None-Match": OTHER_ETAG, "If-Modified-Since": shift(modified, 0)}
+    reply = s3.wire.request(method, bucket, key, headers=headers)
+    assert reply.status == 200, (
+        f"{method} If-None-Match unmatched + If-Modified-Since: {reply.status}"
+    )
+    if method == "GET":
+        assert reply.body == b"dated object"

@@ -69,6 +69,18 @@ def test_put_creates_missing_bucket(s3, missing_bucket, names):
     assert s3.wire.get_object(missing_bucket, key).assert_ok().body == NEW
 
 
+@pytest.mark.rule("storage.put-object.create-bucket-if-missing-false")
+def test_put_with_create_bucket_false_creates_nothing(s3, missing_bucket, names):
+    """ext-create-bucket-if-missing: false is the switch turned off: PutObject on a missing
+    bucket answers 404 NoSuchBucket and no bucket appears."""
+    headers = {s3.wire.ext("create-bucket-if-missing"): "false"}
+    s3.wire.put_object(missing_bucket, names.key(), NEW, headers=headers).assert_error(
+        404, "NoSuchBucket"
+    )
+    after = s3.wire.head_bucket(missing_bucket)
+    assert after.status == 404, f"HeadBucket after the refused PUT: {after.status}"
+
+
 @pytest.mark.rule("storage.create-multipart-upload.create-bucket-if-missing")
 def test_create_upload_creates_missing_bucket(s3, missing_bucket, names):
     """CreateMultipartUpload with ext-create-bucket-if-missing creates the bucket."""

@@ -36,6 +36,21 @@ def test_invalid_origin_is_refused(s3, bucket, origin):
     get_cors(s3, bucket).assert_error(404, "NoSuchCORSConfiguration")
 
 
+@pytest.mark.rule("storage.put-bucket-cors.valid-origins")
+@pytest.mark.parametrize("where", ["after-a-valid-origin", "in-a-second-rule"])
+def test_invalid_origin_after_valid_ones_is_refused(s3, bucket, where):
+    """Every AllowedOrigin is checked, not only the first: an invalid one after a valid origin
+    of the same rule, or in a second rule, is refused with 400 and nothing is stored."""
+    good, bad = "https://app.example.com", "https://example.com/path"
+    if where == "after-a-valid-origin":
+        body = config_xml(rule_xml(origins=[good, bad]))
+    else:
+        body = config_xml(rule_xml(origins=[good]), rule_xml(origins=[bad]))
+    reply = put_cors(s3, bucket, body)
+    assert reply.status == 400, f"{bad!r} {where}: status {reply.status}, expected 400"
+    get_cors(s3, bucket).assert_error(404, "NoSuchCORSConfiguration")
+
+
 @pytest.mark.rule("storage.put-bucket-cors.valid-origins-accepted")
 @pytest.mark.parametrize(
     "origin",

@@ -187,3 +187,19 @@ def test_common_prefix_once_across_pages(s3, bucket, page):
         if root.findtext("IsTruncated") != "true":
             break
     assert sorted(seen) == ["a/", "b/", "c", "d/"], seen
+
+
+@pytest.mark.rule("storage.list-objects.fetch-owner")
+@pytest.mark.parametrize("fetch", [None, "false", "true"])
+def test_owner_only_with_fetch_owner_true(s3, filled, fetch):
+    """Without fetch-owner, and with fetch-owner=false (a switch turned off), no <Owner> in
+    the V2 listing; with fetch-owner=true every object has one."""
+    params = {"fetch_owner": fetch} if fetch else {}
+    root = listed(s3.wire.list_objects_v2(filled, **params))
+    contents = [node for node in root.iter() if node.tag.rsplit("}", 1)[-1] == "Contents"]
+    require(contents, "the listing of six keys has no Contents")
+    owned = [any(child.tag.rsplit("}", 1)[-1] == "Owner" for child in node) for node in contents]
+    if fetch == "true":
+        assert all(owned), f"fetch-owner=true: {owned.count(False)} Contents without Owner"
+    else:
+        assert not any(owned), f"fetch-owner={fetch}: {owned.count(True)} Contents with Owner"

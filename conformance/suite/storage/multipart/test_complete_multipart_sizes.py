@@ -18,10 +18,16 @@ def test_small_non_last_part_is_entity_too_small(s3, bucket, names):
     reply.assert_error(400, "EntityTooSmall")
 
 
-def _unequal_upload(s3, bucket, key, size):
-    """An upload of parts size, size + 1, 1 byte: (upload id, the UploadPart replies)."""
+# which non-last part differs: the second (of three), or the third of four (the second equal
+# to the first), which a check that compares only the first two parts lets through
+UNEQUAL = {"second": (0, 1, 0), "third-of-four": (0, 0, 1, 0)}
+
+
+def _unequal_upload(s3, bucket, key, size, shape=UNEQUAL["second"]):
+    """An upload of parts size + extra (the last 1 byte) for each extra of `shape` but the last:
+    (upload id, the UploadPart replies)."""
     upload = mp.start(s3.wire, bucket, key)
-    bodies = [b"a" * size, b"b" * (size + 1), b"c"]
+    bodies = [bytes([97 + n]) * (size + extra) for n, extra in enumerate(shape[:-1])] + [b"z"]
     replies = [
         mp.upload_part(s3.wire, bucket, key, upload, number, body)
         for number, body in enumerate(bodies, start=1)
@@ -47,10 +53,12 @@ def test_unequal_parts_accepted_then_refused_at_completion(s3, bucket, names, ex
 
 
 @pytest.mark.rule("storage.complete-multipart-upload.unequal-parts-invalid-part")
-def test_unequal_parts_completion_is_invalid_part(s3, bucket, names, expected):
-    """Completion with non-trailing parts of unequal size answers 400 InvalidPart."""
+@pytest.mark.parametrize("shape", list(UNEQUAL))
+def test_unequal_parts_completion_is_invalid_part(s3, bucket, names, expected, shape):
+    """Completion with non-trailing parts of unequal size answers 400 InvalidPart, whichever
+    non-last part differs."""
     key = names.key()
-    upload, replies = _unequal_upload(s3, bucket, key, expected.min_part_bytes)
+    upload, replies = _unequal_upload(s3, bucket, key, expected.min_part_bytes, UNEQUAL[shape])
     for number, reply in enumerate(replies, start=1):
         # refusing a part at upload is sizes-checked-at-completion's rule
         require_ok(reply, f"UploadPart {number}")

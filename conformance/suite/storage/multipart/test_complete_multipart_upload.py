@@ -96,29 +96,45 @@ def test_completion_body_with_xml_declaration(s3, bucket, names):
     mp.complete(s3.wire, bucket, key, upload, [(1, etags[0])], declaration=True).assert_ok()
 
 
+# 2, 1 and also 1, 3, 2: a check that compares only the first and last numbers (or only the
+# first two) takes 1, 3, 2 for ascending and joins the parts as listed
+ORDERS = {"2,1": [2, 1], "1,3,2": [1, 3, 2]}
+SECOND = b"b" * (5 * MIB)
+
+
+def _listed_out_of_order(s3, bucket, key, order):
+    """An upload of len(order) parts (all but the last 5 MiB, each its own bytes), completed
+    with the parts listed in `order`: (the completion's reply, the parts joined ascending)."""
+    bodies = [*[FIRST, SECOND][: len(order) - 1], TAIL]
+    upload, etags = _uploaded(s3, bucket, key, *bodies)
+    reply = mp.complete(s3.wire, bucket, key, upload, [(n, etags[n - 1]) for n in order])
+    return reply, b"".join(bodies)
+
+
 @pytest.mark.rule("storage.complete-multipart-upload.sorts-parts")
-def test_out_of_order_parts_are_accepted(s3, bucket, names):
-    """Parts listed 2, 1 in the completion body are accepted."""
-    key = names.key()
-    upload, etags = _uploaded(s3, bucket, key, FIRST, TAIL)
-    mp.complete(s3.wire, bucket, key, upload, [(2, etags[1]), (1, etags[0])]).assert_ok()
+@pytest.mark.parametrize("order", list(ORDERS))
+def test_out_of_order_parts_are_accepted(s3, bucket, names, order):
+    """Parts listed out of order in the completion body are accepted."""
+    reply, _ = _listed_out_of_order(s3, bucket, names.key(), ORDERS[order])
+    reply.assert_ok()
 
 
 @pytest.mark.rule("storage.complete-multipart-upload.sorted-order")
-def test_out_of_order_parts_are_joined_ascending(s3, bucket, names):
-    """The object of a completion listing parts 2, 1 joins them as 1, 2."""
+@pytest.mark.parametrize("order", list(ORDERS))
+def test_out_of_order_parts_are_joined_ascending(s3, bucket, names, order):
+    """The object of a completion listing parts out of order joins them ascending."""
     key = names.key()
-    upload, etags = _uploaded(s3, bucket, key, FIRST, TAIL)
-    done = mp.complete(s3.wire, bucket, key, upload, [(2, etags[1]), (1, etags[0])])
-    require_ok(done, "the completion listing parts 2, 1 (accepting it is sorts-parts' rule)")
+    done, joined = _listed_out_of_order(s3, bucket, key, ORDERS[order])
+    require_ok(done, f"the completion listing parts {order} (accepting it is sorts-parts' rule)")
     body = s3.wire.get_object(bucket, key).assert_ok().body
-    assert _md5(body) == _md5(FIRST + TAIL), "parts not joined in ascending order"
+    assert _md5(body) == _md5(joined), f"parts listed {order} not joined in ascending order"
 
 
 @pytest.mark.rule("storage.complete-multipart-upload.invalid-part-order")
-def test_out_of_order_parts_refused(s3, bucket, names):
-    """Before parts were sorted, parts listed 2, 1 are refused with 400 InvalidPartOrder."""
+@pytest.mark.parametrize("order", list(ORDERS))
+def test_out_of_order_parts_refused(s3, bucket, names, order):
+    """Before parts were sorted, parts listed out of order are refused with 400
+    InvalidPartOrder."""
     key = names.key()
-    upload, etags = _uploaded(s3, bucket, key, FIRST, TAIL)
-    reply = mp.complete(s3.wire, bucket, key, upload, [(2, etags[1]), (1, etags[0])])
+    reply, _ = _listed_out_of_order(s3, bucket, key, ORDERS[order])
     reply.assert_error(400, "InvalidPartOrder")

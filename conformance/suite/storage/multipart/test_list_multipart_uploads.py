@@ -36,3 +36,27 @@ def test_key_encoded_with_encoding_type(s3, bucket, names, suffix):
     assert shown, f"upload {upload} not listed: {listed}"
     assert shown[0] != key, f"Key {shown[0]!r} is not encoded"
     assert unquote_plus(shown[0] or "") == key, f"{shown[0]!r} does not decode to {key!r}"
+
+
+@pytest.mark.rule("storage.list-multipart-uploads.markers-encoded")
+def test_prefix_and_markers_encoded_with_encoding_type(s3, bucket, names):
+    """encoding-type=url with a prefix and a key-marker that need encoding, two uploads under
+    the prefix and max-uploads=1: Prefix and KeyMarker come back URL-encoded (they differ from
+    the names sent and decode to them), and so does NextKeyMarker when the page is truncated
+    (whether max-uploads truncates is list-multipart-uploads.supported's rule)."""
+    prefix = names.key(" é+")
+    first, second = prefix + "/a b", prefix + "/c d"
+    for key in (first, second):
+        mp.start(s3.wire, bucket, key)
+    reply = mp.list_uploads(
+        s3.wire, bucket, encoding_type="url", prefix=prefix, key_marker=prefix, max_uploads="1"
+    )
+    _listed, root = _uploads(reply)
+    echoed = [("Prefix", prefix), ("KeyMarker", prefix)]
+    if root.findtext("IsTruncated") == "true":
+        echoed.append(("NextKeyMarker", first))
+    for tag, raw in echoed:
+        shown = root.findtext(tag)
+        assert shown, f"<{tag}> missing or empty, sent {raw!r}; {reply.body[:400]!r}"
+        assert shown != raw, f"<{tag}> {shown!r} is not URL-encoded"
+        assert unquote_plus(shown) == raw, f"<{tag}> {shown!r} does not decode to {raw!r}"

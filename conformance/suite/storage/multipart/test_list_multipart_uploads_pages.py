@@ -7,6 +7,8 @@ walked two at a time; the pages must join into the whole set, each upload once.
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from conformance.clients import s3_multipart as mp
@@ -44,3 +46,20 @@ def test_key_marker_and_prefix_filter(s3, bucket, names):
     assert (b, ub) in after and (a, ua) not in after, after
     under, _ = _uploads(mp.list_uploads(s3.wire, bucket, prefix=b))
     assert under == [(b, ub)], under
+
+
+@pytest.mark.rule("storage.list-multipart-uploads.initiation-order")
+def test_uploads_of_one_key_listed_oldest_first(s3, bucket, names):
+    """Three uploads of one key started a second apart, and one of a key sorting before it:
+    the listing gives the other key first, then the three in the order they were started."""
+    base = names.key()
+    key, before = base + "-b", base + "-a"
+    started = []
+    for _ in range(3):
+        started.append(mp.start(s3.wire, bucket, key))
+        time.sleep(1.1)  # initiation times a second apart, whatever their resolution
+    other = mp.start(s3.wire, bucket, before)
+    listed, _ = _uploads(mp.list_uploads(s3.wire, bucket))
+    mine = [(k, u) for k, u in listed if k in (key, before)]
+    expected = [(before, other)] + [(key, upload) for upload in started]
+    assert mine == expected, f"listed {mine}, expected (by key, then started) {expected}"

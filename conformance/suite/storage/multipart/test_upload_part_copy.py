@@ -19,8 +19,14 @@ def source(s3, bucket, names):
 @pytest.mark.rule("storage.upload-part-copy.supported")
 @pytest.mark.parametrize(
     ("source_range", "expected"),
-    [(None, SOURCE), ("bytes=10-99", SOURCE[10:100])],
-    ids=["whole", "range"],
+    [
+        (None, SOURCE),
+        ("bytes=10-99", SOURCE[10:100]),
+        # inclusive at both ends: one byte (first == last), and the source's last byte
+        ("bytes=0-0", SOURCE[:1]),
+        ("bytes=1023-1023", SOURCE[1023:]),
+    ],
+    ids=["whole", "range", "first-byte", "last-byte"],
 )
 def test_part_copied_from_object(s3, source, names, source_range, expected):
     """UploadPartCopy copies the source (or a range of it) into a part of the upload."""

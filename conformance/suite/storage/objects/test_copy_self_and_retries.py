@@ -49,13 +49,18 @@ def test_self_copy_changing_nothing_is_refused(s3, stored):
 
 @pytest.mark.rule("storage.copy-object.self-copy-replace")
 def test_self_copy_with_replace_changes_metadata(s3, stored):
-    """A copy onto itself with REPLACE is how a client changes an object's metadata."""
+    """A copy onto itself with REPLACE is how a client changes an object's metadata: the
+    custom metadata and the Content-Type sent with it (both, not only the first kind)."""
     bucket, key = stored
-    headers = {s3.wire.vendor("metadata-directive"): "REPLACE", s3.wire.vendor(META): "red"}
+    headers = {
+        s3.wire.vendor("metadata-directive"): "REPLACE",
+        s3.wire.vendor(META): "red",
+        "Content-Type": "text/x-replaced",
+    }
     _copy_onto_itself(s3, bucket, key, headers).assert_ok()
     after = s3.wire.get_object(bucket, key).assert_ok()
-    seen = (after.body, after.header(s3.wire.vendor(META)))
-    assert seen == (b"body", "red"), f"after the REPLACE self-copy: {seen}"
+    seen = (after.body, after.header(s3.wire.vendor(META)), after.header("content-type"))
+    assert seen == (b"body", "red", "text/x-replaced"), f"after the REPLACE self-copy: {seen}"
 
 
 @pytest.fixture

@@ -27,6 +27,15 @@ def test_range_end_is_inclusive(s3, stored, header, first, last):
     assert reply.header("content-range") == f"bytes {first}-{last}/{len(BODY)}"
 
 
+@pytest.mark.rule("storage.get-object.range-unit-case-insensitive")
+@pytest.mark.parametrize("unit", ["Bytes", "BYTES"])
+def test_range_unit_any_case(s3, stored, unit):
+    """The unit `bytes` in another case names the same range (RFC 9110 14.1): 206, ten bytes."""
+    reply = s3.wire.get_object(*stored, range=f"{unit}=10-19")
+    assert reply.status == 206, f"{unit}=10-19: status {reply.status}, expected 206"
+    assert reply.body == BODY[10:20], f"{unit}=10-19: got {len(reply.body)} bytes"
+
+
 @pytest.mark.rule("storage.get-object.range-206")
 @pytest.mark.parametrize(
     ("header", "expected"),

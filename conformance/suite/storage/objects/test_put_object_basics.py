@@ -13,7 +13,9 @@ HTTP_METADATA = {
     "Content-Encoding": "identity",
     "Content-Disposition": 'attachment; filename="c.bin"',
     "Cache-Control": "max-age=60, private",
+    "Content-Language": "en-GB",
 }
+EXPIRES = "Wed, 21 Oct 2026 07:28:00 GMT"  # compared as an instant: a target may re-render it
 
 
 @pytest.mark.rule("storage.put-object.custom-metadata")
@@ -31,12 +33,22 @@ def test_custom_metadata_returned(s3, bucket, names, method):
 @pytest.mark.rule("storage.put-object.http-metadata")
 @pytest.mark.parametrize("method", ["GET", "HEAD"])
 def test_http_metadata_round_trips(s3, bucket, names, method):
-    """Content-Type, -Encoding, -Disposition and Cache-Control are returned as written."""
+    """Content-Type, -Encoding, -Disposition, -Language, Cache-Control and Expires are
+    returned as written (every field, not only the first few)."""
     key = names.key()
-    s3.wire.put_object(bucket, key, b"x", headers=HTTP_METADATA).assert_ok()
+    s3.wire.put_object(bucket, key, b"x", headers=HTTP_METADATA | {"Expires": EXPIRES}).assert_ok()
     reply = s3.wire.request(method, bucket, key).assert_ok()
     for name, value in HTTP_METADATA.items():
         assert reply.header(name) == value, f"{name}: {reply.header(name)!r}, sent {value!r}"
+    expires = reply.header("expires")
+    assert expires, f"Expires: not returned, sent {EXPIRES!r}"
+    try:
+        got = email.utils.parsedate_to_datetime(expires)
+    except (TypeError, ValueError):
+        pytest.fail(f"Expires {expires!r} is no HTTP date, sent {EXPIRES!r}")
+    assert got == email.utils.parsedate_to_datetime(EXPIRES), (
+        f"Expires {expires!r}, sent {EXPIRES!r}"
+    )
 
 
 @pytest.mark.rule("storage.put-object.etag-md5")

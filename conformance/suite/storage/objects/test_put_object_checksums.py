@@ -67,6 +67,19 @@ def test_crc_accepted_and_returned(s3, bucket, names, algorithm):
     _put_and_read_back(s3, bucket, names.key(), algorithm)
 
 
+@pytest.mark.rule("storage.put-object.checksum-crc32")
+@pytest.mark.parametrize("algorithm", ["crc32", "crc32c"])
+def test_crc_mismatch_is_bad_digest(s3, bucket, names, algorithm):
+    """A CRC32 / CRC32C of other bytes (well-formed, 4 bytes) is refused with 400 BadDigest and
+    nothing is stored: a target that takes the header is held to what it claims to check."""
+    key = names.key()
+    other = b"other " + BODY
+    wrong = _b64(zlib.crc32(other).to_bytes(4, "big") if algorithm == "crc32" else _crc32c(other))
+    header = s3.wire.vendor(f"checksum-{algorithm}")
+    s3.wire.put_object(bucket, key, BODY, headers={header: wrong}).assert_error(400, "BadDigest")
+    s3.wire.get_object(bucket, key).assert_error(404, "NoSuchKey")
+
+
 @pytest.mark.parametrize(
     "algorithm",
     [

@@ -18,12 +18,15 @@ def test_path_style_reaches_the_bucket(s3, bucket, names):
 
 
 @pytest.mark.rule("storage.addressing.virtual-hosted")
-def test_virtual_hosted_reaches_the_bucket(s3, bucket, names):
-    """Host `<bucket>.{account_id}.{storage_host}` with the path `/<key>` names the object."""
+@pytest.mark.parametrize("shape", ["flat", "nested"])
+def test_virtual_hosted_reaches_the_bucket(s3, bucket, names, shape):
+    """Host `<bucket>.{account_id}.{storage_host}` with the path `/<key>` names the object,
+    the whole path being the key (`nested`: a key holding slashes, which a path-style split
+    would cut at its first segment)."""
     base = account_host(s3.surface)
     if base is None:
         pytest.skip("N/A: the target declares neither virtual_host nor account_id")
-    key = names.key()
+    key = names.key() if shape == "flat" else f"dir/sub/{names.key()}"
     s3.wire.put_object(bucket, key, b"virtual-hosted").assert_ok()
     host = {"Host": f"{bucket}.{base}"}
     # the path is `/<key>`: the wire client puts its first path segment where a bucket goes
