@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import secrets
 from collections.abc import AsyncIterator, Iterator
+from dataclasses import replace
 from urllib.parse import unquote
 
 from starlette.responses import Response
@@ -80,9 +81,21 @@ def require_source(ctx: ServerContext, call: Call) -> ObjectRecord:
         raise S3Error("NoSuchVersion", Key=key)
     if "-" in record.etag and not ctx.profile.copy_multipart_sources:
         raise S3Error("NotImplemented", "Copying multipart objects is not supported")
-    wanted = conditions.from_headers(call.header, SOURCE_HEADER + "-")
+    wanted = _source_conditions(conditions.from_headers(call.header, SOURCE_HEADER + "-"))
     conditions.check_write(wanted, record, bool(ctx.profile.conditional_etag_lists), "source ")
     return record
+
+
+def _source_conditions(wanted: conditions.Conditions) -> conditions.Conditions:
+    """The copy-source conditions that decide, in RFC 9110 13.2.2's order, as S3's CopyObject
+    page states for them: an If-Match decides instead of If-Unmodified-Since, and an
+    If-None-Match instead of If-Modified-Since (a matching if-match with a failing
+    if-unmodified-since copies). Each unmet one that decides is a 412."""
+    if wanted.if_match is not None:
+        wanted = replace(wanted, if_unmodified_since=None)
+    if wanted.if_none_match is not None:
+        wanted = replace(wanted, if_modified_since=None)
+    return wanted
 
 
 SELF_COPY = (
