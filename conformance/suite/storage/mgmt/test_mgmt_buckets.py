@@ -124,12 +124,16 @@ def test_name_contains_ignores_jurisdiction(mgmt, names):
 @pytest.mark.parametrize("per_page", [1, 2])
 def test_per_page_and_cursor(mgmt, names, per_page):
     """per_page pages through the run's buckets with the cursor, each exactly once: with 1
-    and with 2 (a page whose first and last bucket differ, so the cursor must follow the last)."""
+    and with 2 (a page whose first and last bucket differ, so the cursor must follow the last).
+    name_contains filters every page, not only the first: a cursor does not drop it."""
     made = sorted(names.bucket() for _ in range(3))
-    for name in made:
+    needle = made[0][: made[0].rfind("-") + 1]  # this worker's prefix
+    # a bucket of the run that sorts after them without the needle: a page past the cursor
+    # that forgot name_contains lists it
+    decoy = needle[:-1] + "z-" + made[-1][len(needle) :]
+    for name in [*made, decoy]:
         mgmt.create_bucket(name).assert_envelope_ok()
     try:
-        needle = made[0][: made[0].rfind("-") + 1]  # this worker's prefix
         seen: list[str] = []
         cursor = None
         for _ in range(50):
@@ -144,9 +148,11 @@ def test_per_page_and_cursor(mgmt, names, per_page):
             if not cursor:
                 break
         assert len(seen) == len(set(seen)), f"a bucket came twice: {seen}"
+        stray = [name for name in seen if needle not in name]
+        assert not stray, f"listed with name_contains={needle!r} and a cursor: {stray}"
         assert set(made) <= set(seen), f"missing {set(made) - set(seen)}"
     finally:
-        for name in made:
+        for name in [*made, decoy]:
             mgmt.delete_bucket(name)
 
 
