@@ -160,3 +160,28 @@ def test_per_page_and_cursor(mgmt, names, per_page):
 def test_per_page_zero(mgmt, mgmt_bucket):
     """per_page=0 is accepted with 200 and no buckets."""
     assert listed_names(mgmt.list_buckets(per_page=0)) == []
+
+
+def _invalid_names(prefix: str) -> dict[str, str]:
+    """Names that break one naming rule each, all starting with the run's prefix."""
+    return {
+        "underscore": prefix + "bad_name",
+        "upper-case": prefix + "BadName",
+        "trailing-hyphen": prefix + "bad-",
+        "too-long": (prefix + "x" * 64)[:64],
+    }
+
+
+@pytest.mark.rule("storage.mgmt.bucket.invalid-name-refused")
+@pytest.mark.parametrize("case", ["underscore", "upper-case", "trailing-hyphen", "too-long"])
+def test_invalid_bucket_name_is_refused(mgmt, names, case):
+    """A name outside a-z0-9-, over 63 characters or ending with a hyphen is refused with a
+    4xx, and no such bucket is created."""
+    name = _invalid_names(names.bucket() + "-")[case]
+    reply = mgmt.create_bucket(name)
+    try:
+        assert 400 <= reply.status < 500, f"bucket {name!r} ({case}): {reply.describe()}"
+    finally:
+        if 200 <= reply.status < 300:
+            with contextlib.suppress(Exception):
+                mgmt.delete_bucket(name)

@@ -76,3 +76,28 @@ def test_domain_created_disabled_does_not_serve_until_enabled(s3, public, target
         )
     finally:
         domains.delete(public.bucket, domain)
+
+
+@pytest.mark.rule("storage.mgmt.custom-domain.other-bucket")
+def test_domain_is_not_reached_through_another_buckets_path(s3, public, target, names):
+    """The public bucket's domain, asked for under another bucket of the account: GET, PUT and
+    DELETE there answer a 4xx; the domain still serves its own bucket's object afterwards."""
+    key = names.key(".txt")
+    s3.boto.put_object(Bucket=public.bucket, Key=key, Body=BODY)
+    other = names.bucket()
+    s3.boto.create_bucket(Bucket=other)
+    domains = CustomDomains(target.surface("mgmt"))
+    try:
+        path = domains.path(other, public.domain)
+        answers = {
+            "GET": domains.request("GET", path),
+            "PUT": domains.request("PUT", path, {"enabled": False}),
+            "DELETE": domains.request("DELETE", path),
+        }
+        for method, reply in answers.items():
+            assert 400 <= reply.status < 500, f"{method} under bucket {other}: {reply.describe()}"
+        assert _settles(public, key, served=True), (
+            f"the domain no longer serves its bucket: {public.get(key).describe()}"
+        )
+    finally:
+        s3.boto.delete_bucket(Bucket=other)
