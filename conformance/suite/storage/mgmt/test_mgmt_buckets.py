@@ -185,3 +185,20 @@ def test_invalid_bucket_name_is_refused(mgmt, names, case):
         if 200 <= reply.status < 300:
             with contextlib.suppress(Exception):
                 mgmt.delete_bucket(name)
+
+
+@pytest.mark.rule("storage.mgmt.bucket.delete-not-empty")
+def test_delete_of_a_bucket_holding_an_object_is_refused(mgmt, s3, names):
+    """DELETE of a bucket that holds an object is a 4xx: the bucket and the object stay."""
+    name, key = names.bucket(), names.key()
+    mgmt.create_bucket(name).assert_envelope_ok()
+    try:
+        s3.boto.put_object(Bucket=name, Key=key, Body=b"kept")
+        reply = mgmt.delete_bucket(name)
+        assert 400 <= reply.status < 500, f"delete of a bucket holding {key}: {reply.describe()}"
+        body = s3.boto.get_object(Bucket=name, Key=key)["Body"].read()
+        assert body == b"kept", body
+        s3.boto.delete_object(Bucket=name, Key=key)
+    finally:
+        with contextlib.suppress(Exception):
+            s3.delete_bucket_recursive(name)
