@@ -52,12 +52,18 @@ class AreaScore:
         """Mutants the suite either killed or let survive (not excused, not unjudged)."""
         return max(self.mutants - self.equivalent - self.out_of_spec - self.not_judged, 0)
 
+    @property
+    def scored(self) -> int:
+        """The %'s denominator: every mutant the ledger does not excuse, not-judged included."""
+        return max(self.mutants - self.equivalent - self.out_of_spec, 0)
+
     def phrase(self) -> str:
-        """`s3 20/29 killed, 2 not judged (64%)`: the % counts a not-judged mutant as a
-        survivor; no % for an area none of whose mutants was judged (no evidence either way).
-        Mutants the ledger excuses are counted out loud (`61 listed (18 equivalent,
-        43 out-of-spec)`), so a 100% never hides how many the suite was not asked to kill."""
-        counts = f"{self.area} {self.killed}/{self.judged} killed"
+        """`s3 20 of 31 killed, 2 not judged (64%)`: the fraction is the %'s, so a not-judged
+        mutant counts in both as a survivor; no % for an area none of whose mutants was judged
+        (no evidence either way). Mutants the ledger excuses are counted out loud (`61 listed
+        (18 equivalent, 43 out-of-spec)`), so a 100% never hides how many the suite was not
+        asked to kill."""
+        counts = f"{self.area} {self.killed} of {self.scored} killed"
         if self.not_executed:  # judged survivors: beside the kills, not the listed
             plural = "s" if self.not_executed != 1 else ""
             counts += f" ({self.not_executed} survivor{plural} on lines no test executes)"
@@ -89,7 +95,7 @@ class Sensitivity:
         return sorted(found.items(), key=lambda kv: (not kv[0].full_run, kv[0].measured))
 
     def phrase(self) -> str:
-        """`sample: ... (97 mutants), measured 2026-11-26 at abc1234: bindings 4/10 killed
+        """`sample: ... (97 mutants), measured 2026-11-26 at abc1234: bindings 4 of 10 killed
         (40%), ...`: per area its counts, so 2 of 3 does not read like 20 of 31; an area a full
         run measured is named under that run, the others under the sample."""
         parts = []

@@ -2,7 +2,8 @@
 
 A page holds at most `limit` entries and, since 2022-07-19, ends before the metadata it carries
 would exceed `profile.bindings_list_metadata_budget` (always at least one entry), truncated with a
-cursor, rather than failing. The cursor is opaque to callers: the last key the page covered.
+cursor, rather than failing. The cursor is opaque to callers: the last key the page covered,
+or, when the page ended on a delimited prefix, the least key past that prefix's keys.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from reference_impl.bindings import objects
 from reference_impl.bindings.errors import store_error, type_error
+from reference_impl.storage.key_order import successor
 
 if TYPE_CHECKING:
     from reference_impl.bindings.bucket import BindingBucket
@@ -22,6 +24,7 @@ if TYPE_CHECKING:
 OP = "list"
 MAX_LIMIT = 1000
 INCLUDE_KINDS = ("httpMetadata", "customMetadata")
+PAGE_ROWS = 500  # rows the store reads at a time (a page restarts after each prefix)
 
 
 @dataclass(frozen=True)
@@ -30,73 +33,101 @@ class Page:
     over_budget: bool
 
 
-def encode_cursor(after: str) -> str:
-    return base64.urlsafe_b64encode(json.dumps({"after": after}).encode()).decode()
+@dataclass(frozen=True)
+class Position:
+    """Where a listing starts: keys above `after` and from `start_at` (either may be None)."""
+
+    after: str | None = None
+    start_at: str | None = None
 
 
-def decode_cursor(cursor: Any) -> str:
+def encode_cursor(position: Position) -> str:
+    """`{"after": key}` past an object, `{"from": successor}` past a delimited prefix."""
+    doc = {"after": position.after} if position.start_at is None else {"from": position.start_at}
+    return base64.urlsafe_b64encode(json.dumps(doc).encode()).decode()
+
+
+def decode_cursor(cursor: Any) -> Position:
     try:
-        after = json.loads(base64.urlsafe_b64decode(str(cursor).encode()))["after"]
-    except (binascii.Error, ValueError, KeyError, TypeError):
+        doc = json.loads(base64.urlsafe_b64decode(str(cursor).encode()))
+    except (binascii.Error, ValueError, TypeError):
         raise store_error(OP, "The provided cursor is not valid", 10032) from None
-    if not isinstance(after, str):
+    after, start_at = (doc.get("after"), doc.get("from")) if isinstance(doc, dict) else (0, 0)
+    if not (isinstance(after, str) and start_at is None) and not (
+        isinstance(start_at, str) and after is None
+    ):
         raise store_error(OP, "The provided cursor is not valid", 10032)
-    return after
+    return Position(after, start_at)
 
 
-def _options(options: dict[str, Any]) -> tuple[int, str, str | None, str | None]:
+def _options(options: dict[str, Any]) -> tuple[int, str, Position, str | None]:
     limit = options.get("limit", MAX_LIMIT)
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
         raise store_error(OP, f"limit must be an integer from 1 to {MAX_LIMIT}", 10022)
     prefix = str(options.get("prefix") or "")
-    after = options.get("startAfter")
+    given = options.get("startAfter")
+    position = Position(None if given is None else str(given))
     if options.get("cursor"):
-        from_cursor = decode_cursor(options["cursor"])
-        after = from_cursor if after is None else max(str(after), from_cursor)
+        found = decode_cursor(options["cursor"])
+        after = found.after if position.after is None else max(position.after, found.after or "")
+        position = Position(after, found.start_at)
     delimiter = options.get("delimiter")
     if delimiter is not None and not isinstance(delimiter, str):
         raise type_error(OP, "delimiter must be a string")
-    return limit, prefix, None if after is None else str(after), delimiter or None
+    return limit, prefix, position, delimiter or None
 
 
 def list_page(bucket: BindingBucket, options: dict[str, Any], include: tuple[str, ...]) -> Page:
+    """One page. A delimited prefix is one entry: the walk restarts past its keys (at their
+    successor) instead of reading them, so a page reads about `limit` rows however many keys
+    a prefix holds, and a page that ends on one resumes past it."""
     unknown = [kind for kind in include if kind not in INCLUDE_KINDS]
     if unknown:
         raise type_error(OP, f"include takes {' and '.join(INCLUDE_KINDS)}, not {unknown[0]!r}")
-    limit, prefix, after, delimiter = _options(options)
+    limit, prefix, start, delimiter = _options(options)
+    position: Position | None = start
     budget = int(bucket.profile.bindings_list_metadata_budget)
     found: list[dict[str, Any]] = []
     prefixes: list[str] = []
     used, last, truncated, over = 0, None, False, False
-    records = bucket.ctx.store.iter_keys(bucket.account, bucket.name, prefix, after)
     repeat = bool(bucket.profile.deviations.bindings_repeat_delimited_prefixes)
-    for record in records:
-        group = _group(record.key, prefix, delimiter)
-        if group is not None and prefixes and prefixes[-1] == group and not repeat:
-            last = record.key  # inside the prefix already listed
-            continue
-        if len(found) + len(prefixes) >= limit:
-            truncated = True
-            break
-        if group is not None:
-            prefixes.append(group)
-            last = record.key
-            continue
-        doc = bucket.describe(record, include)
-        size = objects.metadata_size(doc)
-        if used + size > budget and (found or prefixes):
-            truncated = over = True
-            break
-        used += size
-        found.append(doc)
-        last = record.key
+    store = bucket.ctx.store
+    while position is not None:
+        rows = min(limit - len(found) - len(prefixes) + 1, PAGE_ROWS)  # + the look-ahead
+        records = store.iter_keys(
+            bucket.account, bucket.name, prefix, position.after, position.start_at, rows
+        )
+        restart: Position | None = None
+        for record in records:
+            group = _group(record.key, prefix, delimiter)
+            if len(found) + len(prefixes) >= limit:
+                truncated = True
+                break
+            if group is not None:
+                prefixes.append(group)
+                if repeat:  # the deviation: one entry per key of the prefix
+                    last = Position(record.key)
+                    continue
+                following = successor(group)  # None: no key sorts after this prefix's keys
+                last = None if following is None else Position(None, following)
+                restart = None if following is None else Position(position.after, following)
+                break
+            doc = bucket.describe(record, include)
+            size = objects.metadata_size(doc)
+            if used + size > budget and (found or prefixes):
+                truncated = over = True
+                break
+            used += size
+            found.append(doc)
+            last = Position(record.key)
+        position = None if truncated else restart
     page: dict[str, Any] = {
         "objects": found,
         "truncated": truncated,
         "delimitedPrefixes": prefixes,
     }
     if truncated and last is not None:
-        page["cursor"] = encode_cursor(_resume_after(last, prefix, delimiter))
+        page["cursor"] = encode_cursor(last)
     return Page(page, over)
 
 
@@ -106,9 +137,3 @@ def _group(key: str, prefix: str, delimiter: str | None) -> str | None:
         return None
     position = key.find(delimiter, len(prefix))
     return None if position < 0 else key[: position + len(delimiter)]
-
-
-def _resume_after(last: str, prefix: str, delimiter: str | None) -> str:
-    """Where the next page starts: past the whole group when the page ended inside one."""
-    group = _group(last, prefix, delimiter)
-    return last if group is None else group + "\U0010ffff"

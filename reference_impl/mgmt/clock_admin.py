@@ -18,6 +18,9 @@ from reference_impl.storage import clock
 from reference_impl.wire.mgmt.envelope import ApiError
 
 MAX_ADVANCE = 100 * 365 * 86400
+# The most any clock may be ahead of wall time, all advances together: stamps are rendered as
+# dates, which end at year 9999 (80 advances of 100 years made every read of a bucket a 500).
+MAX_AHEAD = 10 * MAX_ADVANCE
 
 
 class ClockAdmin:
@@ -37,6 +40,9 @@ class ClockAdmin:
         if bucket is not None and self.ctx.store.get_bucket(str(account), bucket) is None:
             raise ApiError("bucket_not_found", bucket)  # an offset must not wait for a bucket
         moved = clock.of(self.ctx)
+        if _ahead_after(moved, float(seconds), account, bucket) > MAX_AHEAD:
+            raise ApiError("clock_invalid", "a clock may be at most 1,000 years ahead",
+                           "/advance_seconds")  # fmt: skip
         offset = moved.advance(float(seconds), account, bucket)
         only = (account, bucket) if account is not None and bucket is not None else None
         applied = await applier.apply_all(self.ctx, only)
@@ -47,3 +53,13 @@ class ClockAdmin:
             "applied": applied,
             "bucket": bucket,
         }
+
+
+def _ahead_after(moved: clock.Clock, seconds: float, account: str | None,
+                 bucket: str | None) -> float:  # fmt: skip
+    """How far ahead the furthest clock the advance moves would then be: the bucket's, or
+    (server-wide) the server's plus the largest bucket offset."""
+    if account is not None and bucket is not None:
+        return moved.offset(account, bucket) + seconds
+    own = max(moved.bucket_offsets.values(), default=0.0)
+    return moved.server_offset + own + seconds

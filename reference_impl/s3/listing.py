@@ -18,6 +18,7 @@ from reference_impl.numbers import is_decimal
 from reference_impl.s3.call import Call
 from reference_impl.services import deviant
 from reference_impl.services.object_reads import require_bucket
+from reference_impl.storage.key_order import successor
 from reference_impl.wire.s3.errors import S3Error
 from reference_impl.wire.s3.xml_text import fits_xml, xml_escape
 from reference_impl.wire.s3.xmlio import fragment, iso8601, xml_response
@@ -92,21 +93,6 @@ def collect(
             break
         if not restarted:
             return page
-
-
-def successor(prefix: str) -> str | None:
-    """The least string above every string that starts with `prefix`, in code point order
-    (the store's UTF-8 byte order); None when there is none (only U+10FFFF characters).
-
-    Surrogates are no characters of a key: after U+D7FF comes U+E000.
-    """
-    chars = list(prefix)
-    while chars:
-        last = ord(chars.pop())
-        if last < 0x10FFFF:
-            following = 0xE000 if 0xD7FF <= last < 0xE000 else last + 1
-            return "".join(chars) + chr(following)
-    return None
 
 
 def _max_keys(call: Call, ctx: ServerContext) -> int:

@@ -11,7 +11,6 @@ from reference_impl.numbers import is_decimal
 from reference_impl.s3.call import Call
 from reference_impl.s3.multipart import require_upload, uploads
 from reference_impl.services.object_reads import require_bucket
-from reference_impl.storage.multipart import Upload
 from reference_impl.wire.s3.errors import S3Error
 from reference_impl.wire.s3.xmlio import iso8601, xml_response
 
@@ -52,26 +51,6 @@ async def list_parts(ctx: ServerContext, call: Call) -> Response:
     )
 
 
-def _after_markers(listed: list[Upload], key_marker: str, id_marker: str) -> list[Upload]:
-    """The uploads after (key-marker, upload-id-marker), in listing order (key, initiation).
-
-    Uploads of one key are listed by initiation time, not by id, so the id marker is found by
-    position: comparing ids would drop (or repeat) uploads of the key a page ended in. An id
-    marker the key does not hold falls back to comparing ids, as S3 documents.
-    """
-    if not key_marker:
-        return listed
-    same = [u for u in listed if u.key == key_marker]
-    ids = [u.upload_id for u in same]
-    if not id_marker:
-        later: list[Upload] = []
-    elif id_marker in ids:
-        later = same[ids.index(id_marker) + 1 :]
-    else:
-        later = [u for u in same if u.upload_id > id_marker]
-    return later + [u for u in listed if u.key > key_marker]
-
-
 async def list_multipart_uploads(ctx: ServerContext, call: Call) -> Response:
     """Uploads in progress, by key then start time; `encoding-type=url` encodes keys."""
     assert call.bucket is not None
@@ -86,8 +65,9 @@ async def list_multipart_uploads(ctx: ServerContext, call: Call) -> Response:
     key_marker = call.query.get("key-marker", "")
     id_marker = call.query.get("upload-id-marker", "")
     limit = _bounded_int(call, "max-uploads", MAX_ENTRIES)
-    listed = uploads(ctx).list_uploads(call.account, call.bucket, prefix)
-    found = _after_markers(listed, key_marker, id_marker)
+    found = uploads(ctx).uploads_after(
+        call.account, call.bucket, prefix, key_marker, id_marker, limit + 1
+    )  # one more than the page: is it truncated?
     page, truncated = found[:limit], len(found) > limit
 
     def shown(text: str) -> str:

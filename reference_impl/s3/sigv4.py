@@ -180,7 +180,9 @@ def _verify_presigned(
         raise S3Error(bad, "X-Amz-Date or X-Amz-Expires is malformed") from None
     if not 0 <= expires <= MAX_PRESIGN_EXPIRES:
         raise S3Error(bad, "X-Amz-Expires must be between 0 and 604800 seconds")
-    if policy.check_expiry and now > moment + dt.timedelta(seconds=expires):
+    # compared as a difference: moment + expires passes year 9999 (OverflowError) for a
+    # URL signed at the calendar's end, which is only "not valid yet"
+    if policy.check_expiry and (now - moment).total_seconds() > expires:
         raise S3Error("ExpiredRequest", "Request has expired")  # dates.md: 400
     if (moment - now).total_seconds() > policy.max_skew_seconds:
         raise S3Error("AccessDenied", "Request is not valid yet")

@@ -102,6 +102,59 @@ class UploadStore:
         ).fetchall()
         return [_upload(row) for row in rows]
 
+    def uploads_after(
+        self, account: str, bucket: str, prefix: str, key_marker: str, id_marker: str, most: int
+    ) -> list[Upload]:
+        """At most `most` uploads after the markers, in listing order (key, then initiation:
+        its time, then the order of creation).
+
+        Read by bounded queries, never the whole bucket: creating uploads costs a client one
+        small request each, and a listing that read a million of them held every surface.
+        The id marker is a position among its key's uploads; one the key does not hold falls
+        back to comparing ids, as S3 documents.
+        """
+        columns = "upload_id, account, bucket, key, content_type, meta, created"
+        base = (
+            f"SELECT {columns} FROM uploads WHERE account=? AND bucket=? AND substr(key, 1, ?) = ?"
+        )
+        order = " ORDER BY key, created, rowid LIMIT ?"
+        common: list[Any] = [account, bucket, len(prefix), prefix]
+        found: list[Upload] = []
+        if key_marker and id_marker:
+            mark = self.db.execute(
+                "SELECT created, rowid FROM uploads "
+                "WHERE account=? AND bucket=? AND key=? AND upload_id=?",
+                (account, bucket, key_marker, id_marker),
+            ).fetchone()
+            if mark is not None:
+                same = " AND key = ? AND (created > ? OR (created = ? AND rowid > ?))"
+                marks: list[Any] = [key_marker, mark[0], mark[0], mark[1]]
+            else:
+                same, marks = " AND key = ? AND upload_id > ?", [key_marker, id_marker]
+            rows = self.db.execute(base + same + order, [*common, *marks, most]).fetchall()
+            found = [_upload(row) for row in rows]
+        later, after = (" AND key > ?", [key_marker]) if key_marker else ("", [])
+        if len(found) < most:
+            rows = self.db.execute(
+                base + later + order, [*common, *after, most - len(found)]
+            ).fetchall()
+            found += [_upload(row) for row in rows]
+        return found
+
+    def uploads_page(
+        self, account: str, bucket: str, prefix: str, after: int, most: int
+    ) -> list[tuple[int, Upload]]:
+        """At most `most` uploads under `prefix` stored after position `after` (their rowid),
+        with their positions: a pass over every upload of a bucket reads it a page at a time
+        (the lifecycle's aborts), whatever it removes meanwhile."""
+        rows = self.db.execute(
+            "SELECT rowid, upload_id, account, bucket, key, content_type, meta, created "
+            "FROM uploads WHERE account=? AND bucket=? AND substr(key, 1, ?) = ? AND rowid > ? "
+            "ORDER BY rowid LIMIT ?",
+            (account, bucket, len(prefix), prefix, after, most),
+        ).fetchall()
+        return [(row[0], _upload(row[1:])) for row in rows]
+
     def put_part(self, upload_id: str, number: int, blob: BlobInfo) -> Part:
         """Record a written part, replacing (and removing) an earlier one of the same number.
 

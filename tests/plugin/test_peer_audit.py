@@ -53,6 +53,26 @@ def test_ledger_ignores_entries_of_areas_not_run(monkeypatch: pytest.MonkeyPatch
     assert check.compare("peer", _results({"storage.a": "PASS"})) == []
 
 
+def test_entries_a_subset_run_left_out_are_not_disagreements(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`-- -k x` leaves other tests out as NOT-CHECKED placeholders; a `--rule` run names
+    only some rules: neither confirms nor contradicts an entry, so neither is a disagreement."""
+    check = _check_module()
+    monkeypatch.setattr(
+        check, "ledger", lambda peer: {"storage.a": "why", "storage.b": "why", "storage.c": "w"}
+    )
+    results = _results({"storage.a": "NOT-CHECKED", "storage.b": "PASS"})
+    results["cases"] = [
+        {"rule_id": "storage.a", "case": "deselected", "status": "NOT-CHECKED"},
+        {"rule_id": "storage.b", "case": "x", "status": "PASS"},
+    ]
+    results["run"]["flags"]["rule"] = ["storage.a", "storage.b$"]
+    problems, unreached = check.split("peer", results)
+    assert problems == ["ledger entry no longer FAILs: storage.b (PASS)"]
+    assert unreached == ["ledger entry not reached (a test of it left out): storage.a"]
+
+
 def test_every_shipped_ledger_entry_has_a_reason() -> None:
     check = _check_module()
     for peer in ("moto", "seaweedfs", "hardhat"):

@@ -142,3 +142,21 @@ def test_clock_adds_server_and_bucket_offsets() -> None:
     assert clock.now("acct", "b") == 1010
     with pytest.raises(ValueError):
         clock.advance(-1.0, "acct", "b")
+
+
+def test_advances_never_take_a_clock_past_what_dates_can_hold(started: Started) -> None:
+    """Each advance is at most 100 years, but they added up without bound: 80 of them took a
+    bucket's clock past year 9999, and the advance itself, then every GetObject, HeadObject and
+    listing of the bucket, answered 500 (hostile7, 2026-11-27). An advance that would take any
+    clock more than 1,000 years ahead is refused with 10090; the bucket keeps answering."""
+    s3, mgmt = started
+    s3.create_bucket(Bucket="far")
+    century = 100 * 365 * DAY
+    for _ in range(10):  # 1,000 years: the most a clock may be ahead
+        mgmt.advance_clock(century, bucket="far").assert_envelope_ok()
+    for bucket in ("far", None):  # the bucket's own clock, then every clock (server-wide)
+        refused = mgmt.advance_clock(century, bucket=bucket)
+        refused.assert_envelope_error(400, code=10090, pointer="/advance_seconds")
+    s3.put_object(Bucket="far", Key="o", Body=b"o")
+    assert s3.get_object(Bucket="far", Key="o")["Body"].read() == b"o"
+    assert [o["Key"] for o in s3.list_objects_v2(Bucket="far")["Contents"]] == ["o"]

@@ -97,6 +97,23 @@ def test_expired_presigned_url_is_refused(
     wire.send(PreparedWire("GET", url)).assert_error(400, "ExpiredRequest")  # dates.md
 
 
+@pytest.mark.parametrize(
+    "moment,status,code",
+    [(dt.datetime(9999, 12, 31, 23, 59, 59), 403, "AccessDenied"),
+     (dt.datetime(1000, 1, 1), 400, "ExpiredRequest")],
+    ids=["year-9999", "year-1000"],
+)  # fmt: skip
+def test_presigned_dates_at_the_calendar_ends(
+    wire: WireClient, wbucket: str, clock: mock.MagicMock, moment: dt.datetime, status: int,
+    code: str,
+) -> None:  # fmt: skip
+    """A URL signed at the last second of year 9999 is not valid yet, one of year 1000 expired:
+    never a 500 (hostile7, 2026-11-27: X-Amz-Date + X-Amz-Expires overflowed datetime)."""
+    clock.return_value = moment
+    url = wire.presign("GET", wbucket, query=[("list-type", "2")], expires=604800)
+    wire.send(PreparedWire("GET", url)).assert_error(status, code)
+
+
 def test_skewed_clock_is_refused(wire: WireClient, wbucket: str, clock: mock.MagicMock) -> None:
     clock.return_value -= dt.timedelta(minutes=20)
     wire.request("GET", wbucket, query=[("location", None)]).assert_error(

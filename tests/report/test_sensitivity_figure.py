@@ -45,8 +45,8 @@ def test_publish_writes_a_figure_the_report_reads(tmp_path: Path) -> None:
     assert not found.full_run and found.mutants == 8
     assert found.phrase() == (
         "sample: 1 mutant per module, not a full run (8 mutants), measured 2026-11-26 at "
-        "abc1234: core 1/1 killed, 1 not judged (50%); "
-        "s3 4/5 killed, 1 listed (1 equivalent) (80%) "
+        "abc1234: core 1 of 2 killed, 1 not judged (50%); "
+        "s3 4 of 5 killed, 1 listed (1 equivalent) (80%) "
         "(a not-judged mutant counts as a survivor in the %)"
     )
     core = next(a for a in found.areas if a.area == "core")
@@ -66,15 +66,15 @@ def test_the_report_and_the_terminal_name_the_figure_or_its_absence(
     monkeypatch.setattr(sensitivity, "published", lambda: figure)
     monkeypatch.setattr(render, "published_sensitivity", lambda: figure)
     assert sensitivity.terminal_lines()[1:] == [
-        "  core 1/1 killed, 1 not judged (50%); full run, 2026-11-26 at abc1234",
-        "  s3 4/5 killed, 1 listed (1 equivalent) (80%); full run, 2026-11-26 at abc1234",
+        "  core 1 of 2 killed, 1 not judged (50%); full run, 2026-11-26 at abc1234",
+        "  s3 4 of 5 killed, 1 listed (1 equivalent) (80%); full run, 2026-11-26 at abc1234",
         "  (a not-judged mutant counts as a survivor in the %)",
     ]
     doc = load("all-pass")
     html = render.render_report(doc)
     assert 'id="sensitivity"' in html
-    assert "<td>core 1/1 killed, 1 not judged (50%)</td>" in html
-    assert "<td>s3 4/5 killed, 1 listed (1 equivalent) (80%)</td>" in html
+    assert "<td>core 1 of 2 killed, 1 not judged (50%)</td>" in html
+    assert "<td>s3 4 of 5 killed, 1 listed (1 equivalent) (80%)</td>" in html
     assert html.count("<td>full run, 2026-11-26 at abc1234</td>") == 2
     assert "core, s3: full run (8 mutants), measured 2026-11-26 at abc1234" in html
     monkeypatch.setattr(sensitivity, "published", lambda: None)
@@ -114,11 +114,11 @@ def test_a_full_run_of_one_area_is_shown_beside_the_sample_of_the_others(tmp_pat
     assert edge.source == sensitivity.Measured("2026-11-27", "bbb2222", "full run", True)
     assert found.phrase().startswith(
         f"full run ({total} mutants), measured 2026-11-27 at bbb2222: edge "
-        f"{len(full_rows)}/{total} killed (1 survivor on lines no test executes) ("
+        f"{len(full_rows)} of {total} killed (1 survivor on lines no test executes) ("
     )
     assert (
         " | sample: 1 a module, not a full run (8 mutants), measured 2026-11-26 at aaa1111: "
-        "core 1/1 killed, 1 not judged (50%); s3 4/5 killed, 1 listed (1 equivalent) (80%)"
+        "core 1 of 2 killed, 1 not judged (50%); s3 4 of 5 killed, 1 listed (1 equivalent) (80%)"
         in found.phrase()
     )
 
@@ -133,7 +133,7 @@ def test_a_run_missing_mutants_of_its_area_is_not_published_as_full(tmp_path: Pa
 
 
 def test_survivors_no_test_executes_are_named_beside_the_kills_not_the_listed() -> None:
-    """The not-executed survivors are among the judged mutants (the `5/8`), never among the
+    """The not-executed survivors are among the scored mutants (the `5 of 8`), never among the
     ledger's listed ones: their count follows the kills, before the listed count's own
     parenthesis, where it read as a part of it (`2 listed (1 equivalent, 1 out-of-spec)
     (2 survivors on lines no test executes)`)."""
@@ -142,6 +142,6 @@ def test_survivors_no_test_executes_are_named_beside_the_kills_not_the_listed() 
         not_executed=2,
     )  # fmt: skip
     assert area.phrase() == (
-        "x 5/8 killed (2 survivors on lines no test executes), "
+        "x 5 of 8 killed (2 survivors on lines no test executes), "
         "2 listed (1 equivalent, 1 out-of-spec) (62%)"
     )

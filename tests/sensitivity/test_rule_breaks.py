@@ -96,6 +96,8 @@ LOGS_GATEWAY: list[tuple[list[str], dict[str, str]]] = [
     (["logs.records.data-within-limit-whole"], {"deviate_custom_data_limit": "4000"}),
     (["logs.records.client-request-uri-query"], {"deviate_log_path_as_uri": TRUE}),
     (["logs.records.client-ip"], {"deviate_log_client_address_with_port": TRUE}),
+    (["logs.records.client-request-path", "logs.records.selected-fields"],
+     drop_record("ClientRequestPath")),
     # gateway
     (["gateway.jsonrpc.parse-error", "gateway.jsonrpc.invalid-request",
       "gateway.jsonrpc.method-not-found", "gateway.jsonrpc.invalid-params"],

@@ -206,7 +206,9 @@ def _read_entries(s3: Any, bucket: str, folder: str) -> list[dict[str, Any]]:
         if not item["Key"].endswith(".gz"):
             continue  # the ownership challenge
         raw = s3.boto.get_object(Bucket=bucket, Key=item["Key"])["Body"].read()
-        for line in gzip.decompress(raw).decode("utf-8").splitlines():
+        # NDJSON lines end at LF only: splitlines() also breaks at U+2028, U+0085..., which
+        # JSON leaves raw inside a string (a header value can hold them)
+        for line in gzip.decompress(raw).decode("utf-8").split("\n"):
             if line.strip():
                 entries.append(json.loads(line))
     return entries

@@ -42,10 +42,23 @@ def _date(text: str) -> float:
     return dt.datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
 
 
+def _rules_now(ctx: ServerContext, account: str, bucket: str) -> tuple[int, str] | None:
+    """The bucket's creation (generation) and stored rules, None when it has none (now)."""
+    generation = ctx.store.bucket_generation(account, bucket)
+    text = ctx.store.get_bucket_config_text(account, bucket, KIND)
+    return None if generation is None or text is None else (generation, text)
+
+
 async def apply_bucket(ctx: ServerContext, account: str, bucket: str,
-                       rules: list[dict[str, Any]], now: float) -> dict[str, int]:  # fmt: skip
+                       held: tuple[int, str], now: float) -> dict[str, int]:  # fmt: skip
+    """Apply the rules `held` (the bucket's generation and rules text, read just before) at
+    `now`. The pass yields between pages, and the bucket may be deleted, created again or
+    given other rules meanwhile: each page's deletions happen only while the bucket and its
+    rules are still those, else the bucket is left to the next pass (its new rules, its
+    clock) rather than judged by rules it no longer has."""
     expired = aborted = 0
     store = ctx.store
+    rules: list[dict[str, Any]] = json.loads(held[1])
     for rule in rules:
         if rule["status"] != "Enabled":
             continue
@@ -55,6 +68,8 @@ async def apply_bucket(ctx: ServerContext, account: str, bucket: str,
             while True:
                 keys = store.iter_keys(account, bucket, rule["prefix"], after, batch=PAGE)
                 page = list(itertools.islice(keys, PAGE))
+                if _rules_now(ctx, account, bucket) != held:
+                    return {"expired": expired, "aborted": aborted}
                 doomed = [
                     record.key
                     for record in page
@@ -67,11 +82,18 @@ async def apply_bucket(ctx: ServerContext, account: str, bucket: str,
                     break
                 after = page[-1].key
         if rule["abort_days"] is not None:
-            uploads = uploads_of(store)
-            for upload in uploads.list_uploads(account, bucket, rule["prefix"]):
-                if now >= due(upload.created, rule["abort_days"]):
-                    aborted += int(uploads.delete(upload.upload_id))
-            await asyncio.sleep(0)
+            uploads, position = uploads_of(store), 0
+            while True:  # a page at a time, like the objects: a bucket may hold millions
+                if _rules_now(ctx, account, bucket) != held:
+                    return {"expired": expired, "aborted": aborted}
+                started = uploads.uploads_page(account, bucket, rule["prefix"], position, PAGE)
+                for _, upload in started:
+                    if now >= due(upload.created, rule["abort_days"]):
+                        aborted += int(uploads.delete(upload.upload_id))
+                await asyncio.sleep(0)
+                if len(started) < PAGE:
+                    break
+                position = started[-1][0]
     return {"expired": expired, "aborted": aborted}
 
 
@@ -93,10 +115,13 @@ async def apply_all(ctx: ServerContext, only: tuple[str, str] | None = None) -> 
 async def _apply_all(
     ctx: ServerContext, total: dict[str, int], only: tuple[str, str] | None
 ) -> None:
-    for account, bucket, body in ctx.store.bucket_configs(KIND, only):
+    for account, bucket, _ in ctx.store.bucket_configs(KIND, only):
+        held = _rules_now(ctx, account, bucket)  # as they are when the pass gets here
+        if held is None:
+            continue
         now = clock.now(ctx, account, bucket)
         try:  # one bucket's bad rules (stored before they were validated) never stop the rest
-            done = await apply_bucket(ctx, account, bucket, json.loads(body), now)
+            done = await apply_bucket(ctx, account, bucket, held, now)
         except Exception as exc:  # one line, no traceback: this repeats every pass
             LOG.error("lifecycle rules of %s/%s not applied: %s: %.200s", account, bucket,
                       type(exc).__name__, exc)  # fmt: skip

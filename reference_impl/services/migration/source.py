@@ -20,6 +20,11 @@ from reference_impl.storage.engine import ObjectRecord
 from reference_impl.storage.watches import Watch
 
 CHUNK = 1024 * 1024
+# Sent (signed) on every request to a source. A request carrying it never fetches in turn: a
+# source that is this service (the `endpoint` extension may name the reference's own S3
+# listener, even the bucket itself) would otherwise loop, each hop holding a `migration`
+# thread until the deadline, the whole pool for every bucket and account.
+HOP_HEADER = "x-reference-migration-fetch"
 CALL_DEADLINE_S = 30.0  # one call to the source (the object's head, one chunk of its body)
 SIPPY_KIND = "sippy"  # bucket_configs kind of the stored configuration
 HTTP_FIELDS = {
@@ -43,7 +48,7 @@ def _client(endpoint: str, region: str, key_id: str, secret: str) -> Any:
     import boto3  # imported on first use: ~0.1 s of the reference's cold start otherwise
     from botocore.config import Config
 
-    return boto3.session.Session().client(
+    client = boto3.session.Session().client(
         "s3",
         endpoint_url=endpoint or None,
         region_name=region or "us-east-1",
@@ -56,6 +61,12 @@ def _client(endpoint: str, region: str, key_id: str, secret: str) -> Any:
             read_timeout=60,
         ),
     )
+    client.meta.events.register("before-sign.s3", _mark_hop)
+    return client
+
+
+def _mark_hop(request: Any, **_: Any) -> None:
+    request.headers[HOP_HEADER] = "1"
 
 
 async def validate(stored: dict[str, Any]) -> str | None:

@@ -1,0 +1,40 @@
+"""PUT on the phase's entry point route replaces its rules, as PUT by ruleset id does.
+
+The spec's setup order writes the rule by ruleset id; the provider's Rulesets API also updates a
+phase's entry point through `PUT /zones/<zone_id>/rulesets/phases/http_log_custom_fields/entrypoint`
+(http_log_custom_fields is one of its phases), creating it when the zone has none, the request
+holding every rule to keep. Two PUTs there:
+the second's rules are all the entry point holds, in the answer and on a later GET.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from conformance.clients.rules_api import LOG_PHASE, RulesApiClient
+from conformance.suite.logs.helpers import entrypoint_guard, log_rule
+from conformance.suite.setup_check import require_ok
+
+SECOND = {"response_fields": [{"name": "x-ep-second"}]}
+
+
+def _params(ruleset: Any) -> list[Any]:
+    rules = ruleset.get("rules") if isinstance(ruleset, dict) else None
+    assert isinstance(rules, list), f"no rules array: {ruleset}"
+    return [rule.get("action_parameters") for rule in rules]
+
+
+@pytest.mark.rule("logs.rulesets.entrypoint-put")
+def test_put_on_the_phase_entrypoint_replaces_its_rules(rules_api: RulesApiClient) -> None:
+    with entrypoint_guard(rules_api):
+        first = rules_api.put_entrypoint({"rules": [log_rule(request=("x-ep-first",))]})
+        result = first.assert_envelope_ok(200)
+        assert _params(result) == [{"request_fields": [{"name": "x-ep-first"}]}], result
+        second = rules_api.put_entrypoint({"rules": [log_rule(response=("x-ep-second",))]})
+        result = second.assert_envelope_ok(200)
+        later = require_ok(rules_api.get_entrypoint(), "GET of the entry point").result
+        for shown in (result, later):
+            assert isinstance(shown, dict) and shown.get("phase") == LOG_PHASE, shown
+            assert _params(shown) == [SECOND], f"rules after the second PUT: {shown}"
