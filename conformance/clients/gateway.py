@@ -118,7 +118,17 @@ class GatewayClient:
         http_method: str = "POST",
     ) -> Reply:
         """Sends the body exactly as given (no Content-Type unless `headers` has one)."""
-        url = self.url_for(network)
+        return self.post_path(f"/v1/{network}", body, headers, http_method)
+
+    def post_path(
+        self,
+        path: str,
+        body: bytes | str,
+        headers: Mapping[str, str] | None = None,
+        http_method: str = "POST",
+    ) -> Reply:
+        """`post_raw` to any path below the gateway URL (`/v2/sepolia`: another version)."""
+        url = self.url + path
         data = body.encode("utf-8") if isinstance(body, str) else body
         sent = dict(headers or {})
         resp = self.session.request(
@@ -126,7 +136,7 @@ class GatewayClient:
         )
         reply = Reply.from_response(resp)
         sent_text = data[:300].decode("utf-8", errors="replace")
-        reply.request = f"{http_method} /v1/{network} {sent_text or '(empty body)'}"
+        reply.request = f"{http_method} {path} {sent_text or '(empty body)'}"
         collector.add(
             Exchange.build(http_method, url, reply.status, sent, resp.headers, reply.body, data)
         )

@@ -108,6 +108,9 @@ INVALID: list[tuple[str, list[Any]]] = [
     ("eth_feeHistory", ["0x1", "latest", 50]),  # rewardPercentiles not a list
     ("eth_feeHistory", ["0x1", "latest", ["50"]]),  # a percentile as a string
     ("eth_feeHistory", ["0x1", "latest", [True]]),
+    # a block tag is one of the execution API's lower-case names (its BlockTag enum)
+    ("eth_getBalance", [ADDR, "LATEST"]),
+    ("eth_getBlockByNumber", ["Earliest", False]),
 ]
 
 

@@ -12,6 +12,8 @@ from conformance.suite.gateway.helpers import (
     SPEC_PARAMS,
     check_response,
     check_result,
+    is_success,
+    need_behaviour,
     served_network,
 )
 
@@ -30,6 +32,18 @@ def test_post_to_v1_network_path(gateway: GatewayClient) -> None:
     reply.result()
 
 
+@pytest.mark.rule("gateway.path.other-version-not-served")
+@pytest.mark.parametrize("version", ["v2", "v0"])
+def test_other_version_segment_is_not_served(gateway: GatewayClient, version: str) -> None:
+    """The gateway path carries /v1/: the same request to another version segment gets no
+    JSON-RPC result, but a 4xx (the reference's: 404 with an error object)."""
+    need_behaviour(gateway, "network-routing")
+    network = served_network(gateway)
+    reply = gateway.post_path(f"/{version}/{network}", SPEC_BODY, JSON_HEADERS)
+    assert 400 <= reply.status < 500, f"expected a 4xx, got {reply.describe()}"
+    assert not is_success(reply), reply.describe()
+
+
 @pytest.mark.rule("gateway.jsonrpc.get-block-by-number")
 def test_spec_body_is_served(gateway: GatewayClient) -> None:
     """The spec's body (hex block number, then a boolean, integer id) gets a block result."""
@@ -41,9 +55,19 @@ def test_spec_body_is_served(gateway: GatewayClient) -> None:
 
 
 @pytest.mark.rule("gateway.http.content-type")
-@pytest.mark.parametrize("ctype", ["application/json", "application/json; charset=utf-8"])
+@pytest.mark.parametrize(
+    "ctype",
+    [
+        "application/json",
+        "application/json; charset=utf-8",
+        "application/json;charset=UTF-8",
+        "Application/JSON",
+    ],
+)
 def test_json_content_type_is_accepted(gateway: GatewayClient, ctype: str) -> None:
-    """A request sent with Content-Type: application/json is served."""
+    """A request sent with Content-Type: application/json is served, in each form the header
+    takes (RFC 9110 8.3.1: type and subtype are case-insensitive, and the whitespace around a
+    parameter's ';' is optional)."""
     reply = gateway.post_raw(served_network(gateway), SPEC_BODY, {"Content-Type": ctype})
     assert reply.status == 200, reply.describe()
     reply.result()

@@ -74,6 +74,10 @@ def test_header_both_raw_and_transformed_is_refused(
         assert kept == [r.get("action_parameters") for r in before["rules"]], after
 
 
+# the three arrays of the spec, one field type each (request headers, response headers, cookies)
+TYPED = {"request_fields": "x-req-", "response_fields": "x-resp-", "cookie_fields": "Cookie"}
+
+
 @pytest.mark.parametrize(
     "extra",
     [
@@ -100,3 +104,36 @@ def test_custom_field_limit_per_type(rules_api: RulesApiClient, expected: Any, e
             reply.assert_envelope_error(400)
         else:
             reply.assert_envelope_ok(200)
+
+
+@pytest.mark.rule("logs.limits.custom-fields-per-type-max")
+def test_every_field_type_holds_the_limit_at_once(rules_api: RulesApiClient, expected: Any) -> None:
+    """The limit is per field type, not a total: the limit in each of the three arrays at once
+    (split over two rules) is accepted."""
+    count = int(expected.custom_fields_per_type_max)
+    half = count // 2
+    params = {key: _names(*(f"{stem}{i}" for i in range(count))) for key, stem in TYPED.items()}
+    rules = [
+        _rule(**{key: names[:half] for key, names in params.items()}),
+        _rule(**{key: names[half:] for key, names in params.items()}),
+    ]
+    with entrypoint_guard(rules_api):
+        _put(rules_api, rules).assert_envelope_ok(200)
+
+
+@pytest.mark.rule("logs.limits.custom-fields-per-type-over")
+@pytest.mark.parametrize("array", ["response_fields", "cookie_fields"])
+def test_one_over_the_limit_is_refused_in_every_field_type(
+    rules_api: RulesApiClient, expected: Any, array: str
+) -> None:
+    """One name over the limit in the response-header or cookie array is a 400 too (not only
+    in request_fields), while the other arrays stay within theirs."""
+    count = int(expected.custom_fields_per_type_max)
+    stem = TYPED[array]
+    over = _names(*(f"{stem}{i}" for i in range(count + 1)))
+    rules = [
+        _rule(request_fields=_names("x-req-0"), **{array: over[: count // 2]}),
+        _rule(**{array: over[count // 2 :]}),
+    ]
+    with entrypoint_guard(rules_api):
+        _put(rules_api, rules).assert_envelope_error(400)

@@ -174,3 +174,32 @@ def test_job_created_with_each_options_form(
 def _query(options: str) -> dict[str, list[str]]:
     """The options of a logpull_options value, given as a query string or a full URL."""
     return parse_qs(options.split("?", 1)[-1])
+
+
+def _name_of_length(run_prefix: str, length: int) -> str:
+    """A job name of exactly `length` characters that starts with the run prefix."""
+    return (run_prefix + "-" + "n" * length)[:length]
+
+
+@pytest.mark.rule("logs.logpush.job-name-bounds")
+@pytest.mark.parametrize(
+    "case", ["512-chars", "513-chars", "underscore", "space"], ids=lambda case: case
+)
+def test_job_name_bounds(rules_api: RulesApiClient, run_prefix: str, case: str) -> None:
+    """512 characters of letters, digits, '-' and '.' are a name the job keeps; 513, or an
+    underscore or a space, are refused with a 400 (the provider's job schema)."""
+    name = {
+        "512-chars": _name_of_length(run_prefix, 512),
+        "513-chars": _name_of_length(run_prefix, 513),
+        "underscore": f"{run_prefix}-bad_name",
+        "space": f"{run_prefix}-bad name",
+    }[case]
+    with http_destination(run_prefix) as (base, received), job_cleanup(rules_api, run_prefix):
+        require_ok(rules_api.request_ownership(base), "the ownership challenge request")
+        body = job_body(run_prefix, base, challenge_token(received), name=name)
+        reply = rules_api.create_job(body)
+        if case == "512-chars":
+            job = reply.assert_envelope_ok()
+            assert job.get("name") == name, f"a {len(name)}-character name came back {job}"
+        else:
+            reply.assert_envelope_error(400)

@@ -83,3 +83,18 @@ def test_update_of_one_field_keeps_the_others(rules_api: RulesApiClient, run_pre
         rules_api.update_job(job["id"], {"logpull_options": options}).assert_envelope_ok(200)
         again = rules_api.get_job(job["id"]).assert_envelope_ok(200)
         assert again["name"] == name and again["logpull_options"] == options, again
+
+
+@pytest.mark.rule("logs.logpush.job-update")
+def test_update_turns_the_job_off_and_on(rules_api: RulesApiClient, run_prefix: str) -> None:
+    """`enabled` is a job field a PUT changes (the provider's job API): a PUT of enabled false
+    reads back false, a later PUT of true reads back true, and the other fields stay."""
+    with http_destination(run_prefix) as (url, got), job_cleanup(rules_api, run_prefix):
+        rules_api.request_ownership(url).assert_envelope_ok(200)
+        body = job_body(run_prefix, url, challenge_token(got), enabled=True)
+        job = rules_api.create_job(body).assert_envelope_ok()
+        for enabled in (False, True):
+            rules_api.update_job(job["id"], {"enabled": enabled}).assert_envelope_ok(200)
+            shown = rules_api.get_job(job["id"]).assert_envelope_ok(200)
+            assert shown.get("enabled") is enabled, f"after a PUT of enabled {enabled}: {shown}"
+            assert shown["logpull_options"] == body["logpull_options"], shown

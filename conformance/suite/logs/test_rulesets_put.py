@@ -55,6 +55,25 @@ def test_put_replaces_all_rules(rules_api: RulesApiClient) -> None:
             )
 
 
+@pytest.mark.rule("logs.rulesets.put-without-rules")
+def test_put_without_rules_loses_no_rule(rules_api: RulesApiClient) -> None:
+    """A PUT that names no rules (only a description) is refused with a 4xx, or leaves the rules
+    as they were: it is never taken as an empty list that deletes them, nor a 5xx."""
+    with entrypoint_guard(rules_api):
+        ruleset_id = ensure_entrypoint(rules_api)
+        kept = [log_rule(request=("x-kept",))]
+        require_ok(rules_api.update_ruleset(ruleset_id, {"rules": kept}), "PUT of one rule")
+        reply = rules_api.update_ruleset(ruleset_id, {"description": "edge-conformance"})
+        assert reply.status < 500, f"a PUT without rules: {reply.describe()}"
+        later = rules_api.get_ruleset(ruleset_id)
+        rules = later.result.get("rules") if isinstance(later.result, dict) else None
+        require(isinstance(rules, list), f"no rules array on GET: {later.describe()}")
+        params = [rule.get("action_parameters") for rule in rules or []]
+        assert params == [{"request_fields": [{"name": "x-kept"}]}], (
+            f"after a PUT without rules (answered {reply.status}) the rules are {params}"
+        )
+
+
 Stamped = tuple[dict[str, Any], dict[str, Any]]
 
 
@@ -227,3 +246,20 @@ def test_enabled_comes_back_as_sent_and_defaults_to_true(rules_api: RulesApiClie
         rules = rules_api.get_ruleset(ruleset_id).assert_envelope_ok(200)["rules"]
     shown = [rule.get("enabled") for rule in rules]
     assert shown == [False, True, True], f"enabled sent [False, (none), True], shown {shown}"
+
+
+@pytest.mark.rule("logs.rule.enabled")
+@pytest.mark.parametrize("sent", ["false", 0], ids=["string", "number"])
+def test_enabled_that_is_not_a_boolean_is_never_shown(rules_api: RulesApiClient, sent: Any) -> None:
+    """enabled is a boolean: a rule sent with "false" or 0 is refused with a 4xx, or comes back
+    with a boolean; never with the value as sent (a string "false" that reads as true)."""
+    with entrypoint_guard(rules_api):
+        ruleset_id = ensure_entrypoint(rules_api)
+        rule = log_rule(request=("x-ec-odd",), enabled=sent)
+        reply = rules_api.update_ruleset(ruleset_id, {"rules": [rule]})
+        assert reply.status < 500, f"enabled {sent!r}: {reply.describe()}"
+        if reply.status >= 400:
+            return
+        rules = rules_api.get_ruleset(ruleset_id).assert_envelope_ok(200)["rules"]
+    shown = [r.get("enabled") for r in rules]
+    assert all(isinstance(value, bool) for value in shown), f"enabled sent {sent!r}, shown {shown}"

@@ -59,6 +59,15 @@ def test_action_other_than_log_custom_field_is_refused(rules_api: RulesApiClient
     _put(rules_api, REFUSALS["action"][0]).assert_status(400)
 
 
+@pytest.mark.rule("logs.rule.action-other-refused")
+@pytest.mark.parametrize("action", ["LOG_CUSTOM_FIELD", "Log_Custom_Field", "log_custom_fields"])
+def test_action_spelled_otherwise_is_refused(rules_api: RulesApiClient, action: str) -> None:
+    """The action is `log_custom_field` exactly: another case or a near spelling is another
+    action, refused with a 400 (the provider's rule schema admits lower-case actions only)."""
+    rules = [log_rule(request=("x-ok",)), log_rule(request=("x-a",), action=action)]
+    _put(rules_api, rules).assert_status(400)
+
+
 @pytest.mark.rule("logs.rule.expression-other-refused")
 def test_expression_other_than_true_is_refused(rules_api: RulesApiClient) -> None:
     """A rule whose expression is not `true` is refused with a 400."""

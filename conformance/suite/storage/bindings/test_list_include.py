@@ -79,3 +79,32 @@ def test_include_ignored_without_flag(bindings: Any, names: Any) -> None:
         entry = _listed(bindings, names, include)
         assert entry.get("customMetadata") == CUSTOM, entry
         assert entry.get("httpMetadata", {}).get("contentType") == HTTP["contentType"], entry
+
+
+@pytest.mark.rule("storage.bindings.list-include-honored")
+@pytest.mark.parametrize("kind", ["customMetadata", "httpMetadata"])
+def test_include_holds_on_every_page(bindings: Any, names: Any, kind: str) -> None:
+    """include with prefix, delimiter, limit and cursor: every object entry of every page
+    carries the kind include names and not the other, while the delimiter still rolls a
+    group up (a page after the first does not fall back to another include)."""
+    flagged = bindings.with_flags(FLAG)
+    base = names.key("/")
+    keys = [base + tail for tail in ("a", "b", "g/1", "g/2", "c", "d")]
+    for key in keys:
+        flagged.put(key, b"i", customMetadata=CUSTOM, httpMetadata=HTTP).value()
+    other = "httpMetadata" if kind == "customMetadata" else "customMetadata"
+    entries: list[dict[str, Any]] = []
+    prefixes: list[str] = []
+    options: dict[str, Any] = {"prefix": base, "delimiter": "/", "limit": 2, "include": [kind]}
+    for _ in range(10):
+        page = flagged.list(**options).value()
+        entries += page["objects"]
+        prefixes += list(page.get("delimitedPrefixes") or [])
+        if not page.get("truncated"):
+            break
+        options["cursor"] = page.get("cursor")
+    assert [e["key"] for e in entries] == [base + t for t in ("a", "b", "c", "d")], entries
+    assert prefixes == [base + "g/"], prefixes
+    for entry in entries:
+        assert not _absent(entry, kind), f"page entry without {kind}: {entry}"
+        assert _absent(entry, other), f"page entry with {other} (include {kind}): {entry}"

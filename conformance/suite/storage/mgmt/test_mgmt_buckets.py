@@ -124,12 +124,16 @@ def test_name_contains_ignores_jurisdiction(mgmt, names):
 @pytest.mark.parametrize("per_page", [1, 2])
 def test_per_page_and_cursor(mgmt, names, per_page):
     """per_page pages through the run's buckets with the cursor, each exactly once: with 1
-    and with 2 (a page whose first and last bucket differ, so the cursor must follow the last)."""
+    and with 2 (a page whose first and last bucket differ, so the cursor must follow the last).
+    name_contains filters every page, not only the first: a cursor does not drop it."""
     made = sorted(names.bucket() for _ in range(3))
-    for name in made:
+    needle = made[0][: made[0].rfind("-") + 1]  # this worker's prefix
+    # a bucket of the run that sorts after them without the needle: a page past the cursor
+    # that forgot name_contains lists it
+    decoy = needle[:-1] + "z-" + made[-1][len(needle) :]
+    for name in [*made, decoy]:
         mgmt.create_bucket(name).assert_envelope_ok()
     try:
-        needle = made[0][: made[0].rfind("-") + 1]  # this worker's prefix
         seen: list[str] = []
         cursor = None
         for _ in range(50):
@@ -144,9 +148,11 @@ def test_per_page_and_cursor(mgmt, names, per_page):
             if not cursor:
                 break
         assert len(seen) == len(set(seen)), f"a bucket came twice: {seen}"
+        stray = [name for name in seen if needle not in name]
+        assert not stray, f"listed with name_contains={needle!r} and a cursor: {stray}"
         assert set(made) <= set(seen), f"missing {set(made) - set(seen)}"
     finally:
-        for name in made:
+        for name in [*made, decoy]:
             mgmt.delete_bucket(name)
 
 
@@ -154,3 +160,45 @@ def test_per_page_and_cursor(mgmt, names, per_page):
 def test_per_page_zero(mgmt, mgmt_bucket):
     """per_page=0 is accepted with 200 and no buckets."""
     assert listed_names(mgmt.list_buckets(per_page=0)) == []
+
+
+def _invalid_names(prefix: str) -> dict[str, str]:
+    """Names that break one naming rule each, all starting with the run's prefix."""
+    return {
+        "underscore": prefix + "bad_name",
+        "upper-case": prefix + "BadName",
+        "trailing-hyphen": prefix + "bad-",
+        "too-long": (prefix + "x" * 64)[:64],
+    }
+
+
+@pytest.mark.rule("storage.mgmt.bucket.invalid-name-refused")
+@pytest.mark.parametrize("case", ["underscore", "upper-case", "trailing-hyphen", "too-long"])
+def test_invalid_bucket_name_is_refused(mgmt, names, case):
+    """A name outside a-z0-9-, over 63 characters or ending with a hyphen is refused with a
+    4xx, and no such bucket is created."""
+    name = _invalid_names(names.bucket() + "-")[case]
+    reply = mgmt.create_bucket(name)
+    try:
+        assert 400 <= reply.status < 500, f"bucket {name!r} ({case}): {reply.describe()}"
+    finally:
+        if 200 <= reply.status < 300:
+            with contextlib.suppress(Exception):
+                mgmt.delete_bucket(name)
+
+
+@pytest.mark.rule("storage.mgmt.bucket.delete-not-empty")
+def test_delete_of_a_bucket_holding_an_object_is_refused(mgmt, s3, names):
+    """DELETE of a bucket that holds an object is a 4xx: the bucket and the object stay."""
+    name, key = names.bucket(), names.key()
+    mgmt.create_bucket(name).assert_envelope_ok()
+    try:
+        s3.boto.put_object(Bucket=name, Key=key, Body=b"kept")
+        reply = mgmt.delete_bucket(name)
+        assert 400 <= reply.status < 500, f"delete of a bucket holding {key}: {reply.describe()}"
+        body = s3.boto.get_object(Bucket=name, Key=key)["Body"].read()
+        assert body == b"kept", body
+        s3.boto.delete_object(Bucket=name, Key=key)
+    finally:
+        with contextlib.suppress(Exception):
+            s3.delete_bucket_recursive(name)
