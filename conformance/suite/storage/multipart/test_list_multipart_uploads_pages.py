@@ -50,16 +50,19 @@ def test_key_marker_and_prefix_filter(s3, bucket, names):
 
 @pytest.mark.rule("storage.list-multipart-uploads.initiation-order")
 def test_uploads_of_one_key_listed_oldest_first(s3, bucket, names):
-    """Three uploads of one key started a second apart, and one of a key sorting before it:
-    the listing gives the other key first, then the three in the order they were started."""
+    """Four uploads of one key started a second apart, then one each of two keys sorting before
+    it (the later one first): the listing gives the keys in order, then the four in the order
+    they were started. Enough uploads that a target ordering by hash or upload id passes by
+    chance about once in 144 runs (SeaweedFS passed one run of three)."""
     base = names.key()
-    key, before = base + "-b", base + "-a"
+    key, middle, first = base + "-c", base + "-b", base + "-a"
     started = []
-    for _ in range(3):
+    for _ in range(4):
         started.append(mp.start(s3.wire, bucket, key))
         time.sleep(1.1)  # initiation times a second apart, whatever their resolution
-    other = mp.start(s3.wire, bucket, before)
+    in_middle = mp.start(s3.wire, bucket, middle)
+    in_front = mp.start(s3.wire, bucket, first)
     listed, _ = _uploads(mp.list_uploads(s3.wire, bucket))
-    mine = [(k, u) for k, u in listed if k in (key, before)]
-    expected = [(before, other)] + [(key, upload) for upload in started]
+    mine = [(k, u) for k, u in listed if k in (key, middle, first)]
+    expected = [(first, in_front), (middle, in_middle)] + [(key, upload) for upload in started]
     assert mine == expected, f"listed {mine}, expected (by key, then started) {expected}"
