@@ -74,11 +74,13 @@ def logs(
     zone_lock: Any,
     as_of: dt.date,
 ) -> Iterator[Delivered]:
-    rules = [log_rule(request=("x-ec-req",))]
+    # a response header and a cookie configured too: the jobs that select RequestHeaders alone
+    # must not get them
+    rules = [log_rule(request=("x-ec-req",), response=("set-cookie",), cookies=("ec_sel",))]
     redacted = REDACTED_OPTIONS + (REDACTION if as_of >= REDACTION_SINCE else "")
     jobs = {FIELDS: FIELDS_OPTIONS, DEFAULT_TS: DEFAULT_TS_OPTIONS, REDACTED: redacted}
     tolerant = {URL_FORM: QuietJob(_url_form(rules_api))}
-    traffic = [Traffic("q", {"x-ec-req": LOOKUP}, query=QUERY)]
+    traffic = [Traffic("q", {"x-ec-req": LOOKUP, "cookie": "ec_sel=1"}, query=QUERY)]
     url = edge["url"]
     with (
         zone_lock,
@@ -108,6 +110,20 @@ def test_fields_named_after_one_the_entry_lacks_are_logged(logs: Delivered) -> N
     assert not missing, f"selected fields {missing} missing from the entry: {entry}"
     extra = set(entry) - {"ClientCountry", *PRESENT}
     assert not extra, f"fields {sorted(extra)} were not selected: {entry}"
+
+
+@pytest.mark.rule("logs.records.selected-fields")
+@pytest.mark.parametrize("job", [DEFAULT_TS, REDACTED])
+def test_one_custom_field_selected_brings_no_other(logs: Delivered, job: str) -> None:
+    """A job whose fields= names RequestHeaders alone of the three custom fields gets neither
+    ResponseHeaders nor Cookies, though the zone configures a response header and a cookie
+    the request carries: each custom field is a field of its own (the spec: fields= includes
+    Cookies, RequestHeaders and/or ResponseHeaders)."""
+    entry = logs.entry(job, "q")
+    selected = set(DEFAULT_TS_OPTIONS.partition("=")[2].split(","))
+    extra = set(entry) - selected
+    assert not extra, f"job {job}: fields {sorted(extra)} were not selected: {entry}"
+    assert "RequestHeaders" in entry, f"job {job}: the selected RequestHeaders is missing: {entry}"
 
 
 @pytest.mark.rule("logs.records.logpull-url-form")
