@@ -162,3 +162,19 @@ def test_expiration_date_round_trips(s3, bucket):
         raise AssertionError(message) from None
     assert moment == dt.datetime(2031, 1, 1, tzinfo=dt.UTC), reply.body[:600]
     assert _text(kept[0], "Expiration/Days") is None, reply.body[:600]
+
+
+@pytest.mark.rule("storage.lifecycle.put-get")
+def test_each_rule_keeps_its_status(s3, bucket):
+    """A Disabled rule beside an Enabled one comes back Disabled (S3's LifecycleRule Status:
+    Enabled or Disabled), each rule its own, not the first rule's."""
+    enabled = expire_rule("on", "on/", 3)
+    disabled = expire_rule("off", "off/", 4).replace(
+        "<Status>Enabled</Status>", "<Status>Disabled</Status>"
+    )
+    put_lifecycle(s3, bucket, lifecycle_xml(enabled, disabled)).assert_ok()
+    reply = s3.wire.request("GET", bucket, query=LIFECYCLE).assert_ok()
+    root = reply.xml
+    assert root is not None, reply.body[:300]
+    status = {_text(node, "ID"): _text(node, "Status") for node in root}
+    assert status == {"on": "Enabled", "off": "Disabled"}, reply.body[:600]

@@ -14,6 +14,7 @@ import pytest
 
 from .test_lifecycle_config import LIFECYCLE, _text, expire_rule, lifecycle_xml, put_lifecycle
 
+MAX_RULES = 1000  # S3: a lifecycle configuration holds up to 1,000 rules
 FILTER = "<Filter><Prefix>bad/</Prefix></Filter>"
 
 
@@ -40,6 +41,9 @@ INVALID = {
     "expiration-empty": _expiration(""),
     "abort-days-not-a-number": _abort("soon"),
     "status-unknown": _rule(status="Sometimes", action="<Expiration><Days>1</Days></Expiration>"),
+    # the valid rule beside it is `o`: a second rule of that ID (S3: IDs unique)
+    "id-repeated": expire_rule("o", "other/", 9),
+    "id-256-characters": expire_rule("i" * 256, "long/", 9),  # S3: up to 255 characters
 }
 # shapes S3 refuses and R2's own lifecycle API accepts the like of (rules and actions
 # optional, a max age of 0, a Date condition that is any date-time): a rule of their own, MAY
@@ -80,3 +84,31 @@ def _refused_and_kept(s3, bucket: str, rule: str) -> None:
     ids = sorted(_text(node, "ID") or "" for node in root)
     assert ids == ["kept"], after.body[:600]
     assert _text(root[0], "Expiration/Days") == "30", after.body[:600]
+
+
+@pytest.mark.rule("storage.lifecycle.invalid-refused")
+def test_limits_accepted_at_the_bound(s3, bucket):
+    """The other side of the bounds refused above: a 255-character ID and 1000 rules (S3's
+    LifecycleRule ID and rule-count limits) are accepted and returned whole."""
+    longest = "i" * 255
+    put_lifecycle(s3, bucket, lifecycle_xml(expire_rule(longest, "long/", 9))).assert_ok()
+    got = s3.wire.request("GET", bucket, query=LIFECYCLE).assert_ok()
+    assert got.xml is not None and [_text(n, "ID") for n in got.xml] == [longest], got.body[:400]
+    rules = [expire_rule(f"r{n}", f"p{n}/", 1 + n % 9) for n in range(MAX_RULES)]
+    put_lifecycle(s3, bucket, lifecycle_xml(*rules)).assert_ok()
+    got = s3.wire.request("GET", bucket, query=LIFECYCLE).assert_ok()
+    assert got.xml is not None, got.body[:300]
+    assert len(got.xml) == MAX_RULES, f"{len(got.xml)} rules returned of {MAX_RULES}"
+    assert _text(got.xml[-1], "Expiration/Days") is not None, got.body[-400:]
+
+
+@pytest.mark.rule("storage.lifecycle.invalid-refused")
+def test_more_than_1000_rules_refused(s3, bucket):
+    """1001 rules: over S3's limit of 1000 per configuration, a 4xx, the earlier rules kept."""
+    put_lifecycle(s3, bucket, lifecycle_xml(expire_rule("kept", "kept/", 30))).assert_ok()
+    rules = [expire_rule(f"r{n}", f"p{n}/", 1) for n in range(MAX_RULES + 1)]
+    reply = put_lifecycle(s3, bucket, lifecycle_xml(*rules))
+    assert 400 <= reply.status < 500, (reply.status, reply.body[:400])
+    after = s3.wire.request("GET", bucket, query=LIFECYCLE).assert_ok()
+    assert after.xml is not None, after.body[:300]
+    assert [_text(node, "ID") for node in after.xml] == ["kept"], after.body[:600]

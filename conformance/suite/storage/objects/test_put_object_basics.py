@@ -8,6 +8,8 @@ import hashlib
 
 import pytest
 
+from conformance.clients import s3_multipart as mp
+
 HTTP_METADATA = {
     "Content-Type": "application/x-conformance",
     "Content-Encoding": "identity",
@@ -28,6 +30,22 @@ def test_custom_metadata_returned(s3, bucket, names, method):
     reply = s3.wire.request(method, bucket, key).assert_ok()
     assert reply.header(s3.wire.vendor("meta-colour")) == "blue", dict(reply.headers)
     assert reply.header(s3.wire.vendor("meta-two-words")) == "a b", dict(reply.headers)
+
+
+@pytest.mark.rule("storage.put-object.custom-metadata")
+@pytest.mark.parametrize("method", ["GET", "HEAD"])
+def test_custom_metadata_of_a_multipart_object_returned(s3, bucket, names, method):
+    """x-vendor-meta-* sent with CreateMultipartUpload are the completed object's metadata:
+    the Object record has custom metadata however it was written (spec: CreateMultipartUpload
+    "see PutObject")."""
+    key = names.key()
+    sent = {s3.wire.vendor("meta-colour"): "green", s3.wire.vendor("meta-Two-Words"): "c d"}
+    upload = mp.upload_id(mp.create_upload(s3.wire, bucket, key, headers=sent))
+    part = mp.upload_part(s3.wire, bucket, key, upload, 1, b"one part").assert_ok()
+    mp.complete(s3.wire, bucket, key, upload, [(1, mp.etag(part))]).assert_ok()
+    reply = s3.wire.request(method, bucket, key).assert_ok()
+    assert reply.header(s3.wire.vendor("meta-colour")) == "green", dict(reply.headers)
+    assert reply.header(s3.wire.vendor("meta-two-words")) == "c d", dict(reply.headers)
 
 
 @pytest.mark.rule("storage.put-object.http-metadata")

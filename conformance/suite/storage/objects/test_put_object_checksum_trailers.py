@@ -38,3 +38,21 @@ def test_trailing_checksum_accepted_and_returned(s3, bucket, names, algorithm, m
     assert got.body == b"".join(CHUNKS), f"{mode} {algorithm}: stored body differs"
     head = s3.wire.request("HEAD", bucket, key, headers=enabled).assert_ok()
     assert head.header(name) == value, f"HEAD {name}: {head.header(name)!r}, sent {value!r}"
+
+
+@pytest.mark.rule("storage.put-object.checksum-crc32")
+def test_trailer_names_in_another_case_are_the_same_fields(s3, bucket, names):
+    """`X-Amz-Checksum-Crc32` announced and sent as a trailer: field names are case-insensitive
+    (RFC 9110 section 5.1), so the checksum is checked and returned as for the lowercase form."""
+    key = names.key()
+    value = chunked.checksum("crc32", b"".join(CHUNKS))
+    trailers = {"X-Amz-Checksum-Crc32": value}
+    reply = chunked.put_chunked(s3.wire, bucket, key, CHUNKS, chunked.UNSIGNED_TRAILER, trailers)
+    reply.assert_ok()
+    enabled = {s3.wire.vendor("checksum-mode"): "ENABLED"}
+    head = s3.wire.request("HEAD", bucket, key, headers=enabled).assert_ok()
+    name = s3.wire.vendor("checksum-crc32")
+    assert head.header(name) == value, f"HEAD {name}: {head.header(name)!r}, sent {value!r}"
+    wrong = {"X-Amz-Checksum-Crc32": chunked.checksum("crc32", b"other bytes")}
+    bad = chunked.put_chunked(s3.wire, bucket, names.key(), CHUNKS, chunked.UNSIGNED_TRAILER, wrong)
+    assert 400 <= bad.status < 500, f"a wrong trailer in another case: {bad.describe()}"

@@ -1,0 +1,114 @@
+"""SigV4 header signing built by hand, for the valid forms botocore never sends.
+
+botocore always signs with `X-Amz-Date`, deletes a `Date` header, and derives the credential
+scope from the same instant. Tests of the other forms AWS's SigV4 pages allow (a `Date` header
+instead of `x-amz-date`, both headers at once) or forbid (a credential date that is not the
+request's date, still consistently signed) need the canonical request built here. Only what
+those tests send is supported: a path of unreserved characters and a canonical query.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import hmac
+from collections.abc import Mapping
+from urllib.parse import quote, urlsplit
+
+from conformance.clients.s3_wire import PreparedWire, WireClient
+
+ALGORITHM = "AWS4-HMAC-SHA256"
+EMPTY_SHA256 = hashlib.sha256(b"").hexdigest()
+
+
+def _signing_key(secret: str, date: str, region: str) -> bytes:
+    key = hmac.new(("AWS4" + secret).encode(), date.encode(), hashlib.sha256).digest()
+    for part in (region, "s3", "aws4_request"):
+        key = hmac.new(key, part.encode(), hashlib.sha256).digest()
+    return key
+
+
+def sign(
+    wire: WireClient,
+    method: str,
+    url: str,
+    headers: Mapping[str, str],
+    *,
+    timestamp: dt.datetime,
+    credential_date: str | None = None,
+    body: bytes = b"",
+) -> PreparedWire:
+    """Sign `headers` (plus Host and x-amz-content-sha256) for `timestamp`.
+
+    `headers` must already hold the header that carries the date (`x-amz-date` or `Date`);
+    `credential_date` (YYYYMMDD) defaults to the timestamp's date.
+    """
+    parts = urlsplit(url)
+    payload = hashlib.sha256(body).hexdigest()
+    sent = {**headers, "Host": parts.netloc, "x-amz-content-sha256": payload}
+    canonical = {name.lower(): " ".join(value.split()) for name, value in sent.items()}
+    names = sorted(canonical)
+    query = "&".join(sorted(parts.query.split("&"))) if parts.query else ""
+    request = "\n".join(
+        [
+            method,
+            parts.path or "/",
+            query,
+            "".join(f"{name}:{canonical[name]}\n" for name in names),
+            ";".join(names),
+            payload,
+        ]
+    )
+    date = credential_date or timestamp.strftime("%Y%m%d")
+    scope = f"{date}/{wire.region}/s3/aws4_request"
+    to_sign = "\n".join(
+        [
+            ALGORITHM,
+            timestamp.strftime("%Y%m%dT%H%M%SZ"),
+            scope,
+            hashlib.sha256(request.encode()).hexdigest(),
+        ]
+    )
+    key = _signing_key(wire.credentials.secret_key, date, wire.region)
+    signature = hmac.new(key, to_sign.encode(), hashlib.sha256).hexdigest()
+    sent["Authorization"] = (
+        f"{ALGORITHM} Credential={wire.credentials.access_key}/{scope}, "
+        f"SignedHeaders={';'.join(names)}, Signature={signature}"
+    )
+    return PreparedWire(method, url, sent, body)
+
+
+def presign(
+    wire: WireClient,
+    method: str,
+    url: str,
+    *,
+    timestamp: dt.datetime,
+    credential_date: str | None = None,
+    expires: int = 600,
+) -> str:
+    """A presigned URL (Host signed, UNSIGNED-PAYLOAD) whose scope date may differ."""
+    parts = urlsplit(url)
+    date = credential_date or timestamp.strftime("%Y%m%d")
+    scope = f"{date}/{wire.region}/s3/aws4_request"
+    stamp = timestamp.strftime("%Y%m%dT%H%M%SZ")
+    params = [
+        ("X-Amz-Algorithm", ALGORITHM),
+        ("X-Amz-Credential", f"{wire.credentials.access_key}/{scope}"),
+        ("X-Amz-Date", stamp),
+        ("X-Amz-Expires", str(expires)),
+        ("X-Amz-SignedHeaders", "host"),
+    ]
+    query = "&".join(
+        sorted(
+            [item for item in parts.query.split("&") if item]
+            + [f"{quote(k, safe='-_.~')}={quote(v, safe='-_.~')}" for k, v in params]
+        )
+    )
+    request = "\n".join(
+        [method, parts.path or "/", query, f"host:{parts.netloc}\n", "host", "UNSIGNED-PAYLOAD"]
+    )
+    to_sign = "\n".join([ALGORITHM, stamp, scope, hashlib.sha256(request.encode()).hexdigest()])
+    key = _signing_key(wire.credentials.secret_key, date, wire.region)
+    signature = hmac.new(key, to_sign.encode(), hashlib.sha256).hexdigest()
+    return f"{parts.scheme}://{parts.netloc}{parts.path}?{query}&X-Amz-Signature={signature}"

@@ -1,0 +1,158 @@
+"""SigV4 forms botocore does not send but AWS's SigV4 pages define: each is read as AWS reads it.
+
+An implementer who parses only what one SDK sends refuses other clients' valid requests:
+an Authorization header whose components are separated by `,` alone (AWS's own S3 example
+mixes `, ` and `,`; several SDKs send no space), a signed header value holding runs of spaces
+(the canonical form trims it and collapses each run to one space), a `Date` header in place of
+`x-amz-date`. Two refusals complete it: `x-amz-date` wins over a stale `Date` when both are
+sent, and a credential scope dated another day than the request is refused however
+consistently it was signed.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from email.utils import format_datetime
+
+import pytest
+
+from conformance.clients import s3_sign
+from conformance.clients.s3_wire import PreparedWire
+
+RULE = "storage.auth.signed-forms-accepted"
+
+
+def _now() -> dt.datetime:
+    return dt.datetime.now(dt.UTC).replace(microsecond=0)
+
+
+@pytest.mark.rule(RULE)
+def test_authorization_without_spaces_after_commas_is_accepted(s3, bucket):
+    """`Credential=...,SignedHeaders=...,Signature=...` (no spaces) is the same header."""
+    prepared = s3.wire.prepare("GET", bucket, query=[("list-type", "2")])
+    auth = prepared.headers["Authorization"]
+    prepared.headers["Authorization"] = auth.replace(", ", ",")
+    assert prepared.headers["Authorization"] != auth, auth
+    s3.wire.send(prepared).assert_ok()
+
+
+@pytest.mark.rule(RULE)
+def test_signed_header_with_runs_of_spaces_is_accepted(s3, bucket, names):
+    """A signed value `a   b    c` is canonicalised as `a b c` (trimall); the PUT succeeds."""
+    key = names.key()
+    header = s3.wire.vendor("meta-spaced")
+    prepared = s3.wire.prepare("PUT", bucket, key, headers={header: "a   b    c"}, body=b"x")
+    s3.wire.send(prepared).assert_ok()
+    s3.wire.request("HEAD", bucket, key).assert_ok()
+
+
+@pytest.mark.rule(RULE)
+def test_date_header_in_place_of_x_amz_date_is_accepted(s3, bucket):
+    """Signed with `Date` (RFC 7231 form) and no `x-amz-date`: the request is accepted."""
+    now = _now()
+    url = s3.wire.url(bucket, query=[("list-type", "2")])
+    headers = {"Date": format_datetime(now, usegmt=True)}
+    s3.wire.send(s3_sign.sign(s3.wire, "GET", url, headers, timestamp=now)).assert_ok()
+
+
+@pytest.mark.rule(RULE)
+def test_x_amz_date_wins_over_a_stale_date_header(s3, bucket):
+    """With both headers, the signature's time is `x-amz-date`; a day-old `Date` is ignored."""
+    now = _now()
+    stale = now - dt.timedelta(days=1)
+    url = s3.wire.url(bucket, query=[("list-type", "2")])
+    headers = {
+        "x-amz-date": now.strftime("%Y%m%dT%H%M%SZ"),
+        "Date": format_datetime(stale, usegmt=True),
+    }
+    s3.wire.send(s3_sign.sign(s3.wire, "GET", url, headers, timestamp=now)).assert_ok()
+
+
+@pytest.mark.rule(RULE)
+def test_credential_dated_another_day_is_refused(s3, bucket, names):
+    """A scope dated the day before `x-amz-date`, signed with that day's key: a 4xx, no write."""
+    now = _now()
+    key = names.key()
+    url = s3.wire.url(bucket, key)
+    headers = {"x-amz-date": now.strftime("%Y%m%dT%H%M%SZ")}
+    yesterday = (now - dt.timedelta(days=1)).strftime("%Y%m%d")
+    prepared = s3_sign.sign(
+        s3.wire, "PUT", url, headers, timestamp=now, credential_date=yesterday, body=b"x"
+    )
+    reply = s3.wire.send(prepared)
+    assert 400 <= reply.status < 500, f"credential dated {yesterday}: {reply.describe()}"
+    assert s3.wire.request("HEAD", bucket, key).status == 404, "the object was written"
+
+
+@pytest.mark.rule(RULE)
+def test_presigned_credential_dated_another_day_is_refused(s3, bucket, names):
+    """A presigned GET whose scope is dated the day before X-Amz-Date: a 4xx, no body."""
+    key = names.key()
+    s3.wire.put_object(bucket, key, b"secret").assert_ok()
+    now = _now()
+    yesterday = (now - dt.timedelta(days=1)).strftime("%Y%m%d")
+    url = s3_sign.presign(
+        s3.wire, "GET", s3.wire.url(bucket, key), timestamp=now, credential_date=yesterday
+    )
+    reply = s3.wire.send(PreparedWire("GET", url))
+    assert 400 <= reply.status < 500, f"credential dated {yesterday}: {reply.describe()}"
+    assert reply.body != b"secret", "the object was served"
+
+
+@pytest.mark.rule(RULE)
+def test_presigned_url_signed_by_hand_is_accepted(s3, bucket, names):
+    """The same URL dated consistently is accepted: the refusal above is the date's doing."""
+    key = names.key()
+    s3.wire.put_object(bucket, key, b"secret").assert_ok()
+    url = s3_sign.presign(s3.wire, "GET", s3.wire.url(bucket, key), timestamp=_now())
+    assert s3.wire.send(PreparedWire("GET", url)).assert_ok().body == b"secret"
+
+
+@pytest.mark.rule(RULE)
+def test_query_sent_out_of_order_is_accepted(s3, bucket):
+    """Query parameters sent unsorted, one value holding a space, `~` and `+`: the canonical
+    query sorts and encodes them, so the signature holds."""
+    query = [("prefix", "a b~c+d"), ("max-keys", "5"), ("list-type", "2")]
+    s3.wire.request("GET", bucket, query=query).assert_ok()
+
+
+@pytest.mark.rule(RULE)
+def test_unsigned_x_amz_header_added_to_a_presigned_put_is_refused(s3, bucket, names):
+    """A presigned PUT sent with an unsigned `x-amz-copy-source` naming another object: AWS
+    refuses x-amz-* headers left out of SignedHeaders (HeadersNotSigned); it never becomes a
+    copy of that object."""
+    source, key = names.key(), names.key()
+    s3.wire.put_object(bucket, source, b"secret source").assert_ok()
+    url = s3.wire.presign("PUT", bucket, key)
+    header = s3.wire.vendor("copy-source")
+    reply = s3.wire.send(PreparedWire("PUT", url, {header: f"/{bucket}/{source}"}, b"sent"))
+    assert 400 <= reply.status < 500, f"unsigned {header}: {reply.describe()}"
+    got = s3.wire.get_object(bucket, key)
+    assert got.status == 404, f"the PUT stored {got.body[:40]!r}"
+
+
+@pytest.mark.rule(RULE)
+@pytest.mark.parametrize("hours", [-1, 1], ids=["an-hour-ago", "in-an-hour"])
+def test_request_dated_an_hour_away_is_refused(s3, bucket, names, hours):
+    """A request signed consistently for an hour ago or an hour ahead: AWS refuses one more
+    than 15 minutes from its clock (RequestTimeTooSkewed); a 4xx and nothing written."""
+    key = names.key()
+    moment = _now() + dt.timedelta(hours=hours)
+    headers = {"x-amz-date": moment.strftime("%Y%m%dT%H%M%SZ")}
+    url = s3.wire.url(bucket, key)
+    prepared = s3_sign.sign(s3.wire, "PUT", url, headers, timestamp=moment, body=b"x")
+    reply = s3.wire.send(prepared)
+    assert 400 <= reply.status < 500, f"dated {moment:%H:%M} UTC: {reply.describe()}"
+    assert s3.wire.request("HEAD", bucket, key).status == 404, "the object was written"
+
+
+@pytest.mark.rule(RULE)
+def test_presigned_url_dated_an_hour_ahead_is_refused(s3, bucket, names):
+    """A presigned GET whose X-Amz-Date is an hour ahead is not valid yet: a 4xx, no body."""
+    key = names.key()
+    s3.wire.put_object(bucket, key, b"secret").assert_ok()
+    ahead = _now() + dt.timedelta(hours=1)
+    url = s3_sign.presign(s3.wire, "GET", s3.wire.url(bucket, key), timestamp=ahead)
+    reply = s3.wire.send(PreparedWire("GET", url))
+    assert 400 <= reply.status < 500, f"dated an hour ahead: {reply.describe()}"
+    assert reply.body != b"secret", "the object was served"

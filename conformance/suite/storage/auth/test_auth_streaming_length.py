@@ -1,0 +1,40 @@
+"""aws-chunked uploads: the decoded size must be x-amz-decoded-content-length, both ways.
+
+AWS's streaming-upload page makes `x-amz-decoded-content-length` the object's length. An
+implementer who trusts the framing and never compares the total with the header stores a
+truncated or lengthened object the client never meant; one who checks only "not more than"
+(or only "not less than") lets the other side through. Each signing mode sends chunks that
+total one byte fewer and one byte more than declared: a 4xx, and nothing stored.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from conformance.clients import s3_chunked as chunked
+
+RULE = "storage.auth.streaming-decoded-length"
+CHUNKS = [b"d" * 8192, b"the declared length is off by one"]
+MODES = {
+    "signed": chunked.SIGNED,
+    "signed-trailer": chunked.SIGNED_TRAILER,
+    "unsigned-trailer": chunked.UNSIGNED_TRAILER,
+}
+
+
+@pytest.mark.rule(RULE)
+@pytest.mark.parametrize("off_by", [1, -1], ids=["declared-longer", "declared-shorter"])
+@pytest.mark.parametrize("mode", sorted(MODES))
+def test_decoded_length_other_than_declared_is_refused(s3, bucket, names, mode, off_by):
+    """Chunks totalling the declared length -1 / +1: a 4xx and no object under the key."""
+    key = names.key()
+    size = sum(len(c) for c in CHUNKS)
+    name = s3.wire.vendor("checksum-crc32")
+    trailers = None if mode == "signed" else {name: chunked.checksum("crc32", b"".join(CHUNKS))}
+    control = chunked.put_chunked(s3.wire, bucket, names.key(), CHUNKS, MODES[mode], trailers)
+    control.assert_ok()
+    reply = chunked.put_chunked(
+        s3.wire, bucket, key, CHUNKS, MODES[mode], trailers, decoded_length=size + off_by
+    )
+    assert 400 <= reply.status < 500, f"declared {size + off_by}, sent {size}: {reply.describe()}"
+    assert s3.wire.request("HEAD", bucket, key).status == 404, "an object was stored"
