@@ -161,12 +161,34 @@ def base_record(
     }
 
 
+# the Log4Shell redaction switch of logpull_options (the provider's Logpush API configuration
+# page) and the OpenAPI's spelling of the output_options member
+REDACTION_KEYS = ("CVE-2021-44228", "CVE-2021-4428")
+
+
 def job_options(logpull_options: str | None) -> tuple[list[str] | None, str]:
     """(selected fields or None for every field, timestamp format) of a job."""
     query = (logpull_options or "").split("?", 1)[-1]
     pairs = dict(parse_qsl(query, keep_blank_values=True))
     fields = [f for f in pairs.get("fields", "").split(",") if f] or None
     return fields, pairs.get("timestamps", "unixnano")
+
+
+def redacts(logpull_options: str | None) -> bool:
+    """Whether the job asked for `CVE-2021-44228=true`: every `${` of its lines becomes `x{`."""
+    pairs = dict(parse_qsl((logpull_options or "").split("?", 1)[-1]))
+    return any(pairs.get(key) == "true" for key in REDACTION_KEYS)
+
+
+def _redacted(value: Any) -> Any:
+    """`value` with every `${` of its strings (names included) replaced by `x{`."""
+    if isinstance(value, str):
+        return value.replace("${", "x{")
+    if isinstance(value, dict):
+        return {_redacted(k): _redacted(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_redacted(v) for v in value]
+    return value
 
 
 def format_timestamp(value_ns: int, fmt: str) -> Any:
@@ -197,4 +219,6 @@ def job_line(
             continue
         value = record[name]
         out[name] = format_timestamp(value, fmt) if name in TIMESTAMP_FIELDS else value
+    if redacts(logpull_options):
+        out = _redacted(out)
     return json.dumps(out, separators=(",", ":"), ensure_ascii=False)

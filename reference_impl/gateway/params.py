@@ -16,7 +16,9 @@ from reference_impl import yaml_data
 from reference_impl.gateway.errors import invalid_params
 
 BLOCK_TAGS = ("latest", "earliest", "pending", "safe", "finalized")
-_QUANTITY = re.compile(r"\A0x[0-9a-fA-F]{1,64}\Z")
+# the execution API's uint, ^0x(0|[1-9a-f][0-9a-f]*)$: no leading zero digit (geth refuses them
+# too); upper-case digits are still read, as geth and Hardhat read them
+_QUANTITY = re.compile(r"\A0x(?:0|[1-9a-fA-F][0-9a-fA-F]{0,63})\Z")
 _DATA = re.compile(r"\A0x(?:[0-9a-fA-F]{2})*\Z")
 _ADDRESS = re.compile(r"\A0x[0-9a-fA-F]{40}\Z")
 _HASH32 = re.compile(r"\A0x[0-9a-fA-F]{64}\Z")

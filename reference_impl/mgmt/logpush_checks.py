@@ -33,6 +33,7 @@ class Vocabulary:
     custom_field_names: frozenset[str]
     timestamp_formats: frozenset[str]
     logpull_option_keys: frozenset[str]
+    redaction_option_keys: frozenset[str]
     http_requests_fields: frozenset[str]
 
 
@@ -50,6 +51,7 @@ def vocabulary() -> Vocabulary:
         custom_field_names=sets["custom_field_names"],
         timestamp_formats=sets["timestamp_formats"],
         logpull_option_keys=sets["logpull_option_keys"],
+        redaction_option_keys=sets["redaction_option_keys"],
         http_requests_fields=sets["http_requests_fields"],
     )
 
@@ -143,6 +145,9 @@ def check_logpull_options(profile: Profile, value: Any, dataset: str) -> str | N
     if "timestamps" in seen and seen["timestamps"] not in vocab.timestamp_formats:
         formats = ", ".join(sorted(vocab.timestamp_formats))
         raise ApiError("job_invalid", f"timestamps takes one of {formats}", at)
+    for key in vocab.redaction_option_keys & set(seen):
+        if seen[key] not in ("true", "false"):
+            raise ApiError("job_invalid", f"{key} takes true or false", at)
     if "sample" in seen and not _is_sample(seen["sample"]):
         raise ApiError("job_invalid", "sample takes a number in (0, 1]", at)
     return value

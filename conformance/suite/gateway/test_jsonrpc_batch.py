@@ -72,3 +72,18 @@ def test_notifications_in_a_batch_are_not_answered(gateway: GatewayClient) -> No
     reply = gateway.post_json(served_network(gateway), batch)
     assert isinstance(reply.json, list), reply.describe()
     assert [item.get("id") for item in reply.json] == [11], reply.describe()
+
+
+@pytest.mark.rule("gateway.jsonrpc.notification")
+def test_failed_notification_gets_no_response(gateway: GatewayClient) -> None:
+    """A notification the server cannot serve (an unknown method) is not answered either:
+    JSON-RPC 2.0 (section 4.1) says errors of notifications are not reported, alone or in a
+    batch, where only the request with an id gets a response."""
+    network = served_network(gateway)
+    alone = gateway.post_json(network, request_object("eth_noSuchMethodEc", []))
+    assert alone.status in (200, 202, 204), alone.describe()
+    assert not alone.body.strip(), f"a failed notification was answered: {alone.describe()}"
+    batch = [request_object("eth_noSuchMethodEc", []), request_object("eth_chainId", [], 12)]
+    reply = gateway.post_json(network, batch)
+    assert isinstance(reply.json, list), reply.describe()
+    assert [item.get("id") for item in reply.json] == [12], reply.describe()

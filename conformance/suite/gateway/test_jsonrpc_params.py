@@ -111,6 +111,13 @@ INVALID: list[tuple[str, list[Any]]] = [
     # a block tag is one of the execution API's lower-case names (its BlockTag enum)
     ("eth_getBalance", [ADDR, "LATEST"]),
     ("eth_getBlockByNumber", ["Earliest", False]),
+    # a quantity is the execution API's uint, ^0x(0|[1-9a-f][0-9a-f]*)$: its prefix is a lower-case
+    # 0x, it has no leading zero digit, and it is never empty
+    ("eth_getBlockByNumber", ["0X0", False]),
+    ("eth_getBlockByNumber", ["0x00", False]),
+    ("eth_getBalance", [ADDR, "0x01"]),
+    ("eth_feeHistory", ["0x01", "latest", []]),
+    ("eth_getBlockByNumber", ["0x", False]),
 ]
 
 

@@ -39,7 +39,9 @@ TAIL_PAUSE = 1.5
 RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$")
 REQUEST_VALUE = "request-value-1"
 RESPONSE_VALUE = "response-value-2"
-COOKIE_VALUE = "cookie-value-3"
+# '=' is a cookie-octet (RFC 6265 4.1.1): base64 padding is the common case; the whole value is
+# logged, not the part before a second '='
+COOKIE_VALUE = "cookie-value-3=="
 POSTED_VALUE = "posted-value-4"
 QUERY = "ec-q=1&ec-r=two"
 SELECTED = "fields"

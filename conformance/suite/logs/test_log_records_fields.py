@@ -1,5 +1,7 @@
 """Standard fields a job selects: ClientRequestPath, fields named after one the entry may lack,
-and logpull_options written as the Logpull URL the provider says a job may be given.
+and logpull_options written as the Logpull URL the provider says a job may be given; the options
+the provider's Logpush API configuration page adds: timestamps unixnano when none is named, and
+`CVE-2021-44228=true` (every `${` of a line becomes `x{`).
 
 One round of its own (so the records module's jobs stay as they are): a job whose fields= names
 ClientCountry first (a field of the dataset that a target may leave empty: the reference has no
@@ -7,11 +9,14 @@ client geography) and then fields every request has; and a job created with its 
 in the Logpull URL form (`<base_url>/zones/<zone>/logs/received?fields=...`). The provider
 documents that form for a deprecated field, so a target may refuse the job: it is created the
 tolerant way (`quiet`: None when refused, read once the first job's lines arrived) and its rule
-is then not checked.
+is then not checked. A job without timestamps= (which also logs the configured header as sent) and
+one with the redaction option are created as the first job is: the provider documents both forms.
 """
 
 from __future__ import annotations
 
+import datetime as dt
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -20,13 +25,14 @@ import pytest
 from conformance.clients.rules_api import RulesApiClient
 from conformance.suite.logs.helpers import log_rule
 from conformance.suite.logs.log_delivery import (
+    TIMESTAMP_FIELDS,
     WAIT_ENV,
     Delivered,
     QuietJob,
     Traffic,
     delivered_logs,
 )
-from conformance.suite.setup_check import not_checked
+from conformance.suite.setup_check import not_checked, require
 
 QUERY = "ec-f=1&ec-g=two"
 FIELDS = "fields"
@@ -35,6 +41,21 @@ URL_FORM = "url-form"
 PRESENT = ("RayID", "ClientRequestPath", "ClientRequestURI", "EdgeResponseStatus")
 FIELDS_OPTIONS = f"fields=ClientCountry,{','.join(PRESENT)}&timestamps=rfc3339"
 URL_FORM_FIELDS = ("RayID", "ClientRequestURI", "EdgeResponseStatus")
+# no timestamps=: the provider's default format (unixnano) for both timestamp fields
+DEFAULT_TS = "default-timestamps"
+DEFAULT_TS_OPTIONS = (
+    "fields=RayID,ClientRequestURI,EdgeStartTimestamp,EdgeEndTimestamp,RequestHeaders"
+)
+REDACTED = "redacted"
+REDACTED_OPTIONS = (
+    "fields=RayID,ClientRequestURI,EdgeStartTimestamp,EdgeEndTimestamp,RequestHeaders"
+    "&timestamps=rfc3339"
+)
+REDACTION = "&CVE-2021-44228=true"
+REDACTION_SINCE = dt.date(2021, 12, 14)  # the option's blog post: before it, the job goes without
+LOOKUP = "ec-${x}-and-${y}"  # two occurrences, every one replaced (no jndi: a WAF may refuse that)
+NANOS_PER_S = 10**9
+RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$")
 
 
 def _url_form(rules_api: RulesApiClient) -> str:
@@ -46,12 +67,20 @@ def _url_form(rules_api: RulesApiClient) -> str:
 
 @pytest.fixture(scope="module")
 def logs(
-    rules_api: RulesApiClient, s3: Any, edge: dict[str, Any], run_prefix: str, zone_lock: Any
+    rules_api: RulesApiClient,
+    s3: Any,
+    edge: dict[str, Any],
+    run_prefix: str,
+    zone_lock: Any,
+    as_of: dt.date,
 ) -> Iterator[Delivered]:
-    rules = [log_rule(request=("x-ec-req",))]
-    jobs = {FIELDS: FIELDS_OPTIONS}
+    # a response header and a cookie configured too: the jobs that select RequestHeaders alone
+    # must not get them
+    rules = [log_rule(request=("x-ec-req",), response=("set-cookie",), cookies=("ec_sel",))]
+    redacted = REDACTED_OPTIONS + (REDACTION if as_of >= REDACTION_SINCE else "")
+    jobs = {FIELDS: FIELDS_OPTIONS, DEFAULT_TS: DEFAULT_TS_OPTIONS, REDACTED: redacted}
     tolerant = {URL_FORM: QuietJob(_url_form(rules_api))}
-    traffic = [Traffic("q", {"x-ec-req": "fields-round"}, query=QUERY)]
+    traffic = [Traffic("q", {"x-ec-req": LOOKUP, "cookie": "ec_sel=1"}, query=QUERY)]
     url = edge["url"]
     with (
         zone_lock,
@@ -83,6 +112,20 @@ def test_fields_named_after_one_the_entry_lacks_are_logged(logs: Delivered) -> N
     assert not extra, f"fields {sorted(extra)} were not selected: {entry}"
 
 
+@pytest.mark.rule("logs.records.selected-fields")
+@pytest.mark.parametrize("job", [DEFAULT_TS, REDACTED])
+def test_one_custom_field_selected_brings_no_other(logs: Delivered, job: str) -> None:
+    """A job whose fields= names RequestHeaders alone of the three custom fields gets neither
+    ResponseHeaders nor Cookies, though the zone configures a response header and a cookie
+    the request carries: each custom field is a field of its own (the spec: fields= includes
+    Cookies, RequestHeaders and/or ResponseHeaders)."""
+    entry = logs.entry(job, "q")
+    selected = set(DEFAULT_TS_OPTIONS.partition("=")[2].split(","))
+    extra = set(entry) - selected
+    assert not extra, f"job {job}: fields {sorted(extra)} were not selected: {entry}"
+    assert "RequestHeaders" in entry, f"job {job}: the selected RequestHeaders is missing: {entry}"
+
+
 @pytest.mark.rule("logs.records.logpull-url-form")
 def test_logpull_options_in_url_form_select_the_fields(logs: Delivered) -> None:
     """A job whose logpull_options is the Logpull URL logs the fields its query selects: not
@@ -100,3 +143,39 @@ def test_logpull_options_in_url_form_select_the_fields(logs: Delivered) -> None:
     assert not extra, f"fields {sorted(extra)} were not selected by the URL's query: {entry}"
     missing = [name for name in URL_FORM_FIELDS if name not in entry]
     assert not missing, f"selected fields {missing} missing from the entry: {entry}"
+
+
+@pytest.mark.rule("logs.records.timestamps-default-unixnano")
+@pytest.mark.parametrize("field", TIMESTAMP_FIELDS)
+def test_timestamps_default_to_unixnano(logs: Delivered, field: str) -> None:
+    """A job that names no timestamps= logs each timestamp field as an integer count of
+    nanoseconds: the instant the rfc3339 job logs for the same request, to the second (Unix
+    seconds or an RFC 3339 string would be another format)."""
+    stamp = logs.entry(DEFAULT_TS, "q").get(field)
+    assert isinstance(stamp, int) and not isinstance(stamp, bool), _want(field, stamp)
+    other = logs.entry(REDACTED, "q").get(field)
+    require(
+        isinstance(other, str) and RFC3339.match(other),
+        f"the rfc3339 job's {field} to compare with: {other!r}",
+    )
+    moment = dt.datetime.fromisoformat(str(other).replace("Z", "+00:00")).timestamp()
+    assert abs(stamp / NANOS_PER_S - moment) <= 1.0, _want(field, stamp) + f" (rfc3339 {other})"
+
+
+def _want(field: str, stamp: object) -> str:
+    return f"{field} should be integer Unix nanoseconds (the default), the record's is {stamp!r}"
+
+
+@pytest.mark.rule("logs.records.cve-2021-44228-redaction")
+def test_redaction_option_replaces_every_lookup(logs: Delivered) -> None:
+    """With CVE-2021-44228=true every `${` of the logged header value is `x{`."""
+    logged = logs.entry(REDACTED, "q").get("RequestHeaders")
+    expected = {"x-ec-req": LOOKUP.replace("${", "x{")}
+    assert logged == expected, f"RequestHeaders should be {expected!r}, the record's is {logged!r}"
+
+
+@pytest.mark.rule("logs.records.cve-2021-44228-redaction")
+def test_without_the_redaction_option_the_value_is_as_sent(logs: Delivered) -> None:
+    """The redaction is an option: a job without it logs `${` as the client sent it."""
+    logged = logs.entry(DEFAULT_TS, "q").get("RequestHeaders")
+    assert logged == {"x-ec-req": LOOKUP}, f"RequestHeaders {logged!r}, sent {LOOKUP!r}"
