@@ -171,3 +171,14 @@ def checked_reference(
     yield proc
     proc.stop()
     assert_no_traceback(log)
+
+
+def running_clean(tmp_path: Path, **profile: object) -> Iterator[RefProcess]:
+    """A reference with these profile overrides for one test; afterwards its log must hold no
+    traceback (a connection the reference drops on purpose is not an application error)."""
+    log = tmp_path / "reference.stderr"
+    extra = [arg for key, value in profile.items() for arg in ("--profile", f"{key}={value}")]
+    proc = start(tmp_path / "data", *extra, log=log)
+    yield proc
+    proc.stop()
+    assert_no_traceback(log)

@@ -17,7 +17,7 @@ from pathlib import Path
 import h2.events
 import pytest
 from reliability.offload_probe import MIB, public_domain
-from reliability.refproc import RefProcess, assert_no_traceback, start
+from reliability.refproc import RefProcess, running_clean
 from reliability.test_h2_backpressure import _open
 
 pytestmark = pytest.mark.slow
@@ -29,14 +29,7 @@ STALL, KEEP_ALIVE = 2, 2  # seconds: send_idle_timeout_s, header_timeout_s (hype
 def ref(tmp_path: Path) -> Iterator[RefProcess]:
     """A reference with short timeouts; its log holds no traceback afterwards (a dropped reply
     is not an application error)."""
-    log = tmp_path / "reference.stderr"
-    proc = start(
-        tmp_path / "data", "--profile", f"send_idle_timeout_s={STALL}",
-        "--profile", f"header_timeout_s={KEEP_ALIVE}", log=log,
-    )  # fmt: skip
-    yield proc
-    proc.stop()
-    assert_no_traceback(log)
+    yield from running_clean(tmp_path, send_idle_timeout_s=STALL, header_timeout_s=KEEP_ALIVE)
 
 
 def test_unread_h2_download_is_dropped(ref: RefProcess) -> None:

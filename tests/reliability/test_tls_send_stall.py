@@ -26,7 +26,7 @@ import h2.settings
 import psutil
 import pytest
 from reliability.offload_probe import MIB, public_domain
-from reliability.refproc import RefProcess, assert_no_traceback, start
+from reliability.refproc import RefProcess, running_clean
 
 pytestmark = pytest.mark.slow
 BUCKET = "tls-send-stall"
@@ -35,14 +35,7 @@ STALL, SLOTS = 2, 3  # send_idle_timeout_s, max_connections (requests in flight 
 
 @pytest.fixture
 def ref(tmp_path: Path) -> Iterator[RefProcess]:
-    log = tmp_path / "reference.stderr"
-    proc = start(
-        tmp_path / "data", "--profile", f"send_idle_timeout_s={STALL}",
-        "--profile", f"max_connections={SLOTS}", log=log,
-    )  # fmt: skip
-    yield proc
-    proc.stop()
-    assert_no_traceback(log)
+    yield from running_clean(tmp_path, send_idle_timeout_s=STALL, max_connections=SLOTS)
 
 
 def _tls(ref: RefProcess, domain: str, alpn: list[str] | None) -> ssl.SSLSocket:
