@@ -22,6 +22,7 @@ from reference_impl.s3.chunked import (
     is_streaming,
     refuse_unstreamed_framing,
 )
+from reference_impl.services.domains import MalformedHost, normalise_host
 from reference_impl.wire.s3.call_view import CallView
 from reference_impl.wire.s3.errors import S3Error
 from reference_impl.wire.s3.uri import utf8_unquote
@@ -143,6 +144,7 @@ def resolve(ctx: ServerContext, request: Request) -> Call:
     except ValueError:
         raise S3Error("InvalidURI") from None
     keys = keys_of(ctx)
+    host_account, host_bucket = _parse_host(request, keys)  # a malformed Host: 400, before auth
     profile = ctx.profile
     if profile.verify_signatures:
         regions = profile.s3_signing_regions
@@ -179,7 +181,6 @@ def resolve(ctx: ServerContext, request: Request) -> Call:
 
     if ctx.profile.deviations.one_account:
         account = ctx.identity.account_id
-    host_account, host_bucket = _parse_host(request.headers.get("host", ""), keys)
     if ctx.profile.deviations.host_ignored:
         host_account = host_bucket = None
     if host_account is not None and host_account != account:
@@ -236,20 +237,34 @@ def _unverified_account(request: Request, keys: dict[str, sigv4.Key], default: s
     return default
 
 
-def _parse_host(host: str, keys: dict[str, sigv4.Key]) -> tuple[str | None, str | None]:
-    """`{bucket}.{account}.{storage_host}` or `{account}.{storage_host}`; else path-style."""
-    return _host_parts(host, frozenset(key.account for key in keys.values()))
+def _parse_host(request: Request, keys: dict[str, sigv4.Key]) -> tuple[str | None, str | None]:
+    """`{bucket}.{account}.{storage_host}` or `{account}.{storage_host}`; else path-style.
+
+    A Host that is not `uri-host [":" port]` (a port above 65535 or not digits, a space), or two
+    Host lines, is 400 InvalidArgument (RFC 9112 section 3.2 MUST), read by the same parser as
+    the public listener's; an empty or missing Host (HTTP/1.0) is path-style."""
+    hosts = request.headers.getlist("host")
+    try:
+        if len(hosts) > 1:
+            raise MalformedHost(hosts[0])
+        host = hosts[0] if hosts else ""
+        return _host_parts(host, frozenset(key.account for key in keys.values()))
+    except MalformedHost:
+        message = "The Host header is not a host name with an optional port"
+        raise S3Error("InvalidArgument", message) from None
 
 
 @lru_cache(maxsize=256)  # clients send the same few Host values; parsing an IP is not free
 def _host_parts(host: str, accounts: frozenset[str]) -> tuple[str | None, str | None]:
-    name = host.rsplit(":", 1)[0] if not host.startswith("[") else host
+    if not host.strip(" \t"):
+        return None, None
+    name = normalise_host(host)  # lower case, port and trailing dot cut; else MalformedHost
     try:
         ipaddress.ip_address(name.strip("[]"))
         return None, None
     except ValueError:
         pass
-    labels = name.lower().split(".")
+    labels = name.split(".")
     for index, label in enumerate(labels):
         if label in accounts:
             bucket = ".".join(labels[:index]) or None

@@ -30,7 +30,7 @@ def _allow_origin(rule: dict[str, Any], origin: str) -> str:
 
 def _bucket_of(ctx: ServerContext, request: Request) -> tuple[str, str | None]:
     """(account, bucket) of an unauthenticated request: virtual-hosted Host, else the path."""
-    account, bucket = _parse_host(request.headers.get("host", ""), keys_of(ctx))
+    account, bucket = _parse_host(request, keys_of(ctx))
     raw_path = request.scope.get("raw_path", b"").decode("latin-1") or request.url.path
     path = unquote(raw_path.split("?", 1)[0])
     if bucket is None and account is None:

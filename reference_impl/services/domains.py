@@ -34,9 +34,12 @@ def valid_domain(name: str) -> bool:
     )
 
 
-# RFC 9110 section 7.2: Host = uri-host [ ":" port ]; a name of letters, digits, `-`, `.`
-# (the only ones a domain holds) or a bracketed IPv6 literal; a port of ASCII digits only
-HOST = re.compile(r"\A(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(?::([0-9]{0,5}))?\Z")
+# RFC 9110 section 7.2: Host = uri-host [ ":" port ]; uri-host a bracketed IPv6 literal or an
+# RFC 3986 reg-name (unreserved, pct-encoded, sub-delims: `minio_1` is a Host, if no domain);
+# a port of ASCII digits only. The S3 and public listeners both read Host with it.
+HOST = re.compile(
+    r"\A(\[[0-9a-f:.]+\]|(?:[a-z0-9._~!$&'()*+,;=-]|%[0-9a-f]{2})+)(?::([0-9]{0,5}))?\Z"
+)
 MAX_PORT = 65535
 
 
