@@ -2,8 +2,10 @@
 
 HTTP statuses: 200 with a JSON-RPC body (errors included), 204 when only notifications were
 sent, 403 for a single request of an unsupported method (-32601), 404 for an unknown network,
-410 for a retired one, and 405/413/415 for requests that are not JSON-RPC over POST; every
-non-204 answer carries a JSON-RPC error object. Never a 500.
+410 for a retired one, 405/413/415 for requests that are not JSON-RPC over POST, and 501 for a
+body in a transfer coding other than chunked (RFC 9112 section 6.1: the listener does not undo
+it, so the bytes are not the JSON the client sent); every non-204 answer carries a JSON-RPC
+error object. Never a 500.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from reference_impl import jsonbody, numbers
+from reference_impl import jsonbody, numbers, transfer_codings
 from reference_impl.context import ServerContext
 from reference_impl.gateway.errors import (
     INTERNAL_ERROR,
@@ -95,6 +97,10 @@ def build_app(ctx: ServerContext) -> Starlette:
             prof.deviations.require_no_content_type and media == JSON
         ):
             return refuse(415, RpcError(INVALID_REQUEST, f"unsupported content type {ctype!r:.60}"))
+        sent = request.headers.getlist("transfer-encoding")
+        if transfer_codings.unapplied(sent):
+            message = f"Transfer-Encoding {', '.join(sent)!r:.60} is not supported: chunked only"
+            return refuse(501, RpcError(INVALID_REQUEST, message))
         try:
             body = await read_body(request)
         except _TooLarge:

@@ -12,6 +12,7 @@ from functools import lru_cache
 
 from starlette.requests import Request
 
+from reference_impl import transfer_codings
 from reference_impl.context import ServerContext
 from reference_impl.identity import Identity
 from reference_impl.s3 import sigv4
@@ -67,11 +68,10 @@ class Call(CallView):
         The listener takes the chunked framing off and applies no other coding: a body sent
         `gzip, chunked` would be stored still gzipped, so any other coding is NotImplemented
         (RFC 9112 6.1; S3 answers the same)."""
-        sent = ",".join(self.request.headers.getlist("transfer-encoding"))
-        codings = [c.strip().lower() for c in sent.split(",") if c.strip()]
-        if codings and codings != ["chunked"]:
+        sent = self.request.headers.getlist("transfer-encoding")
+        if transfer_codings.unapplied(sent):
             raise S3Error("NotImplemented", Header="Transfer-Encoding")
-        return bool(codings)
+        return bool(transfer_codings.codings(sent))
 
     def declared_length(self) -> str | None:
         """The body size the client declared: the decoded size of an aws-chunked body."""
