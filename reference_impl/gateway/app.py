@@ -108,8 +108,11 @@ def build_app(ctx: ServerContext) -> Starlette:
         net = gateway.networks.get(name)
         if net is None or not net.served:
             return await network_refusal(name, net, body)
-        try:  # NaN / Infinity are not JSON (RFC 8259): -32700 like any other non-JSON text
-            doc = await jsonbody.loads_bounded(body, int(gateway.limits["max_depth"]))
+        # NaN / Infinity are not JSON (RFC 8259): -32700 like any other non-JSON text. So is an
+        # object that repeats a name: which copy counts is the parser's (RFC 8259 section 4),
+        # so none is run (a reference choice, docs/decisions.md Area B; JSON-RPC is silent)
+        try:
+            doc = await jsonbody.loads_bounded(body, int(gateway.limits["max_depth"]), True)
         except jsonbody.JsonBodyError as exc:
             return refuse(200, RpcError(PARSE_ERROR, f"parse error: {exc}"))
 
