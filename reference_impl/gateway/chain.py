@@ -15,13 +15,23 @@ from typing import Any
 
 from reference_impl.gateway import evm_limits
 from reference_impl.gateway import params as p
-from reference_impl.gateway.errors import SERVER_ERROR, RpcError
+from reference_impl.gateway.errors import LIMIT_EXCEEDED, SERVER_ERROR, RpcError
 from reference_impl.gateway.fees import fee_history
 from reference_impl.gateway.format import Formatter
 
 DEV_PRIVATE_KEY = "0x" + "00" * 31 + "01"
 DEV_ADDRESS = "0x7E5F4552091A69125d5DfCb7b8C2659029395Bdf"
 PRIORITY_FEE = 10**9
+# A raw transaction over this size is refused before it is decoded, as geth's pool refuses it
+# (txMaxSize: 4 slots of 32 KiB; -32000 "oversized data").
+MAX_RAW_TRANSACTION_BYTES = 128 * 1024
+# What one chain keeps of sent transactions. Every block stays in memory and py-evm cannot drop
+# an old one (each state is built on the ones before), so a full chain refuses more with -32005
+# and keeps answering reads of what it holds; a restart of the reference gives fresh chains.
+# Measured in-process: ~18 KB of RSS per small transfer, ~1.4 MB per 120 KB transaction, so
+# either cap holds one chain to ~100 MB.
+MAX_CHAIN_TRANSACTIONS = 4096
+MAX_CHAIN_TRANSACTION_BYTES = 8 * 1024 * 1024
 # Methods answered from the configuration alone: they never build the chain, so a client that
 # only asks these (the suite's preflight asks eth_chainId; the envelope and network checks)
 # does not pay eth-tester's import and the genesis (~0.8 s of CPU, ~2 s at a loaded machine).
@@ -70,8 +80,14 @@ class EmbeddedChain:
         fmt: Formatter,
         gas_cap: int = 50_000_000,
         evm_timeout_s: float = 5.0,
+        max_transactions: int = MAX_CHAIN_TRANSACTIONS,
+        max_transaction_bytes: int = MAX_CHAIN_TRANSACTION_BYTES,
     ) -> None:
         self.chain_id = chain_id
+        self.max_transactions = max_transactions
+        self.max_transaction_bytes = max_transaction_bytes
+        self._kept_transactions = 0  # sent transactions the chain took, and their raw bytes
+        self._kept_bytes = 0
         self.gas_cap = gas_cap
         self.evm_timeout_s = evm_timeout_s
         self.client_version = client_version
@@ -200,6 +216,19 @@ class EmbeddedChain:
         return self.fmt.qty(self._run("estimate_gas", call, block))
 
     def _send_raw(self, raw: str) -> str:
+        size = (len(raw) - 2) // 2  # params checked it: 0x and an even number of hex digits
+        if size > MAX_RAW_TRANSACTION_BYTES:
+            raise RpcError(SERVER_ERROR, "oversized data")
+        if (
+            self._kept_transactions >= self.max_transactions
+            or self._kept_bytes + size > self.max_transaction_bytes
+        ):
+            message = (
+                f"limit exceeded: this test chain keeps at most {self.max_transactions} "
+                f"transactions or {self.max_transaction_bytes} bytes of them; restart the "
+                "reference for a fresh chain"
+            )
+            raise RpcError(LIMIT_EXCEEDED, message)
         try:
             builder = self._et.backend.chain.get_vm().get_transaction_builder()
             signed_for = getattr(builder.decode(bytes.fromhex(raw[2:])), "chain_id", None)
@@ -210,9 +239,12 @@ class EmbeddedChain:
             message = f"invalid chain id {signed_for}: this network is {self.chain_id}"
             raise RpcError(SERVER_ERROR, f"transaction rejected: {message}")
         try:
-            return self.fmt.hexdata(self._et.send_raw_transaction(raw))
+            tx_hash = self._et.send_raw_transaction(raw)
         except Exception as exc:  # rlp, signature, nonce, funds: all a refusal, not a crash
             raise RpcError(SERVER_ERROR, f"transaction rejected: {exc}"[:300]) from None
+        self._kept_transactions += 1
+        self._kept_bytes += size
+        return self.fmt.hexdata(tx_hash)
 
     def _transaction(self, tx_hash: str) -> Any:
         from eth_tester.exceptions import TransactionNotFound
