@@ -94,3 +94,22 @@ def test_part_uploaded_again_replaces_the_first(bindings: Any, names: Any) -> No
     again = bindings.upload_part(key, upload_id, 1, b"new-body").value()
     bindings.complete(key, upload_id, [again]).value()
     assert body_of(bindings.get(key).value()) == b"new-body"
+
+
+@pytest.mark.rule("storage.bindings.multipart-no-md5")
+def test_completed_object_has_no_md5_checksum(bindings: Any, names: Any) -> None:
+    """The spec's object record: an MD5 is included by default for objects *not* uploaded by
+    multipart. A completed multipart object's head().checksums carries no md5 (its ETag is no
+    MD5 of its bytes); the same bytes put whole carry theirs."""
+    key = names.key()
+    upload_id = _start(bindings, key)
+    part = bindings.upload_part(key, upload_id, 1, b"multipart bytes").value()
+    bindings.complete(key, upload_id, [part]).value()
+    checksums = bindings.head(key).value()["checksums"]
+    assert "md5" not in checksums, f"a multipart object's checksums: {checksums}"
+    whole = names.key()
+    bindings.put(whole, b"multipart bytes").value()
+    assert (
+        bindings.head(whole).value()["checksums"].get("md5")
+        == hashlib.md5(b"multipart bytes").hexdigest()
+    )
