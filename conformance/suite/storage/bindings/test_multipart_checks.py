@@ -113,3 +113,14 @@ def test_completed_object_has_no_md5_checksum(bindings: Any, names: Any) -> None
         bindings.head(whole).value()["checksums"].get("md5")
         == hashlib.md5(b"multipart bytes").hexdigest()
     )
+
+
+@pytest.mark.rule("storage.bindings.multipart")
+def test_custom_metadata_over_the_limit_is_refused_at_create(bindings: Any, names: Any) -> None:
+    """createMultipartUpload() with customMetadata of 8193 UTF-8 bytes in a value (dates.md
+    "Other facts": metadata over 8192 bytes is too large, as for put()) is refused cleanly and
+    no upload or object results: an upload taking it would publish an object put() refuses."""
+    key = names.key()
+    over = {"k": "v" * (8192 - len("k") + 1)}
+    bindings.create_multipart_upload(key, customMetadata=over).refused()
+    assert bindings.head(key).value() is None
