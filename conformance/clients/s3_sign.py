@@ -85,28 +85,38 @@ def presign(
     *,
     timestamp: dt.datetime,
     credential_date: str | None = None,
-    expires: int = 600,
+    expires: int | None = 600,
+    signed: Mapping[str, str] | None = None,
+    sign_host: bool = True,
 ) -> str:
-    """A presigned URL (Host signed, UNSIGNED-PAYLOAD) whose scope date may differ."""
+    """A presigned URL (UNSIGNED-PAYLOAD) whose scope date may differ. `signed`: headers signed
+    besides Host (the request must send them); `sign_host=False` leaves Host out of
+    SignedHeaders and `expires=None` leaves X-Amz-Expires out (forms AWS refuses)."""
     parts = urlsplit(url)
     date = credential_date or timestamp.strftime("%Y%m%d")
     scope = f"{date}/{wire.region}/s3/aws4_request"
     stamp = timestamp.strftime("%Y%m%dT%H%M%SZ")
+    headers = {name.lower(): " ".join(value.split()) for name, value in (signed or {}).items()}
+    if sign_host:
+        headers["host"] = parts.netloc
+    names = sorted(headers)
     params = [
         ("X-Amz-Algorithm", ALGORITHM),
         ("X-Amz-Credential", f"{wire.credentials.access_key}/{scope}"),
         ("X-Amz-Date", stamp),
-        ("X-Amz-Expires", str(expires)),
-        ("X-Amz-SignedHeaders", "host"),
+        ("X-Amz-SignedHeaders", ";".join(names)),
     ]
+    if expires is not None:
+        params.append(("X-Amz-Expires", str(expires)))
     query = "&".join(
         sorted(
             [item for item in parts.query.split("&") if item]
             + [f"{quote(k, safe='-_.~')}={quote(v, safe='-_.~')}" for k, v in params]
         )
     )
+    canonical_headers = "".join(f"{name}:{headers[name]}\n" for name in names)
     request = "\n".join(
-        [method, parts.path or "/", query, f"host:{parts.netloc}\n", "host", "UNSIGNED-PAYLOAD"]
+        [method, parts.path or "/", query, canonical_headers, ";".join(names), "UNSIGNED-PAYLOAD"]
     )
     to_sign = "\n".join([ALGORITHM, stamp, scope, hashlib.sha256(request.encode()).hexdigest()])
     key = _signing_key(wire.credentials.secret_key, date, wire.region)

@@ -94,3 +94,33 @@ def test_part_uploaded_again_replaces_the_first(bindings: Any, names: Any) -> No
     again = bindings.upload_part(key, upload_id, 1, b"new-body").value()
     bindings.complete(key, upload_id, [again]).value()
     assert body_of(bindings.get(key).value()) == b"new-body"
+
+
+@pytest.mark.rule("storage.bindings.multipart-no-md5")
+def test_completed_object_has_no_md5_checksum(bindings: Any, names: Any) -> None:
+    """The spec's object record: an MD5 is included by default for objects *not* uploaded by
+    multipart. A completed multipart object's head().checksums carries no md5 (its ETag is no
+    MD5 of its bytes); the same bytes put whole carry theirs."""
+    key = names.key()
+    upload_id = _start(bindings, key)
+    part = bindings.upload_part(key, upload_id, 1, b"multipart bytes").value()
+    bindings.complete(key, upload_id, [part]).value()
+    checksums = bindings.head(key).value()["checksums"]
+    assert "md5" not in checksums, f"a multipart object's checksums: {checksums}"
+    whole = names.key()
+    bindings.put(whole, b"multipart bytes").value()
+    assert (
+        bindings.head(whole).value()["checksums"].get("md5")
+        == hashlib.md5(b"multipart bytes").hexdigest()
+    )
+
+
+@pytest.mark.rule("storage.bindings.multipart")
+def test_custom_metadata_over_the_limit_is_refused_at_create(bindings: Any, names: Any) -> None:
+    """createMultipartUpload() with customMetadata of 8193 UTF-8 bytes in a value (dates.md
+    "Other facts": metadata over 8192 bytes is too large, as for put()) is refused cleanly and
+    no upload or object results: an upload taking it would publish an object put() refuses."""
+    key = names.key()
+    over = {"k": "v" * (8192 - len("k") + 1)}
+    bindings.create_multipart_upload(key, customMetadata=over).refused()
+    assert bindings.head(key).value() is None

@@ -112,9 +112,11 @@ def test_presigned_url_with_signed_headers_keeps_preflight(s3, cors_bucket, name
 
 
 @pytest.mark.rule("storage.cors.preflight-max-age")
-@pytest.mark.parametrize("max_age", [3000, None], ids=["set", "unset"])
+@pytest.mark.parametrize("max_age", [3000, 0, None], ids=["set", "zero", "unset"])
 def test_preflight_max_age_follows_the_rule(s3, bucket, max_age):
-    """MaxAgeSeconds is how long a browser may keep the preflight: Access-Control-Max-Age."""
+    """MaxAgeSeconds is how long a browser may keep the preflight: Access-Control-Max-Age. Zero
+    is a value too (keep it not at all), not an absent one: left out, a browser keeps the
+    preflight for its default 5 seconds (Fetch standard)."""
     extra = "" if max_age is None else f"<MaxAgeSeconds>{max_age}</MaxAgeSeconds>"
     put_cors(s3, bucket, config_xml(rule_xml(extra=extra))).assert_ok()
     reply = preflight(s3, bucket, "max-age-probe", "GET")

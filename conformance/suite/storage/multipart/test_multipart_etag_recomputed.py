@@ -105,3 +105,46 @@ def test_reuploaded_part_replaces_the_earlier_one(s3, bucket, names):
     mp.complete(s3.wire, bucket, key, upload, [(1, old)]).assert_error(400, "InvalidPart")
     mp.complete(s3.wire, bucket, key, upload, [(1, new)]).assert_ok()
     assert s3.wire.get_object(bucket, key).assert_ok().body == b"second version"
+
+
+# three equal parts: before 2022-10-28 unequal ones are refused at UploadPart already
+UNLISTED = {n: bytes([n]) * (5 * MIB) for n in (1, 2, 3)}
+
+
+def _complete_without_part_3(s3, bucket, key):
+    upload, etags = _upload(s3, bucket, key, UNLISTED)
+    done = mp.complete(s3.wire, bucket, key, upload, [(1, etags[1]), (2, etags[2])])
+    return done.assert_ok()
+
+
+@pytest.mark.rule(
+    "storage.complete-multipart-upload.etag-suffix",
+    "storage.complete-multipart-upload.etag-suffix-dated",
+    "storage.complete-multipart-upload.etag-md5-of-parts",
+    "storage.complete-multipart-upload.publishes",
+)
+def test_part_left_out_of_the_completion_is_not_counted(s3, bucket, names):
+    """Parts 1, 2 and 3 uploaded, 1 and 2 completed: the object is parts 1 and 2 and its ETag
+    md5(md5(p1)+md5(p2))-2 (S3's CompleteMultipartUpload: the listed parts make the object).
+    An implementer who hashes, or counts, every part the upload holds answers -3."""
+    key = names.key()
+    _complete_without_part_3(s3, bucket, key)
+    want = _expected_etag([UNLISTED[1], UNLISTED[2]])
+    head = s3.wire.request("HEAD", bucket, key).assert_ok()
+    assert head.header("etag") == want, f"HeadObject ETag {head.header('etag')!r} != {want}"
+    got = s3.wire.get_object(bucket, key).assert_ok().body
+    assert got == UNLISTED[1] + UNLISTED[2], "the object is not parts 1 and 2 joined"
+
+
+@pytest.mark.rule("storage.get-object.part-number")
+def test_part_left_out_of_the_completion_has_no_part_number(s3, bucket, names):
+    """The same object read by partNumber: it has 2 parts (x-amz-mp-parts-count 2 on part 1),
+    and partNumber=3, the part left out, is a 4xx, not its bytes."""
+    key = names.key()
+    _complete_without_part_3(s3, bucket, key)
+    one = s3.wire.request("GET", bucket, key, query=[("partNumber", "1")])
+    assert one.status == 206 and one.body == UNLISTED[1], f"partNumber=1: {one.status}"
+    count = one.header(s3.wire.vendor("mp-parts-count"))
+    assert count == "2", f"parts count {count!r}, the completion listed 2"
+    three = s3.wire.request("GET", bucket, key, query=[("partNumber", "3")])
+    assert 400 <= three.status < 500, f"partNumber=3 (not completed): {three.status}"

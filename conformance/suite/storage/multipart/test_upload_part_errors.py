@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import hashlib
 
 import pytest
@@ -91,3 +92,15 @@ def test_unequal_part_refused_at_upload(s3, upload: Upload):
     """Before sizes were checked at completion, a part larger than the earlier ones is refused."""
     mp.upload_part(s3.wire, *upload, 1, b"a" * 10).assert_ok()
     mp.upload_part(s3.wire, *upload, 2, b"b" * 20).assert_error(400, "InvalidPart")
+
+
+@pytest.mark.rule("storage.upload-part.content-md5-mismatch")
+def test_part_with_wrong_content_md5_is_bad_digest(s3, upload: Upload):
+    """UploadPart whose Content-MD5 is another body's: 400 BadDigest; the same part with its
+    own Content-MD5 is accepted."""
+    body = b"part bytes checked by Content-MD5"
+    wrong = base64.b64encode(hashlib.md5(b"other bytes").digest()).decode()
+    reply = mp.upload_part(s3.wire, *upload, 1, body, headers={"Content-MD5": wrong})
+    reply.assert_error(400, "BadDigest")
+    right = base64.b64encode(hashlib.md5(body).digest()).decode()
+    mp.upload_part(s3.wire, *upload, 1, body, headers={"Content-MD5": right}).assert_ok()

@@ -50,6 +50,21 @@ def test_custom_metadata_of_a_multipart_object_returned(s3, bucket, names, metho
 
 @pytest.mark.rule("storage.put-object.http-metadata")
 @pytest.mark.parametrize("method", ["GET", "HEAD"])
+def test_http_metadata_of_a_multipart_object_returned(s3, bucket, names, method):
+    """Content-Type, -Encoding, -Disposition, -Language and Cache-Control sent with
+    CreateMultipartUpload are the completed object's (spec: CreateMultipartUpload "see
+    PutObject"); an upload that kept only custom metadata served application/octet-stream."""
+    key = names.key()
+    upload = mp.upload_id(mp.create_upload(s3.wire, bucket, key, headers=HTTP_METADATA))
+    part = mp.upload_part(s3.wire, bucket, key, upload, 1, b"one part").assert_ok()
+    mp.complete(s3.wire, bucket, key, upload, [(1, mp.etag(part))]).assert_ok()
+    reply = s3.wire.request(method, bucket, key).assert_ok()
+    wrong = {n: reply.header(n) for n, v in HTTP_METADATA.items() if reply.header(n) != v}
+    assert not wrong, f"{method} of the completed object: {wrong}, sent {HTTP_METADATA}"
+
+
+@pytest.mark.rule("storage.put-object.http-metadata")
+@pytest.mark.parametrize("method", ["GET", "HEAD"])
 def test_http_metadata_round_trips(s3, bucket, names, method):
     """Content-Type, -Encoding, -Disposition, -Language, Cache-Control and Expires are
     returned as written (every field, not only the first few)."""
