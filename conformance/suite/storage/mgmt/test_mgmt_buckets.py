@@ -125,8 +125,11 @@ def test_name_contains_ignores_jurisdiction(mgmt, names):
 def test_per_page_and_cursor(mgmt, names, per_page):
     """per_page pages through the run's buckets with the cursor, each exactly once: with 1
     and with 2 (a page whose first and last bucket differ, so the cursor must follow the last).
-    name_contains filters every page, not only the first: a cursor does not drop it."""
-    made = sorted(names.bucket() for _ in range(3))
+    name_contains filters every page, not only the first: a cursor does not drop it. The names
+    are of six consecutive lengths, so a cursor follows names of every length modulo 3 and 4
+    (a cursor that encodes the name, e.g. unpadded base64, must read back each of them)."""
+    base = names.bucket()
+    made = sorted(base + "a" * extra for extra in range(6))
     needle = made[0][: made[0].rfind("-") + 1]  # this worker's prefix
     # a bucket of the run that sorts after them without the needle: a page past the cursor
     # that forgot name_contains lists it
