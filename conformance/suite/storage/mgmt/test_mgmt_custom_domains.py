@@ -41,7 +41,8 @@ def _listed(domains: CustomDomains, bucket: str) -> list[dict[str, Any]]:
 @pytest.mark.rule("storage.mgmt.custom-domain.attach-list-remove")
 def test_attach_list_get_remove(s3, bucket, target):
     """POST attaches the domain enabled (the answer names it, enabled true); the bucket's list
-    holds it enabled, its GET reads it back; DELETE answers its name and the list drops it."""
+    holds it enabled, its GET reads it back; DELETE answers its name, the list drops it and its
+    GET answers a 4xx (the status is not public: a removed domain is not read back)."""
     if not target.offers("public"):
         pytest.skip(f"{NA_PREFIX}surface public not offered by target {target.name}")
     domains = CustomDomains(target.surface("mgmt"))
@@ -64,6 +65,8 @@ def test_attach_list_get_remove(s3, bucket, target):
         assert _named(removed.assert_envelope_ok(200), domain), removed.describe()
         left = [item for item in _listed(domains, bucket) if _named(item, domain)]
         assert left == [], f"the removed domain is still listed: {left}"
+        gone = domains.request("GET", domains.path(bucket, domain))
+        assert 400 <= gone.status < 500, f"GET of the removed domain: {gone.describe()}"
     finally:
         if removed is None or removed.status >= 300:
             domains.delete(bucket, domain)
