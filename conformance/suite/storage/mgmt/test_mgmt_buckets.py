@@ -190,6 +190,19 @@ def test_invalid_bucket_name_is_refused(mgmt, names, case):
                 mgmt.delete_bucket(name)
 
 
+@pytest.mark.rule("storage.mgmt.bucket.invalid-name-refused")
+def test_bucket_name_that_is_not_a_string_is_refused(mgmt):
+    """The provider's Create Bucket takes `name` as a string: a number there is no bucket name,
+    refused with a 4xx (never a 5xx)."""
+    reply = mgmt.request("POST", mgmt.r2("/buckets"), body={"name": 12345})
+    try:
+        assert 400 <= reply.status < 500, f"name 12345 (a JSON number): {reply.describe()}"
+    finally:
+        if 200 <= reply.status < 300:
+            with contextlib.suppress(Exception):
+                mgmt.delete_bucket("12345")
+
+
 @pytest.mark.rule("storage.mgmt.bucket.delete-not-empty")
 def test_delete_of_a_bucket_holding_an_object_is_refused(mgmt, s3, names):
     """DELETE of a bucket that holds an object is a 4xx: the bucket and the object stay."""
