@@ -165,6 +165,14 @@ def test_per_page_zero(mgmt, mgmt_bucket):
     assert listed_names(mgmt.list_buckets(per_page=0)) == []
 
 
+@pytest.mark.rule("storage.mgmt.list-buckets.per-page-out-of-range")
+@pytest.mark.parametrize("per_page", [-1, 1001])
+def test_per_page_out_of_range_is_refused(mgmt, mgmt_bucket, per_page):
+    """per_page below 0 (the spec allows 0) or above the provider's maximum, 1000: a 4xx."""
+    reply = mgmt.list_buckets(per_page=per_page)
+    assert 400 <= reply.status < 500, f"per_page={per_page}: {reply.describe()}"
+
+
 def _invalid_names(prefix: str) -> dict[str, str]:
     """Names that break one naming rule each, all starting with the run's prefix."""
     return {
