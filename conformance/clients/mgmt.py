@@ -103,12 +103,20 @@ class MgmtClient(EnvelopeClient):
 
 
 def preflight(surface: Mapping[str, Any]) -> str | None:
-    """None when the bucket list answers with the credentials; else a one-line problem."""
+    """None when the bucket list answers with the credentials; else a one-line problem.
+
+    The plainest list, with no query parameter: the pre-flight proves reachability and
+    credentials only. A parameter some rule is about (per_page, cursor, name_contains) would
+    turn a target's slip in that parameter into a stopped session, a "configuration" problem,
+    instead of that rule's FAIL. The provider's List Buckets page marks every query parameter
+    optional (developers.cloudflare.com/api/resources/r2/subresources/buckets/methods/list);
+    without per_page the reference lists its default page of 20 (DEFAULT_PER_PAGE).
+    """
     where = f"mgmt surface at {surface.get('base_url')}"
     try:
         client = MgmtClient.from_surface(surface)
         client.timeout = 10.0
-        reply = client.list_buckets(per_page=1)
+        reply = client.list_buckets()
     except KeyError as exc:
         return f"{where}: missing setting {exc.args[0]!r}"
     except requests.RequestException as exc:

@@ -38,3 +38,25 @@ def test_put_on_the_phase_entrypoint_replaces_its_rules(rules_api: RulesApiClien
         for shown in (result, later):
             assert isinstance(shown, dict) and shown.get("phase") == LOG_PHASE, shown
             assert _params(shown) == [SECOND], f"rules after the second PUT: {shown}"
+
+
+OTHER_PHASE = "http_request_transform"  # a phase of the provider's Rulesets API; never written
+
+
+@pytest.mark.rule("logs.rulesets.entrypoint-own-phase")
+def test_get_of_another_phase_entrypoint_is_not_the_log_fields_one(
+    rules_api: RulesApiClient,
+) -> None:
+    """With the log custom fields entry point in place, GET of another phase's entry point
+    answers that phase's ruleset or a 4xx (the zone may have none): never the custom fields
+    ruleset. Read only: the other phase is never written."""
+    with entrypoint_guard(rules_api):
+        put = rules_api.put_entrypoint({"rules": [log_rule(request=("x-ep-own",))]})
+        require_ok(put, "PUT of the log custom fields entry point")
+        reply = rules_api.get_entrypoint(OTHER_PHASE)
+        if 400 <= reply.status < 500:
+            return
+        result = reply.assert_envelope_ok(200)
+        assert isinstance(result, dict) and result.get("phase") == OTHER_PHASE, (
+            f"GET of the {OTHER_PHASE} entry point: {reply.describe()}"
+        )

@@ -125,8 +125,11 @@ def test_name_contains_ignores_jurisdiction(mgmt, names):
 def test_per_page_and_cursor(mgmt, names, per_page):
     """per_page pages through the run's buckets with the cursor, each exactly once: with 1
     and with 2 (a page whose first and last bucket differ, so the cursor must follow the last).
-    name_contains filters every page, not only the first: a cursor does not drop it."""
-    made = sorted(names.bucket() for _ in range(3))
+    name_contains filters every page, not only the first: a cursor does not drop it. The names
+    are of six consecutive lengths, so a cursor follows names of every length modulo 3 and 4
+    (a cursor that encodes the name, e.g. unpadded base64, must read back each of them)."""
+    base = names.bucket()
+    made = sorted(base + "a" * extra for extra in range(6))
     needle = made[0][: made[0].rfind("-") + 1]  # this worker's prefix
     # a bucket of the run that sorts after them without the needle: a page past the cursor
     # that forgot name_contains lists it
@@ -162,6 +165,14 @@ def test_per_page_zero(mgmt, mgmt_bucket):
     assert listed_names(mgmt.list_buckets(per_page=0)) == []
 
 
+@pytest.mark.rule("storage.mgmt.list-buckets.per-page-out-of-range")
+@pytest.mark.parametrize("per_page", [-1, 1001])
+def test_per_page_out_of_range_is_refused(mgmt, mgmt_bucket, per_page):
+    """per_page below 0 (the spec allows 0) or above the provider's maximum, 1000: a 4xx."""
+    reply = mgmt.list_buckets(per_page=per_page)
+    assert 400 <= reply.status < 500, f"per_page={per_page}: {reply.describe()}"
+
+
 def _invalid_names(prefix: str) -> dict[str, str]:
     """Names that break one naming rule each, all starting with the run's prefix."""
     return {
@@ -185,6 +196,19 @@ def test_invalid_bucket_name_is_refused(mgmt, names, case):
         if 200 <= reply.status < 300:
             with contextlib.suppress(Exception):
                 mgmt.delete_bucket(name)
+
+
+@pytest.mark.rule("storage.mgmt.bucket.invalid-name-refused")
+def test_bucket_name_that_is_not_a_string_is_refused(mgmt):
+    """The provider's Create Bucket takes `name` as a string: a number there is no bucket name,
+    refused with a 4xx (never a 5xx)."""
+    reply = mgmt.request("POST", mgmt.r2("/buckets"), body={"name": 12345})
+    try:
+        assert 400 <= reply.status < 500, f"name 12345 (a JSON number): {reply.describe()}"
+    finally:
+        if 200 <= reply.status < 300:
+            with contextlib.suppress(Exception):
+                mgmt.delete_bucket("12345")
 
 
 @pytest.mark.rule("storage.mgmt.bucket.delete-not-empty")
