@@ -85,7 +85,8 @@ LOGS_GATEWAY: list[tuple[list[str], dict[str, str]]] = [
     (["logs.logpush.logpull-options-fields", "logs.logpush.logpull-options-timestamps"],
      drop("job.logpull_options")),
     (["logs.logpush.ownership-challenge-required"], {"deviate_skip_ownership_check": TRUE}),
-    (["logs.logpush.ownership-challenge"], {"deviate_empty_ownership_challenge": TRUE}),
+    (["logs.logpush.ownership-challenge", "logs.logpush.ownership-challenge-file"],
+     {"deviate_empty_ownership_challenge": TRUE}),
     (["logs.logpush.job-status-after-delivery"], drop("job.last_complete")),
     # log records
     (["logs.records.request-header"], drop_record("RequestHeaders")),
