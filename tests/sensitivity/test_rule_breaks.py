@@ -87,6 +87,7 @@ LOGS_GATEWAY: list[tuple[list[str], dict[str, str]]] = [
     (["logs.logpush.ownership-challenge-required"], {"deviate_skip_ownership_check": TRUE}),
     (["logs.logpush.ownership-challenge", "logs.logpush.ownership-challenge-file"],
      {"deviate_empty_ownership_challenge": TRUE}),
+    (["logs.logpush.job-members"], {"deviate_accept_any_destination": TRUE}),
     (["logs.logpush.job-status-after-delivery"], drop("job.last_complete")),
     # log records
     (["logs.records.request-header"], drop_record("RequestHeaders")),
