@@ -59,7 +59,7 @@ LOGS_GATEWAY: list[tuple[list[str], dict[str, str]]] = [
     (["logs.rulesets.put-assigns-rule-fields"], drop("rule.id")),
     (["logs.rule.version", "logs.rule.version-string"], drop("rule.version")),
     (["logs.rule.last-updated"], drop("rule.last_updated")),
-    (["logs.rule.ref"], drop("rule.ref")),
+    (["logs.rule.ref", "logs.rule.ref-kept"], drop("rule.ref")),
     (["logs.rule.enabled"], drop("rule.enabled")),
     (["logs.rule.action"], drop("rule.action")),
     (["logs.rule.expression"], drop("rule.expression")),
