@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import secrets
+from typing import Any
+
 import pytest
 
 from conformance.clients.rules_api import RulesApiClient
@@ -11,6 +14,7 @@ from conformance.suite.logs.helpers import (
     job_body,
     job_cleanup,
 )
+from conformance.suite.logs.log_delivery import r2_destination
 
 
 @pytest.mark.rule("logs.logpush.ownership-challenge")
@@ -35,3 +39,31 @@ def test_job_needs_the_matching_challenge(rules_api: RulesApiClient, run_prefix:
         reply.assert_envelope_error(400, pointer="/ownership_challenge")
         missing = {k: v for k, v in body.items() if k != "ownership_challenge"}
         rules_api.create_job(missing).assert_envelope_error(400, pointer="/ownership_challenge")
+        # a token is a string (the provider's job schema): a number is a wrong one, not a 5xx
+        rules_api.create_job(body | {"ownership_challenge": 12345}).assert_envelope_error(400)
+
+
+@pytest.mark.rule("logs.logpush.ownership-challenge-file")
+def test_r2_challenge_file_is_inside_the_destination_path(
+    rules_api: RulesApiClient, s3: Any, run_prefix: str
+) -> None:
+    """For `r2://bucket/a/b` the answer names a file under `a/b/` (the destination's path), says
+    valid true, and that object holds the token that creates the job. An implementer who drops
+    the path writes the challenge outside the destination; one who answers valid false tells a
+    client (the provider's own SDKs check it) that the challenge failed."""
+    bucket = f"{run_prefix}-own-{secrets.token_hex(4)}"
+    s3.boto.create_bucket(Bucket=bucket)
+    try:
+        folder = "edge-conformance/ownership"
+        dest = r2_destination(bucket, folder, s3.surface)
+        result = rules_api.request_ownership(dest).assert_envelope_ok(200)
+        filename = str(result.get("filename") or "")
+        assert filename.startswith(f"{folder}/"), f"not inside {folder}/ of {dest}: {result}"
+        assert result.get("valid") is True, f"a challenge written, answered {result}"
+        body = s3.boto.get_object(Bucket=bucket, Key=filename)["Body"].read()
+        token = body.decode().strip()
+        assert token, f"the challenge file {filename} is empty"
+        with job_cleanup(rules_api, run_prefix):
+            rules_api.create_job(job_body(run_prefix, dest, token)).assert_envelope_ok()
+    finally:
+        s3.delete_bucket_recursive(bucket)

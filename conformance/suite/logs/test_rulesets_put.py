@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from conformance.clients.rules_api import RulesApiClient
+from conformance.clients.rules_api import LOG_PHASE, RulesApiClient
 from conformance.suite.logs.helpers import (
     assert_schema,
     ensure_entrypoint,
@@ -30,6 +30,8 @@ def test_put_answers_the_envelope(rules_api: RulesApiClient) -> None:
         result = reply.assert_envelope_ok(200)
         assert_schema("envelope", reply.json)
         assert isinstance(result, dict) and result.get("id") == ruleset_id, reply.describe()
+        # a PUT that names no name keeps the ruleset a ruleset (name a string, not lost)
+        assert_schema("ruleset", result)
 
 
 @pytest.mark.rule("logs.rulesets.put-replaces-rules")
@@ -53,6 +55,35 @@ def test_put_replaces_all_rules(rules_api: RulesApiClient) -> None:
             assert params == [{"response_fields": [{"name": "x-second"}]}], (
                 f"rules after the second PUT: {params}: {shown.describe()}"
             )
+
+
+@pytest.mark.rule("logs.rulesets.put-replaces-rules")
+def test_put_repeating_kind_and_phase_replaces_the_rules(rules_api: RulesApiClient) -> None:
+    """A PUT that also carries the ruleset's own kind and phase (members of the provider's
+    Update a ruleset request) replaces the rules like one that sends rules alone."""
+    with entrypoint_guard(rules_api):
+        ruleset_id = ensure_entrypoint(rules_api)
+        body = {"kind": "zone", "phase": LOG_PHASE, "rules": [log_rule(request=("x-kind",))]}
+        reply = rules_api.update_ruleset(ruleset_id, body)
+        result = reply.assert_envelope_ok(200)
+        params = [rule.get("action_parameters") for rule in result.get("rules") or []]
+        assert params == [{"request_fields": [{"name": "x-kind"}]}], reply.describe()
+
+
+@pytest.mark.rule("logs.rule.ref-kept")
+def test_rule_keeps_the_ref_it_was_sent_with(rules_api: RulesApiClient) -> None:
+    """A rule's ref defaults to its id (the provider's rule schema): one sent with a ref keeps
+    it, in the answer and on a later PUT that sends the rule back with another ref."""
+    with entrypoint_guard(rules_api):
+        ruleset_id = ensure_entrypoint(rules_api)
+        first = log_rule(request=("x-ref",), ref="edge_conformance_ref_one")
+        result = rules_api.update_ruleset(ruleset_id, {"rules": [first]}).assert_envelope_ok()
+        rule = (result.get("rules") or [{}])[0]
+        assert rule.get("ref") == "edge_conformance_ref_one", f"sent a ref, answered {rule}"
+        again = log_rule(request=("x-ref",), id=rule.get("id"), ref="edge_conformance_ref_two")
+        result = rules_api.update_ruleset(ruleset_id, {"rules": [again]}).assert_envelope_ok()
+        rule = (result.get("rules") or [{}])[0]
+        assert rule.get("ref") == "edge_conformance_ref_two", f"sent a new ref, answered {rule}"
 
 
 @pytest.mark.rule("logs.rulesets.put-without-rules")

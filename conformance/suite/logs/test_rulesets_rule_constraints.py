@@ -76,8 +76,11 @@ def test_expression_other_than_true_is_refused(rules_api: RulesApiClient) -> Non
 
 @pytest.mark.rule("logs.fields.at-least-one-array")
 def test_rule_without_field_arrays_is_refused(rules_api: RulesApiClient) -> None:
-    """A rule naming none of the field arrays is refused with a 400."""
+    """A rule naming none of the field arrays is refused with a 400: an empty
+    action_parameters, and a rule without action_parameters at all."""
     _put(rules_api, REFUSALS["no-array"][0]).assert_status(400)
+    bare = {k: v for k, v in log_rule().items() if k != "action_parameters"}
+    _put(rules_api, [bare]).assert_status(400)
 
 
 @pytest.mark.rule("logs.envelope.failure-pointer")
@@ -97,6 +100,16 @@ def test_refused_rule_answers_the_failure_envelope(rules_api: RulesApiClient) ->
     """A refused rule answers success false, result null and errors with code and message."""
     reply = require_refused(_put(rules_api, REFUSALS["action"][0]), "PUT of a log action")
     reply.assert_envelope_error(reply.status)
+
+
+@pytest.mark.rule("logs.envelope.failure-shape")
+@pytest.mark.parametrize("item", [{"name": 5}, {"name": None}, "x-ec-a"], ids=repr)
+def test_field_item_of_the_wrong_type_is_refused(rules_api: RulesApiClient, item: Any) -> None:
+    """A field is `{name: string}` (the spec's Rule fields): a number or null for the name, or a
+    bare string for the item, is bad input, refused with a 400 in the failure envelope (an
+    implementer who checks one of the two types only answers a 500)."""
+    rule = log_rule(action_parameters={"request_fields": [{"name": "x-ok"}, item]})
+    _put(rules_api, [rule]).assert_envelope_error(400)
 
 
 @pytest.mark.parametrize(
