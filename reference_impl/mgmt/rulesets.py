@@ -152,7 +152,7 @@ class Rulesets:
         out: list[dict[str, Any]] = []
         for rule in rules:
             before = known.get(rule.get("id", ""))
-            rule_id = self._kept_id(rule, before, out)
+            rule_id = self._kept_id(rule, out)
             version = str(int(before.get("version", "0")) + 1) if before else "1"
             stamped = {
                 "id": rule_id,
@@ -169,15 +169,13 @@ class Rulesets:
             out.append(stamped)
         return out
 
-    def _kept_id(
-        self, rule: dict[str, Any], before: dict[str, Any] | None, out: list[dict[str, Any]]
-    ) -> str:
+    def _kept_id(self, rule: dict[str, Any], out: list[dict[str, Any]]) -> str:
         """The id a rule keeps: the one it was sent with when that is a rule id (32 hex) not
         yet taken in this request, known or not (decisions.md "Rule ids sent on PUT": a
         client that puts saved rules back gets their ids back); otherwise a new one."""
         sent = rule.get("id")
         taken = {r["id"] for r in out}
-        if before or (isinstance(sent, str) and RULE_ID.fullmatch(sent) and sent not in taken):
+        if isinstance(sent, str) and RULE_ID.fullmatch(sent) and sent not in taken:
             return str(sent)
         return new_id(self.profile)
 
