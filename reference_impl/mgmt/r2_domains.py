@@ -1,9 +1,11 @@
 """Custom domains of R2 buckets on the management API: how a bucket is made public.
 
-    POST   /accounts/{account_id}/r2/buckets/{bucket}/domains/custom   {domain, enabled, min_tls?}
+    POST   /accounts/{account_id}/r2/buckets/{bucket}/domains/custom
+           {domain, enabled, zoneId?, minTLS?} (or zone_id, min_tls)
     GET    /accounts/{account_id}/r2/buckets/{bucket}/domains/custom   -> {domains: [...]}
     GET    /accounts/{account_id}/r2/buckets/{bucket}/domains/custom/{domain}
-    PUT    /accounts/{account_id}/r2/buckets/{bucket}/domains/custom/{domain}  {enabled?, min_tls?}
+    PUT    /accounts/{account_id}/r2/buckets/{bucket}/domains/custom/{domain}
+           {enabled?, minTLS?} (or min_tls)
     DELETE /accounts/{account_id}/r2/buckets/{bucket}/domains/custom/{domain} -> {domain}
 
 The spec names public access on custom domains but shows no API; the shape follows the
@@ -52,15 +54,19 @@ class R2Domains:
         enabled = body.get("enabled", record.get("enabled"))
         if not isinstance(enabled, bool):
             raise ApiError("domain_invalid", "enabled must be a boolean", "/enabled")
-        min_tls = body.get("min_tls", record.get("min_tls"))
+        name = "minTLS" if "minTLS" in body else "min_tls"  # the provider's name first
+        min_tls = body.get(name, record.get("min_tls"))
         if min_tls not in MIN_TLS_VALUES:
-            raise ApiError("domain_invalid", f"min_tls is one of {MIN_TLS_VALUES}", "/min_tls")
+            raise ApiError("domain_invalid", f"{name} is one of {MIN_TLS_VALUES}", f"/{name}")
         return {**record, "enabled": enabled, "min_tls": min_tls}
 
     @staticmethod
     def _public(record: dict[str, Any]) -> dict[str, Any]:
         keys = ("domain", "enabled", "min_tls", "status", "zone_id", "bucket", "created")
-        return {key: record.get(key) for key in keys}
+        shown = {key: record.get(key) for key in keys}
+        # the provider's names (R2 API: Attach Custom Domain); the snake_case ones stay for
+        # clients written against earlier versions of the reference
+        return {**shown, "zoneId": record.get("zone_id"), "minTLS": record.get("min_tls")}
 
     async def create(self, params: dict[str, str], body: Any) -> Any:
         account, bucket = self._bucket(params)
@@ -75,9 +81,10 @@ class R2Domains:
         if "enabled" not in body:
             raise ApiError("domain_invalid", "enabled is required", "/enabled")
         self._check_room(account, bucket)
-        zone_id = body.get("zone_id", self.ctx.identity.zone_id)
+        name = "zoneId" if "zoneId" in body else "zone_id"  # the provider's name first
+        zone_id = body.get(name, self.ctx.identity.zone_id)
         if not isinstance(zone_id, str) or not 0 < len(zone_id) <= 64:
-            raise ApiError("domain_invalid", "zone_id must be a zone id (a string)", "/zone_id")
+            raise ApiError("domain_invalid", f"{name} must be a zone id (a string)", f"/{name}")
         base = {
             "domain": domain,
             "account": account,

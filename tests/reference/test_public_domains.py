@@ -113,3 +113,23 @@ def test_loopback_host_serves_nothing(reference: Any, s3: Any) -> None:
     url = reference.ready["surfaces"]["public"]["url"]
     for host in (url.split("//", 1)[1], "localhost", "127.0.0.1"):
         assert PublicClient(url, host, "public").get("dev.txt").status == 404
+
+
+def test_the_providers_field_names_are_read_and_answered(
+    domains: CustomDomains, site: tuple[str, str]
+) -> None:
+    """R2's API names the fields zoneId and minTLS; a body using them was silently ignored."""
+    bucket, domain = site
+    made = domains.request(
+        "POST",
+        domains.path(bucket),
+        {"domain": domain, "enabled": True, "zoneId": "abc123", "minTLS": "1.2"},
+    ).assert_envelope_ok(200)
+    assert made["zoneId"] == "abc123" and made["minTLS"] == "1.2", made
+    changed = domains.request(
+        "PUT", domains.path(bucket, domain), {"minTLS": "1.3"}
+    ).assert_envelope_ok(200)
+    assert changed["minTLS"] == "1.3" and changed["min_tls"] == "1.3", changed
+    bad = domains.request("PUT", domains.path(bucket, domain), {"minTLS": "1.4"})
+    bad.assert_envelope_error(400, pointer="/minTLS")
+    assert 200 <= domains.delete(bucket, domain).status < 300
