@@ -1,4 +1,4 @@
-"""PutObject checksums: `x-amz-checksum-{crc32,crc32c,sha1,sha256}` verified and kept.
+"""PutObject / UploadPart checksums: `x-amz-checksum-{crc32,crc32c,sha1,sha256}` verified, kept.
 
 SHA-256 comes from the blob store when it hashed the body while streaming (a signed payload);
 otherwise, and for SHA-1 / CRC32 / CRC32C, the stored blob is read back, only when a request
@@ -7,6 +7,8 @@ the `hash` worker pool, once for every claimed algorithm: a 2 GiB body hashed on
 stalled every surface (docs/architecture.md, "Bounded work per request"). Values are kept
 base64 (as sent) in the object's metadata under `checksums`, where GetObject / HeadObject find
 them for `x-amz-checksum-mode: ENABLED` (as for checksums proved by an aws-chunked trailer).
+UploadPart goes through the same `settle`: it once checked only a trailer, so a part under a
+wrong checksum header was stored with 200 (S3 answers 400 BadDigest for a part as for an object).
 """
 
 from __future__ import annotations
@@ -78,3 +80,14 @@ async def verify(ctx: ServerContext, blob: BlobInfo, claims: Mapping[str, str]) 
             )
         kept[algorithm] = claim
     return kept
+
+
+async def settle(
+    ctx: ServerContext, blob: BlobInfo, proved: Mapping[str, str], headers: Mapping[str, str]
+) -> dict[str, str]:
+    """The checksums a written body keeps: those an aws-chunked trailer proved (`proved`), else
+    the `x-amz-checksum-*` headers, verified (BadDigest, blob removed, on a mismatch)."""
+    if proved:
+        return dict(proved)
+    claims = declared(ctx, headers)
+    return await verify(ctx, blob, claims) if claims else {}

@@ -113,10 +113,9 @@ async def store_body(ctx: ServerContext, call: Call, meta: dict[str, Any]) -> Ob
     except S3Error:
         ctx.store.blobs.remove(blob.name)
         raise
-    if call.decoder is not None and call.decoder.checksums:  # proved by an aws-chunked trailer
-        meta.setdefault("checksums", {}).update(call.decoder.checksums)
-    elif claims := checksums.declared(ctx, call.request.headers):  # x-amz-checksum-* headers
-        meta.setdefault("checksums", {}).update(await checksums.verify(ctx, blob, claims))
+    proved = call.decoder.checksums if call.decoder is not None else {}  # aws-chunked trailer
+    if kept := await checksums.settle(ctx, blob, proved, call.request.headers):
+        meta.setdefault("checksums", {}).update(kept)
     content_type = call.header("content-type") or content_type_of(ctx, call.key, blob)
     if ctx.profile.deviations.content_type_always_inferred:
         content_type = content_type_of(ctx, call.key, blob)

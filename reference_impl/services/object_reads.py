@@ -7,7 +7,6 @@ missing key of a bucket with migration on is fetched from its source first (migr
 
 from __future__ import annotations
 
-import base64
 from collections.abc import AsyncIterator
 from dataclasses import replace
 from email.utils import formatdate
@@ -69,8 +68,9 @@ def _object_headers(record: ObjectRecord) -> dict[str, str]:
             missing += 1
     if missing:
         headers["x-amz-missing-meta"] = str(missing)
-    if record.md5:
-        headers["Content-MD5"] = base64.b64encode(bytes.fromhex(record.md5)).decode()
+    # no Content-MD5: S3's GetObject / HeadObject answer none, and the spec's MD5 (objects not
+    # uploaded by multipart) is a binding's `checksums.md5`; sent, a multipart object's was the
+    # MD5 of its joined bytes (docs/reference-choices.md, "No Content-MD5 on reads")
     return headers
 
 
@@ -158,7 +158,6 @@ async def get_object(ctx: ServerContext, call: CallView) -> Response:
         length = end - start + 1
         status = 200 if profile.deviations.range_status_200 else 206
         headers["Content-Range"] = f"bytes {start}-{end}/{record.size}"
-        headers.pop("Content-MD5", None)
     elif (call.header("x-amz-checksum-mode") or "").upper() == "ENABLED":
         for algorithm, value in record.meta.get("checksums", {}).items():
             headers[f"x-amz-checksum-{algorithm}"] = value
