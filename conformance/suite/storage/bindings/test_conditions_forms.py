@@ -95,20 +95,6 @@ def test_put_if_modified_since_its_own_last_modified(bindings: Any, names: Any) 
 
 
 @pytest.mark.rule("storage.bindings.put-only-if")
-def test_put_if_unmodified_since_its_own_last_modified(bindings: Any, names: Any) -> None:
-    """If-Unmodified-Since naming the object's own Last-Modified (its upload time in whole
-    seconds) is met: RFC 9110 section 13.1.4, true when the last modification is earlier than
-    or equal to the date; the put writes. (Compared to the upload time with its fraction of a
-    second, the date looks earlier and the put was refused.)"""
-    key = names.key()
-    first = bindings.put(key, b"old").value()
-    own = _http(_uploaded(first).replace(microsecond=0))
-    result = bindings.put(key, b"new", onlyIf={"headers": {"If-Unmodified-Since": own}}).value()
-    assert result is not None, f"If-Unmodified-Since {own} (its own Last-Modified) wrote nothing"
-    assert body_of(bindings.get(key).value()) == b"new"
-
-
-@pytest.mark.rule("storage.bindings.put-only-if")
 def test_put_by_etag_on_existing_object(bindings: Any, names: Any) -> None:
     """On an existing object: etagDoesNotMatch of its own ETag fails, of another holds; as
     Headers, If-None-Match of its ETag fails and If-Match of it holds."""

@@ -140,9 +140,10 @@ def test_a_replaced_configuration_judges_the_next_preflight(s3, bucket, names):
 def test_first_of_two_matching_rules_decides_every_field(s3, bucket, names):
     """Two rules both allow a PUT from ORIGIN: the first one answers (S3's CORS guide: the
     first rule that matches is used), in every field: the origin echoed (not the second rule's
-    `*`), all of its methods (GET and PUT, so a browser's PUT proceeds, not the requested or
-    the first method alone) and, if sent, its MaxAgeSeconds. An implementer keeping the last
-    match, or listing one method, answers otherwise."""
+    `*`), methods from it alone (the requested PUT among them; the Fetch standard lets a server
+    list only the requested method, so not all of GET and PUT are required, but the second
+    rule's DELETE is not the first's) and, if sent, its MaxAgeSeconds. An implementer keeping
+    the last match answers otherwise."""
     first = rule_xml(methods=["GET", "PUT"], extra="<MaxAgeSeconds>120</MaxAgeSeconds>")
     second = rule_xml(
         origins=["*"], methods=["PUT", "DELETE"], extra="<MaxAgeSeconds>900</MaxAgeSeconds>"
@@ -151,6 +152,7 @@ def test_first_of_two_matching_rules_decides_every_field(s3, bucket, names):
     reply = preflight(s3, bucket, names.key(), "PUT")
     assert reply.status == 200, reply.status
     assert reply.header("access-control-allow-origin") == ORIGIN, dict(reply.headers)
-    assert header_set(reply, "access-control-allow-methods") == {"get", "put"}, dict(reply.headers)
+    methods = header_set(reply, "access-control-allow-methods")
+    assert "put" in methods and methods <= {"get", "put"}, dict(reply.headers)
     # Max-Age itself is a SHOULD (preflight-max-age): absent passes here, the other rule's not
     assert reply.header("access-control-max-age") in (None, "120"), dict(reply.headers)
