@@ -73,17 +73,15 @@ def test_put_repeating_kind_and_phase_replaces_the_rules(rules_api: RulesApiClie
 @pytest.mark.rule("logs.rule.ref-kept")
 def test_rule_keeps_the_ref_it_was_sent_with(rules_api: RulesApiClient) -> None:
     """A rule's ref defaults to its id (the provider's rule schema): one sent with a ref keeps
-    it, in the answer and on a later PUT that sends the rule back with another ref."""
+    it in the answer. Changing the ref of an existing rule id is not asserted: the provider
+    documents setting a ref, not modifying one (ref is its key for matching rules across
+    updates), so such a PUT may be refused or make a new rule."""
     with entrypoint_guard(rules_api):
         ruleset_id = ensure_entrypoint(rules_api)
         first = log_rule(request=("x-ref",), ref="edge_conformance_ref_one")
         result = rules_api.update_ruleset(ruleset_id, {"rules": [first]}).assert_envelope_ok()
         rule = (result.get("rules") or [{}])[0]
         assert rule.get("ref") == "edge_conformance_ref_one", f"sent a ref, answered {rule}"
-        again = log_rule(request=("x-ref",), id=rule.get("id"), ref="edge_conformance_ref_two")
-        result = rules_api.update_ruleset(ruleset_id, {"rules": [again]}).assert_envelope_ok()
-        rule = (result.get("rules") or [{}])[0]
-        assert rule.get("ref") == "edge_conformance_ref_two", f"sent a new ref, answered {rule}"
 
 
 @pytest.mark.rule("logs.rulesets.put-without-rules")
