@@ -14,7 +14,7 @@ from conformance.suite.logs.helpers import (
     entrypoint_guard,
     log_rule,
 )
-from conformance.suite.setup_check import SetupFailed, require, require_ok
+from conformance.suite.setup_check import SetupFailed, not_checked, require, require_ok
 
 HEX32 = re.compile(r"^[0-9a-f]{32}$")
 FRACTIONAL_UTC = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d+(Z|\+00:00)$")
@@ -60,11 +60,15 @@ def test_put_replaces_all_rules(rules_api: RulesApiClient) -> None:
 @pytest.mark.rule("logs.rulesets.put-replaces-rules")
 def test_put_repeating_kind_and_phase_replaces_the_rules(rules_api: RulesApiClient) -> None:
     """A PUT that also carries the ruleset's own kind and phase (members of the provider's
-    Update a ruleset request) replaces the rules like one that sends rules alone."""
+    Update a ruleset request) replaces the rules like one that sends rules alone. A 4xx is
+    NOT-CHECKED, not a FAIL: the spec's PUT body lists only `rules`, so refusing the other
+    members is a reading of the spec this MUST about replacing rules does not judge."""
     with entrypoint_guard(rules_api):
         ruleset_id = ensure_entrypoint(rules_api)
         body = {"kind": "zone", "phase": LOG_PHASE, "rules": [log_rule(request=("x-kind",))]}
         reply = rules_api.update_ruleset(ruleset_id, body)
+        if 400 <= reply.status < 500:
+            not_checked(f"the target refused kind/phase in a PUT body: {reply.describe()}")
         result = reply.assert_envelope_ok(200)
         params = [rule.get("action_parameters") for rule in result.get("rules") or []]
         assert params == [{"request_fields": [{"name": "x-kind"}]}], reply.describe()
@@ -73,17 +77,15 @@ def test_put_repeating_kind_and_phase_replaces_the_rules(rules_api: RulesApiClie
 @pytest.mark.rule("logs.rule.ref-kept")
 def test_rule_keeps_the_ref_it_was_sent_with(rules_api: RulesApiClient) -> None:
     """A rule's ref defaults to its id (the provider's rule schema): one sent with a ref keeps
-    it, in the answer and on a later PUT that sends the rule back with another ref."""
+    it in the answer. Changing the ref of an existing rule id is not asserted: the provider
+    documents setting a ref, not modifying one (ref is its key for matching rules across
+    updates), so such a PUT may be refused or make a new rule."""
     with entrypoint_guard(rules_api):
         ruleset_id = ensure_entrypoint(rules_api)
         first = log_rule(request=("x-ref",), ref="edge_conformance_ref_one")
         result = rules_api.update_ruleset(ruleset_id, {"rules": [first]}).assert_envelope_ok()
         rule = (result.get("rules") or [{}])[0]
         assert rule.get("ref") == "edge_conformance_ref_one", f"sent a ref, answered {rule}"
-        again = log_rule(request=("x-ref",), id=rule.get("id"), ref="edge_conformance_ref_two")
-        result = rules_api.update_ruleset(ruleset_id, {"rules": [again]}).assert_envelope_ok()
-        rule = (result.get("rules") or [{}])[0]
-        assert rule.get("ref") == "edge_conformance_ref_two", f"sent a new ref, answered {rule}"
 
 
 @pytest.mark.rule("logs.rulesets.put-without-rules")

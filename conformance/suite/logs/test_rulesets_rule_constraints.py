@@ -76,11 +76,13 @@ def test_expression_other_than_true_is_refused(rules_api: RulesApiClient) -> Non
 
 @pytest.mark.rule("logs.fields.at-least-one-array")
 def test_rule_without_field_arrays_is_refused(rules_api: RulesApiClient) -> None:
-    """A rule naming none of the field arrays is refused with a 400: an empty
-    action_parameters, and a rule without action_parameters at all."""
+    """A rule naming none of the field arrays is refused: an empty action_parameters with a
+    400, and a rule without action_parameters at all with a 4xx (another behaviour than the
+    empty member, whose status is not published)."""
     _put(rules_api, REFUSALS["no-array"][0]).assert_status(400)
     bare = {k: v for k, v in log_rule().items() if k != "action_parameters"}
-    _put(rules_api, [bare]).assert_status(400)
+    reply = _put(rules_api, [bare])
+    assert 400 <= reply.status < 500, reply.describe()
 
 
 @pytest.mark.rule("logs.envelope.failure-pointer")

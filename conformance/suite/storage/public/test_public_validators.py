@@ -16,13 +16,20 @@ from typing import Any
 
 import pytest
 
+from conformance.suite.setup_check import not_checked
+
 BODY = b"validators of a public object"
-# stored over S3; a public read answers each (the object record's HTTP metadata)
+# stored over S3; a public read answers each (the object record's HTTP metadata). max-age is a
+# year: Cloudflare rewrites an origin max-age below the zone's Browser Cache TTL (4 h by default,
+# at most a year), so a smaller one would come back changed through a real custom domain.
 HTTP_METADATA = {
-    "Cache-Control": "public, max-age=3141",
+    "Cache-Control": "public, max-age=31536000",
     "Content-Disposition": 'attachment; filename="public.txt"',
     "Content-Language": "fr-CA",
 }
+# Cloudflare turns a strong ETag weak (W/"...") unless the zone's cache rule respects strong ETags
+# ("Using ETag headers"): the opaque tag stays the object's, so that is what is compared.
+WEAK = "W/"
 
 
 @pytest.fixture
@@ -50,8 +57,10 @@ def test_read_carries_the_objects_validators(public: Any, stored: Any, method: s
     reply = public.request(method, key)
     assert reply.status == 200, reply.describe()
     etag = reply.header("etag")
-    assert etag == head["ETag"], f"ETag {etag!r}, S3 HeadObject {head['ETag']!r}"
-    assert etag.startswith('"') and etag.endswith('"'), reply.describe()
+    assert etag is not None, reply.describe()
+    opaque = etag.removeprefix(WEAK)
+    assert opaque == head["ETag"], f"ETag {etag!r}, S3 HeadObject {head['ETag']!r}"
+    assert opaque.startswith('"') and opaque.endswith('"'), reply.describe()
     modified = reply.header("last-modified")
     assert modified is not None, reply.describe()
     assert parsedate_to_datetime(modified) == head["LastModified"], reply.describe()
@@ -65,7 +74,7 @@ def test_if_none_match_its_etag_is_304(public: Any, stored: Any, method: str) ->
     key, head = stored
     reply = public.request(method, key, {"If-None-Match": head["ETag"]})
     assert reply.status == 304, reply.describe()
-    assert reply.header("etag") == head["ETag"], reply.describe()
+    assert (reply.header("etag") or "").removeprefix(WEAK) == head["ETag"], reply.describe()
     assert reply.body == b""
     other = public.request(method, key, {"If-None-Match": '"0123456789abcdef0123456789abcdef"'})
     assert other.status == 200, other.describe()
@@ -85,8 +94,13 @@ def test_if_modified_since_its_date_is_304(public: Any, stored: Any) -> None:
 
 @pytest.mark.rule("storage.public.conditional-get")
 def test_if_match_another_etag_is_412(public: Any, stored: Any) -> None:
-    """If-Match naming another ETag: 412 Precondition Failed; naming its own: 200."""
+    """If-Match naming another ETag: 412 Precondition Failed; naming its own: 200. Not checked
+    when the ETag comes back weak: If-Match compares strongly (RFC 9110 13.1.1) and a cache
+    evaluates only If-None-Match / If-Modified-Since (RFC 9111 4.3.2)."""
     key, head = stored
+    etag = public.get(key).header("etag") or ""
+    if etag.startswith(WEAK):
+        not_checked(f"the public ETag came back weak ({etag}): If-Match is not judged through it")
     reply = public.get(key, {"If-Match": '"0123456789abcdef0123456789abcdef"'})
     assert reply.status == 412, reply.describe()
     own = public.get(key, {"If-Match": head["ETag"]})
