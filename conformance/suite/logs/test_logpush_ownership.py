@@ -69,7 +69,9 @@ def test_r2_challenge_file_is_inside_the_destination_path(
         filename = str(result.get("filename") or "")
         if not filename:
             not_checked(f"the ownership answer names no filename: {reply.describe()}")
-        assert filename.startswith(f"{folder}/"), f"not inside {folder}/ of {dest}: {result}"
+        assert filename.startswith(f"{folder}/"), (
+            f"not inside {folder}/ of r2://{bucket}/{folder}: {result}"
+        )
         assert result.get("valid", True) is True, f"a challenge written, answered {result}"
         body = s3.boto.get_object(Bucket=bucket, Key=filename)["Body"].read()
         token = body.decode().strip()
