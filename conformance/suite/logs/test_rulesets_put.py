@@ -296,3 +296,27 @@ def test_enabled_that_is_not_a_boolean_is_never_shown(rules_api: RulesApiClient,
         rules = rules_api.get_ruleset(ruleset_id).assert_envelope_ok(200)["rules"]
     shown = [r.get("enabled") for r in rules]
     assert all(isinstance(value, bool) for value in shown), f"enabled sent {sent!r}, shown {shown}"
+
+
+VERSION = re.compile(r"[0-9]+")  # the provider's RulesetVersion / RuleVersion pattern
+
+
+@pytest.mark.rule("logs.rule.version-string")
+def test_versions_stay_version_strings_over_repeated_puts(rules_api: RulesApiClient) -> None:
+    """Every PUT creates a new ruleset version (the provider's Update a zone ruleset), and the
+    provider's schemas write a ruleset's and a rule's version as digits (pattern ^[0-9]+$, as
+    ruleset.schema.json and rule.schema.json here): after each of three PUTs, the last two
+    sending the rule back with the id it was given, both versions are still such strings (a
+    count that went down past zero would not be)."""
+    with entrypoint_guard(rules_api):
+        ruleset_id = ensure_entrypoint(rules_api)
+        rule = log_rule(request=("x-ec-versions",))
+        seen: list[tuple[Any, Any]] = []
+        for _ in range(3):
+            reply = require_ok(rules_api.update_ruleset(ruleset_id, {"rules": [rule]}), "PUT")
+            require(isinstance(reply.result, dict), f"no ruleset in result: {reply.describe()}")
+            answered = _the_rule(reply.result)
+            seen.append((reply.result.get("version"), answered.get("version")))
+            rule = log_rule(request=("x-ec-versions",), id=answered.get("id"))
+    bad = [pair for pair in seen if not all(VERSION.fullmatch(str(v)) for v in pair)]
+    assert not bad, f"(ruleset, rule) versions after each PUT: {seen}"
