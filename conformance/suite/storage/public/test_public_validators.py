@@ -124,11 +124,13 @@ def test_read_answers_the_objects_http_metadata(public: Any, stored: Any, method
 
 
 @pytest.mark.rule("storage.public.range-unsatisfiable")
-def test_range_past_the_end_is_416(public: Any, stored: Any) -> None:
+@pytest.mark.parametrize("past", [5, 0], ids=["past-the-end", "at-the-size"])
+def test_range_past_the_end_is_416(public: Any, stored: Any, past: int) -> None:
     """A GET of a range starting past the object's end: 416 (InvalidRange, the provider's error
     table) with Content-Range: bytes */<size> (RFC 9110 15.5.17), not the object. GET only:
-    RFC 9110 14.2 defines range handling for GET alone."""
+    RFC 9110 14.2 defines range handling for GET alone. A first byte equal to the size is past
+    the end too (RFC 9110 14.1.1: satisfiable only if it is less than the length)."""
     key, _ = stored
-    reply = public.get(key, {"Range": f"bytes={len(BODY) + 5}-"})
+    reply = public.get(key, {"Range": f"bytes={len(BODY) + past}-"})
     assert reply.status == 416, reply.describe()
     assert reply.header("content-range") == f"bytes */{len(BODY)}", reply.describe()
