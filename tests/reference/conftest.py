@@ -78,6 +78,14 @@ def launch(tmp_path: Path) -> Iterator[Callable[..., Reference]]:
         ref.stop()
 
 
+@pytest.fixture(scope="module")
+def gateway_url(reference: Reference) -> str:
+    """The JSON-RPC gateway of the session's reference (a module that needs another behaviour
+    date starts its own, as test_gateway_server does)."""
+    url: str = reference.ready["surfaces"]["gateway"]["url"]
+    return url
+
+
 @pytest.fixture(scope="session")
 def s3(reference: Reference) -> Any:
     return boto_client(reference.s3)

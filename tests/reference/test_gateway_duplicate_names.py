@@ -9,21 +9,9 @@ like its other I-JSON (RFC 7493) refusals: a reference choice recorded in docs/d
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 import requests
-from helpers.reference_process import launch_reference, stop_process
-
-CALL = {"jsonrpc": "2.0", "id": 7, "method": "eth_chainId", "params": []}
-SEPOLIA = "0xaa36a7"
-
-
-@pytest.fixture(scope="module")
-def gateway_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    proc, ready = launch_reference(tmp_path_factory.mktemp("gw") / "data")
-    yield ready["surfaces"]["gateway"]["url"]
-    stop_process(proc)
+from helpers.gateway_calls import CALL, SEPOLIA
 
 
 @pytest.mark.parametrize(

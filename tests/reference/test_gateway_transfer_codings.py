@@ -14,23 +14,12 @@ import gzip
 import json
 import socket
 import time
-from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
-from helpers.reference_process import launch_reference, stop_process
+from helpers.gateway_calls import CALL, SEPOLIA
 from reliability.rawhttp import read_until_closed, statuses
-
-CALL = {"jsonrpc": "2.0", "id": 7, "method": "eth_chainId", "params": []}
-SEPOLIA = "0xaa36a7"
-
-
-@pytest.fixture(scope="module")
-def gateway_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    proc, ready = launch_reference(tmp_path_factory.mktemp("gw") / "data")
-    yield ready["surfaces"]["gateway"]["url"]
-    stop_process(proc)
 
 
 def _chunked_post(url: str, codings: list[str], body: bytes) -> tuple[int, Any]:

@@ -8,11 +8,13 @@ answers a 500; one who fills in the custom-fields dataset for any job changes a 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
 
-from conformance.clients.rules_api import RulesApiClient
+from conformance.clients.rules_api import Reply, RulesApiClient
 from conformance.suite.logs.helpers import (
     challenge_token,
     http_destination,
@@ -23,6 +25,20 @@ from conformance.suite.setup_check import not_checked, require_ok
 
 # fields the provider documents for the firewall_events dataset
 FIREWALL_OPTIONS = "fields=Action,ClientIP,RayName,Datetime&timestamps=rfc3339"
+
+
+@contextmanager
+def _created_job(
+    rules_api: RulesApiClient, run_prefix: str, dataset: str, logpull_options: str
+) -> Iterator[Reply]:
+    """The reply to creating a job of `dataset` to a destination whose ownership was proven,
+    so that only the dataset and its fields can be the reason for a refusal; the run's jobs
+    are deleted on the way out."""
+    with http_destination(run_prefix) as (url, got), job_cleanup(rules_api, run_prefix):
+        require_ok(rules_api.request_ownership(url), "the ownership challenge request")
+        token = challenge_token(got)
+        body = job_body(run_prefix, url, token, dataset=dataset, logpull_options=logpull_options)
+        yield rules_api.create_job(body)
 
 
 @pytest.mark.rule("logs.logpush.job-members")
@@ -43,16 +59,8 @@ def test_destination_outside_the_providers_schemes_is_refused(
 def test_unlisted_dataset_is_refused(rules_api: RulesApiClient, run_prefix: str) -> None:
     """A job of a dataset the provider does not list is refused with a 4xx, no status being
     published (its fields are no custom fields, so that only the dataset can be the reason)."""
-    with http_destination(run_prefix) as (url, got), job_cleanup(rules_api, run_prefix):
-        require_ok(rules_api.request_ownership(url), "the ownership challenge request")
-        body = job_body(
-            run_prefix,
-            url,
-            challenge_token(got),
-            dataset="edge_conformance_none",
-            logpull_options="fields=RayID,EdgeStartTimestamp&timestamps=rfc3339",
-        )
-        reply = rules_api.create_job(body)
+    options = "fields=RayID,EdgeStartTimestamp&timestamps=rfc3339"
+    with _created_job(rules_api, run_prefix, "edge_conformance_none", options) as reply:
         assert 400 <= reply.status < 500, reply.describe()
         reply.assert_envelope_error(reply.status)
 
@@ -61,16 +69,7 @@ def test_unlisted_dataset_is_refused(rules_api: RulesApiClient, run_prefix: str)
 def test_listed_dataset_is_kept(rules_api: RulesApiClient, run_prefix: str) -> None:
     """A job of firewall_events (with that dataset's fields) shows firewall_events. A zone
     whose plan lacks the dataset refuses the job: the rule is then not checked here."""
-    with http_destination(run_prefix) as (url, got), job_cleanup(rules_api, run_prefix):
-        require_ok(rules_api.request_ownership(url), "the ownership challenge request")
-        body = job_body(
-            run_prefix,
-            url,
-            challenge_token(got),
-            dataset="firewall_events",
-            logpull_options=FIREWALL_OPTIONS,
-        )
-        reply = rules_api.create_job(body)
+    with _created_job(rules_api, run_prefix, "firewall_events", FIREWALL_OPTIONS) as reply:
         if not 200 <= reply.status < 300:
             not_checked(f"the zone refused a firewall_events job: {reply.describe()}")
         job = reply.assert_envelope_ok()

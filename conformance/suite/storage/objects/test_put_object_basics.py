@@ -20,16 +20,27 @@ HTTP_METADATA = {
 EXPIRES = "Wed, 21 Oct 2026 07:28:00 GMT"  # compared as an instant: a target may re-render it
 
 
+def _custom_metadata(s3, colour, words):
+    """Two x-vendor-meta-* headers to send, one whose name is mixed-case."""
+    return {s3.wire.vendor("meta-colour"): colour, s3.wire.vendor("meta-Two-Words"): words}
+
+
+def _assert_custom_metadata(s3, bucket, key, method, colour, words):
+    """What `_custom_metadata(s3, colour, words)` sent comes back by `method` under the
+    lower-cased names, values unchanged (one check for however the object was written)."""
+    reply = s3.wire.request(method, bucket, key).assert_ok()
+    assert reply.header(s3.wire.vendor("meta-colour")) == colour, dict(reply.headers)
+    assert reply.header(s3.wire.vendor("meta-two-words")) == words, dict(reply.headers)
+
+
 @pytest.mark.rule("storage.put-object.custom-metadata")
 @pytest.mark.parametrize("method", ["GET", "HEAD"])
 def test_custom_metadata_returned(s3, bucket, names, method):
     """x-vendor-meta-* headers come back, names lower-cased, values unchanged."""
     key = names.key()
-    sent = {s3.wire.vendor("meta-colour"): "blue", s3.wire.vendor("meta-Two-Words"): "a b"}
+    sent = _custom_metadata(s3, "blue", "a b")
     s3.wire.put_object(bucket, key, b"x", headers=sent).assert_ok()
-    reply = s3.wire.request(method, bucket, key).assert_ok()
-    assert reply.header(s3.wire.vendor("meta-colour")) == "blue", dict(reply.headers)
-    assert reply.header(s3.wire.vendor("meta-two-words")) == "a b", dict(reply.headers)
+    _assert_custom_metadata(s3, bucket, key, method, "blue", "a b")
 
 
 @pytest.mark.rule("storage.put-object.custom-metadata")
@@ -39,13 +50,11 @@ def test_custom_metadata_of_a_multipart_object_returned(s3, bucket, names, metho
     the Object record has custom metadata however it was written (spec: CreateMultipartUpload
     "see PutObject")."""
     key = names.key()
-    sent = {s3.wire.vendor("meta-colour"): "green", s3.wire.vendor("meta-Two-Words"): "c d"}
+    sent = _custom_metadata(s3, "green", "c d")
     upload = mp.upload_id(mp.create_upload(s3.wire, bucket, key, headers=sent))
     part = mp.upload_part(s3.wire, bucket, key, upload, 1, b"one part").assert_ok()
     mp.complete(s3.wire, bucket, key, upload, [(1, mp.etag(part))]).assert_ok()
-    reply = s3.wire.request(method, bucket, key).assert_ok()
-    assert reply.header(s3.wire.vendor("meta-colour")) == "green", dict(reply.headers)
-    assert reply.header(s3.wire.vendor("meta-two-words")) == "c d", dict(reply.headers)
+    _assert_custom_metadata(s3, bucket, key, method, "green", "c d")
 
 
 @pytest.mark.rule("storage.put-object.http-metadata")
