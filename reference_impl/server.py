@@ -22,6 +22,7 @@ from reference_impl.context import ServerContext
 from reference_impl.durable_replies import DurableReplies
 from reference_impl.early_answer import CloseUnreadBodies
 from reference_impl.guarded_http import GuardedHttpTools, guarded_protocol
+from reference_impl.host_guard import RefuseUnsplittableHost
 from reference_impl.public.h2 import SURFACE as PUBLIC_TLS
 from reference_impl.public.h2 import PublicTlsServer
 from reference_impl.quiet_disconnect import QuietDisconnects
@@ -155,9 +156,10 @@ def ready_document(ctx: ServerContext) -> dict[str, Any]:
 def surface_app(module_name: str, ctx: ServerContext) -> Any:
     """A surface's ASGI app; with `--durable`, replies wait until what they report is on disk.
 
-    Every surface closes a connection whose `100-continue` body it answered without reading.
+    Every surface closes a connection whose `100-continue` body it answered without reading,
+    and answers 400 to a Host no URL can hold (host_guard.py).
     """
-    app = import_module(module_name).build_app(ctx)
+    app: Any = RefuseUnsplittableHost(import_module(module_name).build_app(ctx))
     if ctx.durable_replies:
         app = DurableReplies(app, ctx)
     if ctx.profile.deviations.early_answer_keeps_open:  # break-checks only

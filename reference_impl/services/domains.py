@@ -10,6 +10,7 @@ same name is private until a domain is linked to it again.
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import re
 import threading
@@ -59,7 +60,13 @@ def normalise_host(host: str) -> str:
     if found is None or (found.group(2) and int(found.group(2)) > MAX_PORT):
         raise MalformedHost(host)
     name = found.group(1)
-    return name if name.startswith("[") else name.rstrip(".")
+    if name.startswith("["):  # RFC 3986 IP-literal: an IPv6 address, not any hex and colons
+        try:
+            ipaddress.IPv6Address(name[1:-1])
+        except ValueError:
+            raise MalformedHost(host) from None
+        return name
+    return name.rstrip(".")
 
 
 class DomainRegistry:
