@@ -31,7 +31,12 @@ class Measured:
 
     def short(self) -> str:
         """`full run, 2026-11-27 at abc1234`: the terminal's form; the report keeps the scope."""
-        kind = "full run" if self.full_run else "sample, not a full run"
+        if self.full_run:
+            kind = "full run"
+        elif self.scope.startswith("partial"):  # whole modules, not yet the whole area
+            kind = "partial run, not a full run"
+        else:
+            kind = "sample, not a full run"
         return f"{kind}, {self.measured} at {self.commit}"
 
 

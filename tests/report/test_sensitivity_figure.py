@@ -145,3 +145,17 @@ def test_survivors_no_test_executes_are_named_beside_the_kills_not_the_listed() 
         "x 5 of 8 killed (2 survivors on lines no test executes), "
         "2 listed (1 equivalent, 1 out-of-spec) (62%)"
     )
+
+
+@pytest.mark.parametrize(
+    ("scope", "full", "kind"),
+    [
+        ("full run: every mutant", True, "full run"),
+        ("partial run: 9 of 14 modules whole", False, "partial run, not a full run"),
+        ("sample: 1 mutant per module", False, "sample, not a full run"),
+    ],
+)
+def test_the_terminal_tells_a_partial_run_from_a_sample(scope: str, full: bool, kind: str) -> None:
+    """A partial run (whole modules, not the whole area) is not called a sample."""
+    measured = sensitivity.Measured("2026-11-28", "abc1234", scope, full)
+    assert measured.short() == f"{kind}, 2026-11-28 at abc1234"
