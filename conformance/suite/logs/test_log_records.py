@@ -304,6 +304,19 @@ def test_job_shows_its_delivery(rules_api: RulesApiClient, logs: Delivered) -> N
             _judge_missing(rules_api, logs, name, job_id)
 
 
+@pytest.mark.rule("logs.logpush.reference-delivers-round")
+def test_reference_delivers_the_whole_round(logs: Delivered) -> None:
+    """Reference-only (the catalog says why): the reference bounds its delivery, so the round's
+    every line reaching both enabled jobs within the log wait is a rule there, where against
+    another target a late line only leaves the records rules not checked."""
+    late = {job: names for job, names in logs.missing.items() if names}
+    got = {job: len(entries) for job, entries in logs.entries.items()}
+    assert not late, (
+        f"lines not delivered within {logs.waited:.0f}s ({WAIT_ENV}), per job the requests"
+        f" whose line is missing: {late}; entries read per job: {got}"
+    )
+
+
 @pytest.mark.rule("logs.records.client-request-uri-query")
 def test_client_request_uri_keeps_the_query(logs: Delivered) -> None:
     """ClientRequestURI is the URI the client asked for: its path and its query string."""
