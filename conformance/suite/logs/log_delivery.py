@@ -20,6 +20,7 @@ the job reports meanwhile (`Delivered.missing`); no FAIL is drawn from it (docs/
 
 from __future__ import annotations
 
+import datetime as dt
 import gzip
 import json
 import secrets
@@ -43,6 +44,9 @@ POLL_INTERVAL = 0.5
 ATTEMPTS = 3
 QUIET_GRACE = 2.0  # seconds a quiet job is given beyond the others' delivery
 RESPOND_PREFIX = "x-ec-respond-"
+# the provider's logpull_options redaction (every `${` of a line becomes `x{`)
+REDACTION = "&CVE-2021-44228=true"
+REDACTION_SINCE = dt.date(2021, 12, 14)  # the option's blog post: before it, the job goes without
 FIRST_ORIGIN_COOKIE = "ec_first=1; Path=/"
 # both timestamp fields of the dataset: a job's timestamps option covers each, not the first
 TIMESTAMP_FIELDS = ("EdgeStartTimestamp", "EdgeEndTimestamp")
@@ -89,9 +93,12 @@ class Delivered:
     # whose entry is missing (in the order sent), and the wait
     missing: dict[str, list[str]] = field(default_factory=dict)
     waited: float = 0.0
+    # a round sent with partial=True: per traffic name, the 4xx/5xx the edge answered a GET with
+    refused: dict[str, int] = field(default_factory=dict)
 
     def require_whole(self) -> None:
         """ERROR (the rules were not checked) unless the round arrived whole."""
+        require(not self.refused, f"the edge refused some of the round's GETs: {self.refused}")
         late = {job: names for job, names in self.missing.items() if names}
         require(not late, f"logs not delivered within {self.waited:.0f}s ({WAIT_ENV}): {late}")
 
@@ -147,12 +154,22 @@ def _send(edge_url: str, path: str, headers: dict[str, str], method: str) -> dic
     )
     if method != "GET":
         return {}  # logged whatever the answer: a real zone's origin may refuse the method (405)
-    assert reply.status_code < 400, f"edge answered {reply.status_code} for {path}"
+    if reply.status_code >= 400:
+        raise EdgeRefused(reply.status_code, path)
     try:
         decoded = reply.json()
     except ValueError:
         return {}
     return decoded if isinstance(decoded, dict) else {}
+
+
+class EdgeRefused(AssertionError):
+    """A GET of the round answered 4xx/5xx: the round's setup did not hold (with `partial`, the
+    round goes on and the answer is kept in `Delivered.refused`)."""
+
+    def __init__(self, status: int, path: str) -> None:
+        super().__init__(f"edge answered {status} for {path}")
+        self.status = status
 
 
 @dataclass
@@ -249,8 +266,12 @@ def delivered_logs(
                 job = _create_quiet_job(rules_api, s3, f"{run_prefix}-{job_name}", dest, spec)
                 made[job_name] = job is not None
                 created += [job] if job is not None else []
-            paths = _send_while_configured(rules_api, ruleset_id, edge_url, rules, traffic)
+            refused: dict[str, int] = {}
+            paths = _send_while_configured(
+                rules_api, ruleset_id, edge_url, rules, traffic, refused if partial else None
+            )
             delivered = _wait_for(s3, bucket, list(jobs), paths, partial)
+            delivered.refused = refused
             delivered.job_ids = {name: job["id"] for name, job in zip(jobs, created, strict=False)}
             if made:
                 time.sleep(QUIET_GRACE)  # lines fed to a quiet job may land a batch later
@@ -270,16 +291,25 @@ def _send_while_configured(
     edge_url: str,
     rules: list[dict[str, Any]],
     traffic: list[Traffic],
+    refused: dict[str, int] | None = None,
 ) -> dict[str, str]:
+    """Send the round; an edge refusing a GET raises, unless `refused` is given to keep it."""
     for _ in range(ATTEMPTS):
         put = rules_api.update_ruleset(ruleset_id, {"rules": rules}).assert_envelope_ok()
         marker = secrets.token_hex(6)
         paths: dict[str, str] = {}
+        if refused is not None:
+            refused.clear()
         for item in traffic:
             item.path = f"/ec-logs/{marker}/{item.name}"
             sent = f"{item.path}?{item.query}" if item.query else item.path
             time.sleep(item.pause)
-            item.echoed = _send(edge_url, sent, item.headers, item.method)
+            try:
+                item.echoed = _send(edge_url, sent, item.headers, item.method)
+            except EdgeRefused as exc:
+                if refused is None:
+                    raise
+                refused[item.name] = exc.status
             paths[item.name] = item.path
         now = rules_api.get_ruleset(ruleset_id).assert_envelope_ok()
         if _params(now) == _params(put):

@@ -25,6 +25,8 @@ import pytest
 from conformance.clients.rules_api import RulesApiClient
 from conformance.suite.logs.helpers import log_rule
 from conformance.suite.logs.log_delivery import (
+    REDACTION,
+    REDACTION_SINCE,
     TIMESTAMP_FIELDS,
     WAIT_ENV,
     Delivered,
@@ -51,8 +53,6 @@ REDACTED_OPTIONS = (
     "fields=RayID,ClientRequestURI,EdgeStartTimestamp,EdgeEndTimestamp,RequestHeaders"
     "&timestamps=rfc3339"
 )
-REDACTION = "&CVE-2021-44228=true"
-REDACTION_SINCE = dt.date(2021, 12, 14)  # the option's blog post: before it, the job goes without
 LOOKUP = "ec-${x}-and-${y}"  # two occurrences, every one replaced (no jndi: a WAF may refuse that)
 NANOS_PER_S = 10**9
 RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$")
