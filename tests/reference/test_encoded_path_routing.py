@@ -48,3 +48,11 @@ def test_edge_flush_hook_is_not_reached_by_an_encoded_query(reference: Any) -> N
     raw = _send(url, "POST", "/cdn-cgi/edge-conformance/flush%3Fx")
     assert statuses(raw) == [200], raw[:300]
     assert b'"batches"' not in raw
+
+
+@pytest.mark.parametrize("key", ["a?b", "a#b", "dir/x?y#z"])
+def test_s3_error_names_the_whole_key(wire: Any, bucket: str, key: str) -> None:
+    """The S3 error's Resource is the request's path: it ended at a decoded `?` or `#`."""
+    reply = wire.get_object(bucket, key)
+    reply.assert_error(404, "NoSuchKey")
+    assert f"<Resource>/{bucket}/{key}</Resource>".encode() in reply.body, reply.body[:400]
