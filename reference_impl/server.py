@@ -37,6 +37,9 @@ SURFACES: dict[str, str] = {
     "edge": "reference_impl.edge.app",  # after mgmt: reads its state (custom fields, jobs)
     "bindings": "reference_impl.bindings.app",  # runtime bindings bridge (docs/bindings-bridge.md)
 }
+# surfaces that parse Host themselves (a bucket or custom domain is named there) and answer a
+# malformed one in S3's XML; the others get RFC 9112 section 3.2 whole from host_guard.py
+HOST_READERS = frozenset({SURFACES["s3"], SURFACES["public"]})
 # extra listener: the S3 API again, over TLS with a generated certificate (reference_impl/tls.py)
 TLS_SURFACE = "s3_tls"
 
@@ -157,9 +160,10 @@ def surface_app(module_name: str, ctx: ServerContext) -> Any:
     """A surface's ASGI app; with `--durable`, replies wait until what they report is on disk.
 
     Every surface closes a connection whose `100-continue` body it answered without reading,
-    and answers 400 to a Host no URL can hold (host_guard.py).
+    and answers 400 to a Host it would misread (host_guard.py; S3 and public parse Host).
     """
-    app: Any = RefuseUnsplittableHost(import_module(module_name).build_app(ctx))
+    hosts_read = module_name in HOST_READERS
+    app: Any = RefuseUnsplittableHost(import_module(module_name).build_app(ctx), hosts_read)
     if ctx.durable_replies:
         app = DurableReplies(app, ctx)
     if ctx.profile.deviations.early_answer_keeps_open:  # break-checks only

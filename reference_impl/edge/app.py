@@ -114,7 +114,8 @@ class Edge:
         self.delivery = delivery
 
     async def handle(self, request: Request) -> Response:
-        if request.url.path == FLUSH_PATH and request.method == "POST":
+        # the scope's path: `request.url.path` ends at a decoded `?` (`flush%3Fx` was the hook)
+        if request.scope["path"] == FLUSH_PATH and request.method == "POST":
             batches = await self.delivery.flush()
             return JSONResponse({"batches": batches})
         start_ns = clock.of(self.ctx).now_ns()

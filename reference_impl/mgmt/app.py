@@ -82,7 +82,9 @@ class MgmtApi:
             return fail(self.profile, ApiError("internal"))
 
     async def _dispatch(self, request: Request) -> Response:
-        path = request.url.path
+        # the request-target's path, decoded once: `request.url` splits `Host + path` again, so a
+        # decoded `?` or `#` (`buckets/a%3Fx/y`) cut the route to bucket `a` (hostile round 11)
+        path: str = request.scope["path"]
         if not path.startswith(BASE + "/"):
             raise ApiError("route_not_found", path)
         self._authenticate(request)
@@ -106,7 +108,7 @@ class MgmtApi:
                 raw = await jsonbody.read_limited(request.stream(), declared, limit)
             except jsonbody.JsonBodyError as exc:
                 raise ApiError("body_too_large", str(exc)) from None
-            self._check_state_room(request.url.path, len(raw))
+            self._check_state_room(path, len(raw))
             try:  # strict RFC 8259 (no NaN), nesting bounded, each name once per object
                 depth = int(self.profile.max_json_depth)
                 body = await jsonbody.loads_bounded(raw, depth, True) if raw.strip() else None

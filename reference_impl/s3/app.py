@@ -23,6 +23,8 @@ log = logging.getLogger(__name__)
 
 def build_app(ctx: ServerContext) -> ASGIApp:
     async def handle(request: Request) -> Response:
+        # the request-target's path, decoded once: `request.url.path` ends at a decoded `?`/`#`
+        path: str = request.scope["path"]
         try:
             if request.method == "OPTIONS" and not cors_match.treat_as_signed(ctx, request):
                 return await cors_match.preflight(ctx, request)
@@ -31,17 +33,17 @@ def build_app(ctx: ServerContext) -> ASGIApp:
             handler = route(call)
             return await protocol_hooks.after(ctx, call, await handler(ctx, call))
         except S3Error as error:
-            response = error_response(ctx, error, request.url.path)
+            response = error_response(ctx, error, path)
             return content_type.xml_content_type_deviation(ctx, response)
         except ClientDisconnect:  # gone mid-body (or its body timed out): nothing to answer
             raise  # QuietDisconnects (server.py) ends it with one short line
         except BucketGone as gone:  # deleted while the body streamed: nothing was stored
             missing = S3Error("NoSuchBucket", BucketName=gone.bucket)
-            return error_response(ctx, missing, request.url.path)
+            return error_response(ctx, missing, path)
         except Exception as exc:  # a bug of ours: say so as S3 does, and keep serving
             if is_full(exc) or isinstance(exc, StorageFull):  # not a bug: say what it is
-                return error_response(ctx, S3Error("InsufficientStorage"), request.url.path)
-            log.exception("internal error on %s %s", request.method, request.url.path)
+                return error_response(ctx, S3Error("InsufficientStorage"), path)
+            log.exception("internal error on %s %s", request.method, path)
             return error_response(ctx, S3Error("InternalError"))
 
     http = request_response(handle)

@@ -242,11 +242,12 @@ def _parse_host(request: Request, keys: dict[str, sigv4.Key]) -> tuple[str | Non
 
     A Host that is not `uri-host [":" port]` (a port above 65535 or not digits, a space), or two
     Host lines, is 400 InvalidArgument (RFC 9112 section 3.2 MUST), read by the same parser as
-    the public listener's; an empty or missing Host (HTTP/1.0) is path-style."""
+    the public listener's; an empty Host, or none on HTTP/1.0, is path-style. HTTP/1.1 without
+    Host is 400 too (the same MUST)."""
     hosts = request.headers.getlist("host")
     try:
-        if len(hosts) > 1:
-            raise MalformedHost(hosts[0])
+        if len(hosts) > 1 or (not hosts and request.scope.get("http_version") == "1.1"):
+            raise MalformedHost(hosts[0] if hosts else "")
         host = hosts[0] if hosts else ""
         return _host_parts(host, frozenset(key.account for key in keys.values()))
     except MalformedHost:

@@ -49,9 +49,10 @@ class MalformedHost(ValueError):
 
 
 def normalise_host(host: str) -> str:
-    """The domain of a Host header: lower case, port and trailing dot removed. MalformedHost
-    for anything else (whitespace inside, a port that is not 0-65535 in ASCII digits): a Host
-    that only looks like a domain once cut must never choose a bucket.
+    """The domain of a Host header: lower case, port and one trailing dot removed (RFC 1034
+    section 3.1: the absolute form of the same name; `a.example..` is not `a.example`).
+    MalformedHost for anything else (whitespace inside, a port that is not 0-65535 in ASCII
+    digits): a Host that only looks like a domain once cut must never choose a bucket.
 
     Spaces and tabs around the value are not part of it (RFC 9110 section 5.5: a recipient
     excludes that whitespace): they are stripped first, as hypercorn's TLS listener already
@@ -66,7 +67,7 @@ def normalise_host(host: str) -> str:
         except ValueError:
             raise MalformedHost(host) from None
         return name
-    return name.rstrip(".")
+    return name.removesuffix(".")
 
 
 class DomainRegistry:

@@ -12,7 +12,7 @@ Layers, lowest first; a module imports only from its own layer or lower ones:
   6. surfaces: one package each (SURFACES); a surface imports no other surface
 
   7. composition: `server.py`, `__main__.py` and the wrapper round every app they start
-     (`durable_replies.py`)
+     (`durable_replies.py`, `host_guard.py`: it reads Host with the custom domains' parser)
 
 Imports under `if TYPE_CHECKING:` are left out: they exist for the type checker only and never
 run (the context names the types of what surfaces hand each other that way).
@@ -32,8 +32,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2] / "reference_impl"
 SURFACES = {"s3", "mgmt", "public", "edge", "bindings", "gateway"}
 BELOW = {"wire", "storage", "services", "profiles"}  # packages of the lower layers (profiles: data)
-# server.py starts the surfaces; durable_replies.py wraps each surface's app in it
-COMPOSITION = {"reference_impl.server", "reference_impl.__main__", "reference_impl.durable_replies"}
+# server.py starts the surfaces; durable_replies.py and host_guard.py wrap each surface's app
+COMPOSITION = {
+    "reference_impl.server",
+    "reference_impl.__main__",
+    "reference_impl.durable_replies",
+    "reference_impl.host_guard",
+}
 LAYER = {
     "base": 1,
     "wire": 2,

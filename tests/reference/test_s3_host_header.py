@@ -81,3 +81,21 @@ def test_virtual_hosted_host_with_port_still_names_the_bucket(wire: WireClient, 
     s3.put_object(Bucket=name, Key="k", Body=b"x")
     status, body = _send(wire, [f"{name}.{account}.example:8443"])
     assert status == 200 and b"<Key>k</Key>" in body, body[:300]
+
+
+@pytest.mark.parametrize("version", ["1.1", "1.0"])
+def test_missing_host_is_400_on_http11_only(wire: WireClient, version: str) -> None:
+    """RFC 9112 section 3.2: an HTTP/1.1 request without Host is 400 (hostile round 11: the S3
+    listener took it for path-style and answered 401); HTTP/1.0 has no Host to require."""
+    parts = urlsplit(wire.endpoint)
+    sock = socket.create_connection((parts.hostname or "127.0.0.1", parts.port or 80), 10)
+    try:
+        sock.sendall(f"GET / HTTP/{version}\r\nConnection: close\r\n\r\n".encode())
+        raw, _ = read_until_closed(sock, time.monotonic() + 10)
+    finally:
+        sock.close()
+    codes = statuses(raw)
+    if version == "1.1":
+        assert codes == [400] and b"<Code>InvalidArgument</Code>" in raw, raw[:300]
+    else:
+        assert codes and codes[0] != 400, raw[:300]
