@@ -164,3 +164,51 @@ def test_buffered_writes_flush_early_and_keep_the_bytes(
     assert written.md5_hex == hashlib.md5(body).hexdigest()
     assert written.sha256_hex == hashlib.sha256(body).hexdigest()
     assert flushed, "no early writeback although the body is four times WRITEBACK"
+
+
+def test_a_failed_upload_closes_its_file_only_after_its_running_jobs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The body breaks off while a batch is still being written: the descriptor stays open
+    (and the same file) until that write has ended; only then is it closed.
+
+    Closed at once, the running write would fail on a closed descriptor or, had another upload
+    opened a file meanwhile and been given the same number, write into that upload's file."""
+    real_write = direct.BlobFile.write
+    seen: list[bool] = []
+    ended = threading.Event()
+
+    def slow_write(self: direct.BlobFile, data: bytes | bytearray) -> None:
+        try:
+            inode = os.fstat(self.fd).st_ino
+            time.sleep(0.3)  # the body breaks off meanwhile
+            try:
+                seen.append(os.fstat(self.fd).st_ino == inode)
+            except OSError:
+                seen.append(False)
+            real_write(self, data)
+        finally:
+            ended.set()
+
+    monkeypatch.setattr(direct.BlobFile, "write", slow_write)
+
+    async def breaking_chunks() -> AsyncIterator[bytes]:
+        async for chunk in _chunks(fastio.BATCH + 1):  # one batch submitted, then the break
+            yield chunk
+        raise ConnectionError("the client went away")
+
+    async def upload() -> None:
+        await fastio.write_blob(
+            breaking_chunks(),
+            str(tmp_path / "tmp"),
+            str(tmp_path / "blobs" / "final"),
+            sha256=False,
+            max_size=None,
+            accept=lambda written: None,
+        )
+
+    with pytest.raises(ConnectionError):
+        asyncio.run(upload())
+    assert ended.wait(10), "the batch write never ran"
+    assert seen and all(seen), f"a write found its descriptor closed or reused: {seen}"
+    assert not os.path.exists(tmp_path / "tmp")
