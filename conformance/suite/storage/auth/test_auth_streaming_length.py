@@ -38,3 +38,27 @@ def test_decoded_length_other_than_declared_is_refused(s3, bucket, names, mode, 
     )
     assert 400 <= reply.status < 500, f"declared {size + off_by}, sent {size}: {reply.describe()}"
     assert s3.wire.request("HEAD", bucket, key).status == 404, "an object was stored"
+
+
+def _cut_inside_first_chunk(body: bytes) -> bytes:
+    """The body up to half of the first chunk's data: its header promised more, no final chunk."""
+    data_start = body.index(b"\r\n") + 2
+    return body[: data_start + len(CHUNKS[0]) // 2]
+
+
+@pytest.mark.rule(RULE)
+@pytest.mark.parametrize("mode", sorted(MODES))
+def test_body_ending_inside_a_chunk_is_refused(s3, bucket, names, mode):
+    """The request body (its Content-Length honest) ends halfway through the first chunk's data:
+    the chunks decoded total less than declared, so a 4xx and no object under the key.
+
+    An implementer whose body loop stops at the first empty read, or trusts whatever arrived
+    before the end of the request, stores the 4096 bytes that came instead."""
+    key = names.key()
+    name = s3.wire.vendor("checksum-crc32")
+    trailers = None if mode == "signed" else {name: chunked.checksum("crc32", b"".join(CHUNKS))}
+    reply = chunked.put_chunked(
+        s3.wire, bucket, key, CHUNKS, MODES[mode], trailers, tamper=_cut_inside_first_chunk
+    )
+    assert 400 <= reply.status < 500, f"body cut inside its first chunk: {reply.describe()}"
+    assert s3.wire.request("HEAD", bucket, key).status == 404, "an object was stored"

@@ -21,22 +21,24 @@ from typing import Any
 import pytest
 
 from conformance.suite.setup_check import SetupFailed, not_checked, require
-from conformance.suite.storage.migration.held_source import HeldRelay, held_relay, loopback_endpoint
+from conformance.suite.storage.migration.held_source import held_relay, loopback_endpoint
 from conformance.suite.storage.migration.support import config_for, source_bucket
 
 OLD = bytes(range(256)) * 2048  # 512 KiB at the source: the fetch is held after 64 KiB
 HOLD_AFTER = 64 * 1024
 HELD_WITHIN_S = 30.0
 JOIN_S = 90.0
+SECOND_READ_S = 20.0  # a target that joins the held fetch answers the second read only later
 
 
 @contextmanager
 def _fetch_held(
     s3: Any, mgmt: Any, bucket: str, names: Any, source: dict[str, Any], as_of: Any
-) -> Iterator[tuple[str, HeldRelay, Callable[[], Any]]]:
+) -> Iterator[tuple[str, Callable[[], Any], Callable[[], Any]]]:
     """A key only the source has, and a GetObject of it whose fetch is held half-way.
 
-    Yields (key, relay, finish): `finish()` releases the source and returns the GET's reply.
+    Yields (key, drop_at_source, finish): `drop_at_source()` deletes the key at the source
+    (not through the relay); `finish()` releases the source and returns the GET's reply.
     """
     upstream = loopback_endpoint(source)
     if upstream is None:
@@ -66,7 +68,7 @@ def _fetch_held(
                     "setup did not hold, the rule was not checked: the GetObject of a key only "
                     "the source has did not read it from the source (copies-objects' rule)"
                 )
-            yield key, relay, finish
+            yield key, lambda: client.delete_object(Bucket=name, Key=key), finish
         finally:
             relay.release()
             mgmt.delete_sippy(bucket)
@@ -109,3 +111,57 @@ def test_delete_during_fetch_stays_deleted(s3, mgmt, bucket, names, migration_so
         f"DeleteObject answered {deleted.status} while the fetch ran, yet the bucket lists "
         f"{key!r} afterwards: the fetch brought back a deleted key"
     )
+
+
+@pytest.mark.rule("storage.migration.fetch-keeps-delete")
+def test_delete_after_a_second_read_stays_deleted(s3, mgmt, bucket, names, migration_source, as_of):
+    """While one fetch is held, the source loses the key and a second GetObject of it ends
+    without a copy (404); a DELETE acknowledged then is not undone when the held fetch ends.
+
+    An implementer who forgets every watcher of a key once any one fetch of it ends (not once
+    the last one does) lets the held fetch miss the DELETE and bring the key back."""
+    with _fetch_held(s3, mgmt, bucket, names, migration_source, as_of) as (key, drop, finish):
+        drop()
+        second: list[Any] = []
+        reader = threading.Thread(
+            target=lambda: second.append(s3.wire.get_object(bucket, key)), daemon=True
+        )
+        reader.start()
+        reader.join(SECOND_READ_S)
+        deleted = s3.wire.request("DELETE", bucket, key)
+        reply = finish()
+        reader.join(JOIN_S)
+    require(deleted.status in (200, 204), f"DeleteObject answered {deleted.describe()}")
+    require(reply.status in (200, 404), f"the racing GetObject answered {reply.describe()}")
+    keys = _keys(s3, bucket)
+    read = f"answered {second[0].status}" if second else "had not answered"
+    assert key not in keys, (
+        f"DeleteObject answered {deleted.status} while a fetch ran (a second read of the key, "
+        f"gone from the source, {read}), yet the bucket lists {key!r} afterwards: the held "
+        "fetch brought back a deleted key"
+    )
+
+
+@pytest.mark.rule("storage.migration.copies-objects")
+def test_fetch_unaffected_by_another_bucket_deleted(
+    s3, mgmt, bucket, names, migration_source, as_of
+):
+    """Another bucket deleted while a fetch runs does not concern the fetched key: the racing
+    GetObject answers the source's bytes and the key is stored (listed) afterwards.
+
+    An implementer who marks the fetches of every bucket but the deleted one (a flipped
+    comparison) drops this copy and answers NoSuchKey for a key the source holds."""
+    other = names.bucket()
+    s3.wire.create_bucket(other).assert_ok()
+    try:
+        with _fetch_held(s3, mgmt, bucket, names, migration_source, as_of) as (key, _, finish):
+            gone = s3.wire.request("DELETE", other)
+            reply = finish()
+    finally:
+        s3.wire.request("DELETE", other)
+    require(
+        gone.status in (200, 204), f"DeleteBucket of an empty bucket answered {gone.describe()}"
+    )
+    reply.assert_ok()
+    assert reply.body == OLD, f"the GetObject answered {len(reply.body)} bytes, not the source's"
+    assert key in _keys(s3, bucket), "the fetched object was not stored in the bucket"
