@@ -74,7 +74,6 @@ async def _chunks(total: int, piece: int = 300_007) -> AsyncIterator[bytes]:
         sent += size
 
 
-
 def test_cancelled_job_is_skipped_and_later_jobs_still_run() -> None:
     """A job cancelled while it waits its turn (its upload's await was cancelled) is skipped;
     the jobs after it still run, and the stage takes new ones (else a waiter on them hangs)."""
@@ -90,6 +89,7 @@ def test_cancelled_job_is_skipped_and_later_jobs_still_run() -> None:
     assert after.result(timeout=10) == "after"
     assert stage.submit(lambda: "later").result(timeout=10) == "later"
     pool.shutdown()
+
 
 def test_large_blob_digest_matches_the_bytes(tmp_path: Path) -> None:
     """Many batches through both stages: the file and its MD5 are those of the body sent."""
