@@ -135,3 +135,23 @@ def test_preflight_after_delete_bucket_cors_is_not_allowed(s3, cors_bucket):
     after = preflight(s3, cors_bucket, "cors-deleted-probe", "GET")
     assert 400 <= after.status < 500, f"preflight after DeleteBucketCors: {after.describe()}"
     assert after.header("access-control-allow-origin") is None, dict(after.headers)
+
+
+@pytest.mark.rule("storage.cors.s3-preflight")
+def test_preflight_to_a_bucket_created_again_is_not_allowed(s3, names):
+    """A bucket deleted with CORS rules and created again under its name has no rules: the
+    preflight the old rules allowed gets no Access-Control-Allow-Origin. An implementer who
+    keeps compiled rules by bucket name must drop them when the bucket goes."""
+    bucket = names.bucket()
+    s3.wire.create_bucket(bucket).assert_ok()
+    try:
+        put_cors(s3, bucket, config_xml(rule_xml())).assert_ok()
+        before = preflight(s3, bucket, "cors-recreated-probe", "GET")
+        assert before.status == 200, f"preflight with the rules in place: {before.describe()}"
+        s3.wire.request("DELETE", bucket).assert_ok()
+        s3.wire.create_bucket(bucket).assert_ok()
+        after = preflight(s3, bucket, "cors-recreated-probe", "GET")
+        assert 400 <= after.status < 500, f"preflight to the new bucket: {after.describe()}"
+        assert after.header("access-control-allow-origin") is None, dict(after.headers)
+    finally:
+        s3.wire.request("DELETE", bucket)
