@@ -74,6 +74,23 @@ async def _chunks(total: int, piece: int = 300_007) -> AsyncIterator[bytes]:
         sent += size
 
 
+def test_cancelled_job_is_skipped_and_later_jobs_still_run() -> None:
+    """A job cancelled while it waits its turn (its upload's await was cancelled) is skipped;
+    the jobs after it still run, and the stage takes new ones (else a waiter on them hangs)."""
+    pool = ThreadPoolExecutor(max_workers=2)
+    stage = SerialStage(pool)
+    gate = threading.Event()
+    first = stage.submit(gate.wait, 10)
+    cancelled = stage.submit(time.sleep, 0)
+    after = stage.submit(lambda: "after")
+    assert cancelled.cancel(), "the second job started before the first ended"
+    gate.set()
+    assert first.result(timeout=10) is True
+    assert after.result(timeout=10) == "after"
+    assert stage.submit(lambda: "later").result(timeout=10) == "later"
+    pool.shutdown()
+
+
 def test_large_blob_digest_matches_the_bytes(tmp_path: Path) -> None:
     """Many batches through both stages: the file and its MD5 are those of the body sent."""
     size = 9 * fastio.BATCH + 4321  # more batches than DEPTH, unaligned tail

@@ -73,6 +73,9 @@ def test_put_streaming_during_delete_bucket_never_resurrects(s3, names):
         f"the PUT into the deleted bucket answered {put_status} {put_body[:200]!r}: "
         "it landed in a bucket that DeleteBucket had removed"
     )
+    # the bucket is gone (NoSuchBucket is S3's word for it): the refusal is the client's to
+    # hear, not a server failure a client would retry
+    assert put_status < 500, f"the PUT into the deleted bucket: {put_status} {put_body[:200]!r}"
     wire.create_bucket(bucket).assert_ok()
     try:
         listed = wire.list_objects_v2(bucket).assert_ok()
@@ -124,6 +127,45 @@ def test_upload_in_progress_never_survives_its_bucket(s3, names):
         )
         got = wire.get_object(bucket, key)
         assert got.status >= 400, f"GetObject of the key in the recreated bucket: {got.status}"
+    finally:
+        wire.request("DELETE", bucket, key)
+        wire.request("DELETE", bucket)
+
+
+@pytest.mark.rule("storage.delete-bucket.no-resurrection")
+def test_upload_never_survives_a_bucket_deleted_through_the_api(s3, mgmt, names):
+    """The management API's delete of a bucket with an upload in progress: refused with a 4xx
+    (the upload stays), or the upload goes with the bucket and never reaches a bucket created
+    again under the name. An implementer may end uploads on S3's DeleteBucket and forget them
+    on the other surface's."""
+    wire = s3.wire
+    bucket, key = names.bucket(), names.key()
+    wire.create_bucket(bucket).assert_ok()
+    upload_id = _upload_id(wire.request("POST", bucket, key, query=[("uploads", None)]).assert_ok())
+    part = [("partNumber", "1"), ("uploadId", upload_id)]
+    etag = wire.request("PUT", bucket, key, query=part, body=b"part one").assert_ok().header("ETag")
+    deleted = mgmt.delete_bucket(bucket)
+    if 400 <= deleted.status < 500:  # refused while the upload is in progress: both stay
+        wire.request("DELETE", bucket, key, query=[("uploadId", upload_id)])
+        wire.request("DELETE", bucket)
+        return
+    deleted.assert_envelope_ok()
+    wire.create_bucket(bucket).assert_ok()
+    try:
+        listed = wire.request("GET", bucket, query=[("uploads", None)])
+        if listed.status != 501:  # ListMultipartUploads is served from 2022-07-13 on
+            listed.assert_ok()
+            ids = [e.text for e in listed.xml.iter() if e.tag.endswith("UploadId")]
+            assert upload_id not in ids, "the deleted bucket's upload is listed in the new one"
+        complete = (
+            "<CompleteMultipartUpload><Part><PartNumber>1</PartNumber>"
+            f"<ETag>{etag}</ETag></Part></CompleteMultipartUpload>"
+        ).encode()
+        done = wire.request("POST", bucket, key, query=[("uploadId", upload_id)], body=complete)
+        assert done.status == 404, (
+            f"CompleteMultipartUpload of the deleted bucket's upload answered {done.status}: "
+            "the upload survived its bucket"
+        )
     finally:
         wire.request("DELETE", bucket, key)
         wire.request("DELETE", bucket)

@@ -122,3 +122,36 @@ def test_preflight_max_age_follows_the_rule(s3, bucket, max_age):
     reply = preflight(s3, bucket, "max-age-probe", "GET")
     assert reply.status == 200, f"preflight status {reply.status}: {reply.body[:200]!r}"
     assert_max_age(reply, max_age)
+
+
+@pytest.mark.rule("storage.cors.s3-preflight")
+def test_preflight_after_delete_bucket_cors_is_not_allowed(s3, cors_bucket):
+    """Once DeleteBucketCors removed the rules, the preflight they allowed a moment before gets
+    no Access-Control-Allow-Origin: the bucket has no rule left to match. An implementer who
+    keeps compiled rules between requests must drop them when the configuration goes."""
+    before = preflight(s3, cors_bucket, "cors-deleted-probe", "GET")
+    assert before.status == 200, f"preflight with the rules in place: {before.describe()}"
+    s3.wire.request("DELETE", cors_bucket, query=[("cors", None)]).assert_ok()
+    after = preflight(s3, cors_bucket, "cors-deleted-probe", "GET")
+    assert 400 <= after.status < 500, f"preflight after DeleteBucketCors: {after.describe()}"
+    assert after.header("access-control-allow-origin") is None, dict(after.headers)
+
+
+@pytest.mark.rule("storage.cors.s3-preflight")
+def test_preflight_to_a_bucket_created_again_is_not_allowed(s3, names):
+    """A bucket deleted with CORS rules and created again under its name has no rules: the
+    preflight the old rules allowed gets no Access-Control-Allow-Origin. An implementer who
+    keeps compiled rules by bucket name must drop them when the bucket goes."""
+    bucket = names.bucket()
+    s3.wire.create_bucket(bucket).assert_ok()
+    try:
+        put_cors(s3, bucket, config_xml(rule_xml())).assert_ok()
+        before = preflight(s3, bucket, "cors-recreated-probe", "GET")
+        assert before.status == 200, f"preflight with the rules in place: {before.describe()}"
+        s3.wire.request("DELETE", bucket).assert_ok()
+        s3.wire.create_bucket(bucket).assert_ok()
+        after = preflight(s3, bucket, "cors-recreated-probe", "GET")
+        assert 400 <= after.status < 500, f"preflight to the new bucket: {after.describe()}"
+        assert after.header("access-control-allow-origin") is None, dict(after.headers)
+    finally:
+        s3.wire.request("DELETE", bucket)

@@ -178,3 +178,18 @@ def test_each_rule_keeps_its_status(s3, bucket):
     assert root is not None, reply.body[:300]
     status = {_text(node, "ID"): _text(node, "Status") for node in root}
     assert status == {"on": "Enabled", "off": "Disabled"}, reply.body[:600]
+
+
+@pytest.mark.rule("storage.lifecycle.put-get")
+def test_create_bucket_again_keeps_the_rules(s3, bucket):
+    """CreateBucket of a bucket the caller already owns creates nothing: the rules put before
+    are still the ones returned. Whether it answers 200 or 409 BucketAlreadyOwnedByYou the spec
+    does not say (docs/decisions.md), so either is accepted; an implementer who treats the
+    call as a new bucket and seeds the new-bucket defaults loses the owner's rules."""
+    put_lifecycle(s3, bucket, lifecycle_xml(expire_rule("kept", "kept/", 3))).assert_ok()
+    again = s3.wire.create_bucket(bucket)
+    assert again.status in (200, 409), f"CreateBucket of an owned bucket: {again.describe()}"
+    reply = s3.wire.request("GET", bucket, query=LIFECYCLE).assert_ok()
+    root = reply.xml
+    assert root is not None, reply.body[:300]
+    assert [_text(node, "ID") for node in root] == ["kept"], reply.body[:600]

@@ -18,7 +18,7 @@ import pytest
 
 from conformance.suite.setup_check import not_checked
 
-from .test_lifecycle_config import DAY, expire_rule, lifecycle_xml, put_lifecycle
+from .test_lifecycle_config import DAY, abort_rule, expire_rule, lifecycle_xml, put_lifecycle
 
 MARGIN = 120  # seconds kept from each boundary (the request itself takes time)
 
@@ -97,6 +97,25 @@ def test_every_object_of_a_long_prefix_goes_and_a_later_rule_still_applies(s3, m
     left = s3.boto.list_objects_v2(Bucket=bucket, Prefix="many/").get("Contents", [])
     assert not left, f"{len(left)} of {len(many)} objects under many/ kept: {left[0]['Key']}"
     s3.wire.get_object(bucket, last).assert_error(404, "NoSuchKey")
+
+
+@pytest.mark.rule("storage.lifecycle.abort-multipart-applied-reference")
+def test_every_upload_past_one_read_is_aborted(s3, mgmt, bucket, names):
+    """More incomplete uploads than one read of them holds (the reference reads 50 at a time)
+    are all aborted. An implementer may abort only the first page, or resume the next page
+    from a position that is not where the last one ended."""
+    started = [
+        s3.boto.create_multipart_upload(Bucket=bucket, Key=f"up/{n:03d}-{names.key()}")
+        for n in range(101)
+    ]
+    put_lifecycle(s3, bucket, lifecycle_xml(abort_rule("abort", 1))).assert_ok()
+    mgmt.advance_clock(3 * DAY, bucket).assert_envelope_ok()
+    left = [
+        upload["Key"]
+        for page in s3.boto.get_paginator("list_multipart_uploads").paginate(Bucket=bucket)
+        for upload in page.get("Uploads", [])
+    ]
+    assert not left, f"{len(left)} of {len(started)} uploads not aborted: {left[0]}"
 
 
 def date_rule(rule_id: str, prefix: str, date: str) -> str:

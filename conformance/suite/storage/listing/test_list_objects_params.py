@@ -70,6 +70,31 @@ def test_delimiter_at_the_last_code_point(s3, bucket, version):
     assert keys_of(root) == ["b"], f"Contents {keys_of(root)!r}"
 
 
+# A delimiter's last character beside a gap of the code point order: the surrogates (U+D800 to
+# U+DFFF, which no UTF-8 key holds) and the top (U+10FFFE, U+10FFFF). Each pair is a delimiter
+# and the least character after it that a key can hold.
+EDGES = [("\ud7fe", "\ud7ff"), ("\ud7ff", "\ue000"), ("\ue000", "\ue001")]
+EDGES += [("\U0010fffe", "\U0010ffff")]
+
+
+@pytest.mark.rule("storage.list-objects.delimiter")
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize(
+    ("delimiter", "following"), EDGES, ids=[f"U+{ord(d):04X}" for d, _ in EDGES]
+)
+def test_delimiter_beside_a_code_point_gap(s3, bucket, version, delimiter, following):
+    """The key that sorts right after a rolled-up prefix is listed, once, beside the prefix,
+    when the delimiter ends next to the surrogate gap or the top of the code points (keys list
+    in UTF-8 binary order, which is code point order). A listing that skips the rest of a
+    prefix by stepping its last character up must step to the next character a key can hold:
+    stepping into the surrogates, over the next character, or not at all shows here."""
+    fill(s3, bucket, [f"a{delimiter}1", f"a{delimiter}2", f"a{following}", "b"])
+    root = _list(s3, bucket, version, delimiter=delimiter)
+    got = (keys_of(root), prefixes_of(root))
+    want = ([f"a{following}", "b"], [f"a{delimiter}"])
+    assert got == want, f"(keys, common prefixes) {got!r}, want {want!r}"
+
+
 @pytest.mark.rule("storage.list-objects.renders-delimiter")
 @pytest.mark.parametrize("version", VERSIONS)
 def test_delimiter_rendered(s3, filled, version):

@@ -7,8 +7,11 @@ import pytest
 
 @pytest.mark.rule("storage.audit-logs.listed-reference")
 def test_changes_listed(s3, mgmt, names, as_of):
-    """Create, CORS, migration and delete of a bucket are listed in order, with time and actor."""
-    name = names.bucket()
+    """Create, CORS, migration and delete of a bucket are listed in order, with time and actor;
+    a listing of one bucket holds none of another bucket's changes (one made just before)."""
+    name, other = names.bucket(), names.bucket()
+    s3.wire.create_bucket(other).assert_ok()
+    s3.wire.request("DELETE", other).assert_ok()
     s3.wire.create_bucket(name).assert_ok()
     s3.boto.put_bucket_cors(Bucket=name, CORSConfiguration={"CORSRules": [
         {"AllowedOrigins": ["https://example.com"], "AllowedMethods": ["GET"]}]})  # fmt: skip

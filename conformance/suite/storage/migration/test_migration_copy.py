@@ -35,6 +35,24 @@ def test_miss_fetched_from_source(s3, mgmt, bucket, names, migration_source, as_
 
 
 @pytest.mark.rule("storage.migration.copies-objects")
+def test_large_miss_fetched_whole(s3, mgmt, bucket, names, migration_source, as_of):
+    """A key only the source has, of 200 KiB (a size a target may store otherwise than small
+    bodies: a file, not a database row), is answered whole by the read that fetches it and by
+    the next one, which the bucket serves itself."""
+    name, key = names.bucket(), names.key(".bin")
+    body = hashlib.sha256(b"large migrated body").digest() * 6400
+    with source_bucket(migration_source, name) as source:
+        source.put_object(Bucket=name, Key=key, Body=body)
+        mgmt.put_sippy(bucket, config_for(as_of, migration_source, name)).assert_envelope_ok()
+        first = s3.wire.get_object(bucket, key)
+    mgmt.delete_sippy(bucket).assert_envelope_ok()
+    got = first.assert_ok().body
+    assert got == body, f"the fetching read: {len(got)} of {len(body)} bytes"
+    again = s3.wire.get_object(bucket, key).assert_ok().body
+    assert again == body, f"the read after: {len(again)} of {len(body)} bytes"
+
+
+@pytest.mark.rule("storage.migration.copies-objects")
 def test_key_missing_at_source_is_no_such_key(s3, mgmt, bucket, names, migration_source, as_of):
     """With migration on, a key neither the bucket nor the source holds is still NoSuchKey.
 
