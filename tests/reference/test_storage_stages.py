@@ -74,6 +74,26 @@ async def _chunks(total: int, piece: int = 300_007) -> AsyncIterator[bytes]:
         sent += size
 
 
+def _upload_and_check(tmp_path: Path, size: int) -> None:
+    """Write `size` bytes through fastio and check the file, its size and both digests."""
+
+    async def upload() -> fastio.Written:
+        return await fastio.write_blob(
+            _chunks(size),
+            str(tmp_path / "tmp"),
+            str(tmp_path / "blobs" / "final"),
+            sha256=True,
+            max_size=None,
+            accept=lambda written: None,
+        )
+
+    written = asyncio.run(upload())
+    body = (tmp_path / "blobs" / "final").read_bytes()
+    assert len(body) == size == written.size
+    assert written.md5_hex == hashlib.md5(body).hexdigest()
+    assert written.sha256_hex == hashlib.sha256(body).hexdigest()
+
+
 def test_cancelled_job_is_skipped_and_later_jobs_still_run() -> None:
     """A job cancelled while it waits its turn (its upload's await was cancelled) is skipped;
     the jobs after it still run, and the stage takes new ones (else a waiter on them hangs)."""
@@ -95,21 +115,7 @@ def test_large_blob_digest_matches_the_bytes(tmp_path: Path) -> None:
     """Many batches through both stages: the file and its MD5 are those of the body sent."""
     size = 9 * fastio.BATCH + 4321  # more batches than DEPTH, unaligned tail
 
-    async def upload() -> fastio.Written:
-        return await fastio.write_blob(
-            _chunks(size),
-            str(tmp_path / "tmp"),
-            str(tmp_path / "blobs" / "final"),
-            sha256=True,
-            max_size=None,
-            accept=lambda written: None,
-        )
-
-    written = asyncio.run(upload())
-    body = (tmp_path / "blobs" / "final").read_bytes()
-    assert len(body) == size == written.size
-    assert written.md5_hex == hashlib.md5(body).hexdigest()
-    assert written.sha256_hex == hashlib.sha256(body).hexdigest()
+    _upload_and_check(tmp_path, size)
 
 
 def test_write_failure_mid_stream_raises_and_leaves_no_file(
@@ -165,21 +171,7 @@ def test_buffered_writes_flush_early_and_keep_the_bytes(
     monkeypatch.setattr(os, "fdatasync", counting_fdatasync)
     size = 9 * fastio.BATCH + 4321  # several writeback rounds, unaligned tail
 
-    async def upload() -> fastio.Written:
-        return await fastio.write_blob(
-            _chunks(size),
-            str(tmp_path / "tmp"),
-            str(tmp_path / "blobs" / "final"),
-            sha256=True,
-            max_size=None,
-            accept=lambda written: None,
-        )
-
-    written = asyncio.run(upload())
-    body = (tmp_path / "blobs" / "final").read_bytes()
-    assert len(body) == size == written.size
-    assert written.md5_hex == hashlib.md5(body).hexdigest()
-    assert written.sha256_hex == hashlib.sha256(body).hexdigest()
+    _upload_and_check(tmp_path, size)
     assert flushed, "no early writeback although the body is four times WRITEBACK"
 
 

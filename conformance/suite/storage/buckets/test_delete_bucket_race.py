@@ -12,6 +12,7 @@ from __future__ import annotations
 import http.client
 import ssl
 import time
+from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
@@ -111,20 +112,7 @@ def test_upload_in_progress_never_survives_its_bucket(s3, names):
     assert deleted.status == 204, f"DeleteBucket with an upload in progress: {deleted.status}"
     wire.create_bucket(bucket).assert_ok()
     try:
-        listed = wire.request("GET", bucket, query=[("uploads", None)])
-        if listed.status != 501:  # ListMultipartUploads is served from 2022-07-13 on
-            listed.assert_ok()
-            ids = [e.text for e in listed.xml.iter() if e.tag.endswith("UploadId")]
-            assert upload_id not in ids, "the deleted bucket's upload is listed in the new one"
-        complete = (
-            "<CompleteMultipartUpload><Part><PartNumber>1</PartNumber>"
-            f"<ETag>{etag}</ETag></Part></CompleteMultipartUpload>"
-        ).encode()
-        done = wire.request("POST", bucket, key, query=[("uploadId", upload_id)], body=complete)
-        assert done.status == 404, (
-            f"CompleteMultipartUpload of the deleted bucket's upload answered {done.status}: "
-            "the upload survived its bucket"
-        )
+        _assert_upload_gone(wire, bucket, key, upload_id, etag)
         got = wire.get_object(bucket, key)
         assert got.status >= 400, f"GetObject of the key in the recreated bucket: {got.status}"
     finally:
@@ -152,20 +140,26 @@ def test_upload_never_survives_a_bucket_deleted_through_the_api(s3, mgmt, names)
     deleted.assert_envelope_ok()
     wire.create_bucket(bucket).assert_ok()
     try:
-        listed = wire.request("GET", bucket, query=[("uploads", None)])
-        if listed.status != 501:  # ListMultipartUploads is served from 2022-07-13 on
-            listed.assert_ok()
-            ids = [e.text for e in listed.xml.iter() if e.tag.endswith("UploadId")]
-            assert upload_id not in ids, "the deleted bucket's upload is listed in the new one"
-        complete = (
-            "<CompleteMultipartUpload><Part><PartNumber>1</PartNumber>"
-            f"<ETag>{etag}</ETag></Part></CompleteMultipartUpload>"
-        ).encode()
-        done = wire.request("POST", bucket, key, query=[("uploadId", upload_id)], body=complete)
-        assert done.status == 404, (
-            f"CompleteMultipartUpload of the deleted bucket's upload answered {done.status}: "
-            "the upload survived its bucket"
-        )
+        _assert_upload_gone(wire, bucket, key, upload_id, etag)
     finally:
         wire.request("DELETE", bucket, key)
         wire.request("DELETE", bucket)
+
+
+def _assert_upload_gone(wire: Any, bucket: str, key: str, upload_id: str, etag: str) -> None:
+    """The deleted bucket's upload is neither listed in the bucket created again under its
+    name nor completable there (404)."""
+    listed = wire.request("GET", bucket, query=[("uploads", None)])
+    if listed.status != 501:  # ListMultipartUploads is served from 2022-07-13 on
+        listed.assert_ok()
+        ids = [e.text for e in listed.xml.iter() if e.tag.endswith("UploadId")]
+        assert upload_id not in ids, "the deleted bucket's upload is listed in the new one"
+    complete = (
+        "<CompleteMultipartUpload><Part><PartNumber>1</PartNumber>"
+        f"<ETag>{etag}</ETag></Part></CompleteMultipartUpload>"
+    ).encode()
+    done = wire.request("POST", bucket, key, query=[("uploadId", upload_id)], body=complete)
+    assert done.status == 404, (
+        f"CompleteMultipartUpload of the deleted bucket's upload answered {done.status}: "
+        "the upload survived its bucket"
+    )
