@@ -19,6 +19,9 @@ MARKER = "rule"
 RULES_KEY = pytest.StashKey[tuple[Any, ...]]()
 # tests under this directory must name their rules
 SUITE_DIR = Path(__file__).resolve().parent.parent / "suite"
+# modules run before every other test (a stable partition): the reference's pre-flight rules,
+# which the first test using a surface would otherwise pre-empt by stopping the session
+FIRST = ("conformance.suite.test_reference_preflight",)
 
 
 def register_marker(config: pytest.Config) -> None:
@@ -116,7 +119,12 @@ def check_selection(catalog: Any, prefixes: Sequence[str], areas: Sequence[str])
             raise pytest.UsageError(f"--rule {prefix!r}: no rule id {what} it")
 
 
+def _first(item: pytest.Item) -> bool:
+    return getattr(getattr(item, "module", None), "__name__", "") in FIRST
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    items[:] = [i for i in items if _first(i)] + [i for i in items if not _first(i)]
     options = get_state(config).options
     if not options.selective:
         return
