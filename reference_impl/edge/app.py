@@ -129,13 +129,13 @@ class Edge:
         self.delivery = delivery
 
     async def handle(self, request: Request) -> Response:
-        # the scope's path: `request.url.path` ends at a decoded `?` (`flush%3Fx` was the hook)
-        if request.scope["path"] == FLUSH_PATH and request.method == "POST":
+        # the path as sent: decoded, `flush%3Fx` (request.url) and `cdn-cgi%2F...` were the hook
+        path, uri = requested_uri(request.scope)
+        if path == FLUSH_PATH and request.method == "POST":
             batches = await self.delivery.flush()
             return JSONResponse({"batches": batches})
         start_ns = clock.of(self.ctx).now_ns()
         original = _raw_headers(request)
-        path, uri = requested_uri(request.scope)
         transformed = transform(original)
         response = origin(request.method, uri, transformed)
         from_origin = _response_headers(response)
