@@ -22,6 +22,7 @@ from reference_impl.context import ServerContext
 from reference_impl.durable_replies import DurableReplies
 from reference_impl.early_answer import CloseUnreadBodies
 from reference_impl.guarded_http import GuardedHttpTools, guarded_protocol
+from reference_impl.header_bound import BoundHeaderBlock
 from reference_impl.host_guard import RefuseUnsplittableHost
 from reference_impl.public.h2 import SURFACE as PUBLIC_TLS
 from reference_impl.public.h2 import PublicTlsServer
@@ -160,10 +161,12 @@ def surface_app(module_name: str, ctx: ServerContext) -> Any:
     """A surface's ASGI app; with `--durable`, replies wait until what they report is on disk.
 
     Every surface closes a connection whose `100-continue` body it answered without reading,
-    and answers 400 to a Host it would misread (host_guard.py; S3 and public parse Host).
+    answers 400 to a Host it would misread (host_guard.py; S3 and public parse Host) and 431
+    to a header block past the bound however it arrived (header_bound.py).
     """
     hosts_read = module_name in HOST_READERS
     app: Any = RefuseUnsplittableHost(import_module(module_name).build_app(ctx), hosts_read)
+    app = BoundHeaderBlock(app, int(ctx.profile.max_header_bytes))  # one read held it whole
     if ctx.durable_replies:
         app = DurableReplies(app, ctx)
     if ctx.profile.deviations.early_answer_keeps_open:  # break-checks only

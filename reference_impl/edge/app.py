@@ -23,11 +23,13 @@ import secrets
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
+from urllib.parse import quote
 
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
+from starlette.types import Scope
 
 from reference_impl.context import ServerContext
 from reference_impl.edge.delivery import Delivery
@@ -90,6 +92,19 @@ def origin(method: str, uri: str, headers: list[tuple[str, str]]) -> Response:
     return response
 
 
+def requested_uri(scope: Scope) -> tuple[str, str]:
+    """(path, path and query) as the client sent them, percent-encoding kept.
+
+    `request.url` re-splits `Host + decoded path`, so a path holding `%3F` or `%23` lost its
+    tail: `/a%23b?c=1` was logged and echoed as `/a` (ClientRequestURI without its query,
+    ClientRequestPath cut), `/a%3Fb` as `/a?b` (hostile round 12). ClientRequestPath is the
+    URI's part before its first `?`, which an encoded `?` can no longer fake."""
+    raw = scope.get("raw_path")
+    path = raw.decode("latin-1") if raw else quote(scope["path"])
+    query = scope.get("query_string", b"").decode("latin-1")
+    return path, f"{path}?{query}" if query else path
+
+
 def log_options(ctx: ServerContext) -> LogOptions:
     """The profile's custom-field logging at its date, with its deliberate deviations."""
     profile = ctx.profile
@@ -114,13 +129,13 @@ class Edge:
         self.delivery = delivery
 
     async def handle(self, request: Request) -> Response:
-        # the scope's path: `request.url.path` ends at a decoded `?` (`flush%3Fx` was the hook)
-        if request.scope["path"] == FLUSH_PATH and request.method == "POST":
+        # the path as sent: decoded, `flush%3Fx` (request.url) and `cdn-cgi%2F...` were the hook
+        path, uri = requested_uri(request.scope)
+        if path == FLUSH_PATH and request.method == "POST":
             batches = await self.delivery.flush()
             return JSONResponse({"batches": batches})
         start_ns = clock.of(self.ctx).now_ns()
         original = _raw_headers(request)
-        uri = request.url.path + (f"?{request.url.query}" if request.url.query else "")
         transformed = transform(original)
         response = origin(request.method, uri, transformed)
         from_origin = _response_headers(response)
@@ -129,7 +144,7 @@ class Edge:
             pass
         raw = transformed if self.ctx.profile.deviations.log_transformed_headers else original
         exchange = Exchange(raw, transformed, from_origin, _response_headers(response))
-        logged_uri = request.url.path if self.ctx.profile.deviations.log_path_as_uri else uri
+        logged_uri = path if self.ctx.profile.deviations.log_path_as_uri else uri
         self._log(request, logged_uri, start_ns, exchange, response)
         return response
 

@@ -32,6 +32,10 @@ BASE = "/client/v4"
 EMAIL = re.compile(r"\A[^@\s]+@[^@\s]+\.[^@\s]+\Z")
 API_KEY = re.compile(r"\A[0-9a-f]{37}\Z")  # the provider's global API keys: 37 lower-case hex
 LOG = logging.getLogger(__name__)
+# RFC 3986 section 2.2: `%2F` is data, not the delimiter `/`; the decoded path cannot tell them
+# apart, so `buckets/<b>%2Fdomains%2Fcustom%2F<d>` reached the domain's route and
+# `buckets/<b>%2F` bucket <b>'s (DELETE deleted it). No name the API routes on holds a `/`.
+ENCODED_SLASH = b"%2f"
 
 Handler = Callable[[dict[str, str], Any], Awaitable[Any]]
 
@@ -85,6 +89,8 @@ class MgmtApi:
         # the request-target's path, decoded once: `request.url` splits `Host + path` again, so a
         # decoded `?` or `#` (`buckets/a%3Fx/y`) cut the route to bucket `a` (hostile round 11)
         path: str = request.scope["path"]
+        if ENCODED_SLASH in request.scope.get("raw_path", b"").lower():
+            raise ApiError("route_not_found", path)  # a `/` inside a segment is no separator
         if not path.startswith(BASE + "/"):
             raise ApiError("route_not_found", path)
         self._authenticate(request)

@@ -16,6 +16,8 @@ from __future__ import annotations
 import base64
 from collections.abc import Iterable, Mapping
 
+from starlette.datastructures import Headers
+
 from reference_impl import offload
 from reference_impl.context import ServerContext
 from reference_impl.s3.chunked_checksums import new_checksum, well_formed
@@ -27,14 +29,18 @@ ALGORITHMS = ("crc32", "crc32c", "sha1", "sha256")
 SINGLE = "Expecting a single x-amz-checksum- header. Multiple checksum Types are not allowed."
 
 
-def declared(ctx: ServerContext, headers: Mapping[str, str]) -> dict[str, str]:
-    """The checksums a request declares, for algorithms the profile offers (others ignored)."""
+def declared(ctx: ServerContext, headers: Headers) -> dict[str, str]:
+    """The checksums a request declares, for algorithms the profile offers (others ignored).
+
+    Two lines of one header are one comma-joined value (RFC 9110 section 5.3), as SigV4 signs
+    them: no checksum, so InvalidRequest. Reading the first line alone stored a body whose
+    second `x-amz-checksum-crc32` line was wrong with 200 (hostile round 12)."""
     offered = set(ctx.profile.put_object_checksums or [])
     found: dict[str, str] = {}
     for name in ALGORITHMS:
-        value = headers.get(HEADER_PREFIX + name)
-        if value is not None and name in offered:
-            found[name] = value.strip()
+        values = headers.getlist(HEADER_PREFIX + name)
+        if values and name in offered:
+            found[name] = ",".join(value.strip() for value in values)
     return found
 
 
@@ -94,7 +100,7 @@ async def verify(ctx: ServerContext, blob: BlobInfo, claims: Mapping[str, str]) 
 
 
 async def settle(
-    ctx: ServerContext, blob: BlobInfo, proved: Mapping[str, str], headers: Mapping[str, str]
+    ctx: ServerContext, blob: BlobInfo, proved: Mapping[str, str], headers: Headers
 ) -> dict[str, str]:
     """The checksums a written body keeps: those an aws-chunked trailer proved (`proved`), else
     the `x-amz-checksum-*` headers, verified (BadDigest, blob removed, on a mismatch)."""

@@ -29,6 +29,7 @@ MODES = frozenset({SIGNED, SIGNED_TRAILER, UNSIGNED_TRAILER})
 EMPTY_SHA256 = hashlib.sha256(b"").hexdigest()
 MAX_LINE = 4096  # a chunk header or trailer line; longer is malformed, never buffered
 MAX_TRAILER_LINES = 16
+SINGLE = "Expecting a single x-amz-checksum- header"
 
 
 @dataclass(frozen=True)
@@ -161,13 +162,18 @@ class AwsChunkedDecoder:
             algorithm = checksums.algorithm_of_header(name)
             if algorithm is not None:
                 self.expected[algorithm] = None
+        claimed: dict[str, list[str]] = {}  # two lines of a header are one joined value
         for name, value in headers.items():
             algorithm = checksums.algorithm_of_header(name)
-            if algorithm is not None and algorithm not in self.expected:
-                self._check_form(algorithm, value)
-                self.expected[algorithm] = value.strip()
+            if algorithm is not None:
+                claimed.setdefault(algorithm, []).append(value.strip())
+        for algorithm, values in claimed.items():
+            if algorithm in self.expected:  # a header and a trailer: two claims, not one
+                raise S3Error("InvalidRequest", SINGLE)
+            self._check_form(algorithm, ",".join(values))
+            self.expected[algorithm] = ",".join(values)
         if len(self.expected) > 1:
-            raise S3Error("InvalidRequest", "Expecting a single x-amz-checksum- header")
+            raise S3Error("InvalidRequest", SINGLE)
         self.checksums: dict[str, str] = {}
         self._previous = auth.seed_signature
 
@@ -269,6 +275,8 @@ class AwsChunkedDecoder:
             if name == "x-amz-trailer-signature":
                 signature = value.strip().lower()
                 continue
+            if name in found:  # the last line won: a wrong first checksum went unread
+                raise S3Error("MalformedTrailerError", f"Trailer sent twice: {name}")
             found[name] = value.strip()
             canonical += f"{name}:{value.strip()}\n"
         else:

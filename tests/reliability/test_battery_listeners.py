@@ -61,6 +61,25 @@ def test_header_block_past_the_bound_is_refused_431(
 
 
 @pytest.mark.parametrize("listener", LISTENERS)
+@pytest.mark.parametrize("over", [1024, -1024], ids=["over", "under"])
+def test_a_whole_header_block_in_one_write_is_bounded_too(
+    ref: RefProcess, listener: str, over: int
+) -> None:
+    """A complete header block past the bound sent in one write is 431 as well (hostile round
+    12: it was served on every listener, the count ran only while a block was incomplete)."""
+    sock = connect(ref.url(listener))
+    filler = b"a" * (MAX_HEADER + over)
+    sock.sendall(
+        b"GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + filler + b"\r\nConnection: close\r\n\r\n"
+    )
+    raw, closed = read_until_closed(sock, time.monotonic() + SLACK)
+    sock.close()
+    codes = statuses(raw)
+    assert closed and len(codes) == 1, f"{listener}: {raw[:200]!r}"
+    assert (codes[0] == 431) == (over > 0), f"{listener}: {raw[:200]!r}"
+
+
+@pytest.mark.parametrize("listener", LISTENERS)
 @pytest.mark.parametrize(
     "sent", [b"", b"GET / HTTP/1.1\r\nHost: x\r\nX-Half: abc"], ids=["silent", "half"]
 )
