@@ -32,6 +32,13 @@ DESTINATION_PREFIX = "cf-copy-destination-"
 SOURCE_RANGE = re.compile(r"\Abytes=([0-9]{1,20})-([0-9]{1,20})\Z")
 
 
+def source_header(call: Call) -> str:
+    """x-amz-copy-source as SigV4 signed it: two lines are one comma-joined value (RFC 9110
+    section 5.3). The first line alone was read, so a request signed for `/b/k1,/b/k2` copied
+    `/b/k1` (hostile round 12); the joined value names key `k1,/b/k2`."""
+    return ",".join(call.request.headers.getlist(SOURCE_HEADER))
+
+
 def parse_source(ctx: ServerContext, text: str) -> tuple[str, str]:
     """`/bucket/key` (URL-encoded, optional `?versionId=`) as (bucket, key)."""
     try:
@@ -66,7 +73,7 @@ def require_source(ctx: ServerContext, call: Call) -> ObjectRecord:
     A named version must be the object's current one (its blob, the version id a copy reports):
     no older version is kept, and copying the current bytes instead would answer 200 with other
     data than the client pinned (NoSuchVersion, as S3 answers a version it does not have)."""
-    bucket, key = parse_source(ctx, call.header(SOURCE_HEADER) or "")
+    bucket, key = parse_source(ctx, source_header(call))
     if ctx.store.get_bucket(call.account, bucket) is None:
         if ctx.profile.deviations.copy_missing_source_bucket_403:
             raise S3Error("AccessDenied")
@@ -76,7 +83,7 @@ def require_source(ctx: ServerContext, call: Call) -> ObjectRecord:
         if ctx.profile.deviations.copy_missing_source_key_403:
             raise S3Error("AccessDenied")
         raise S3Error("NoSuchKey", Key=key)
-    version = source_version(call.header(SOURCE_HEADER) or "")
+    version = source_version(source_header(call))
     if version is not None and version != record.blob:
         raise S3Error("NoSuchVersion", Key=key)
     if "-" in record.etag and not ctx.profile.copy_multipart_sources:
@@ -114,7 +121,7 @@ SELF_COPY_CHANGES = (
 
 def _onto_itself(ctx: ServerContext, call: Call) -> bool:
     """Is the copy's source its own destination, with nothing else asked to change?"""
-    bucket, key = parse_source(ctx, call.header(SOURCE_HEADER) or "")
+    bucket, key = parse_source(ctx, source_header(call))
     if (bucket, key) != (call.bucket, call.key):
         return False
     return not any(call.header(name) is not None for name in SELF_COPY_CHANGES)
@@ -200,7 +207,7 @@ async def copy_object(ctx: ServerContext, call: Call) -> Response:
     check = None
     if ctx.profile.copy_destination_conditions:  # checked again as the copy publishes
         check = publish_check(ctx, call, DESTINATION_PREFIX, "destination ")
-    if parse_source(ctx, call.header(SOURCE_HEADER) or "") == (call.bucket, call.key):
+    if parse_source(ctx, source_header(call)) == (call.bucket, call.key):
         check = _still_source(source, check)
     record: ObjectRecord = ctx.store.put_object(
         call.account, call.bucket, call.key, blob, content_type, meta, etag=etag, check=check

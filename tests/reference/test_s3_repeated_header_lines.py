@@ -1,4 +1,4 @@
-"""A checksum claimed twice is refused, whichever copy is wrong (hostile round 12).
+"""A header sent as two lines is read as the one value SigV4 signed (hostile round 12).
 
 1. Two `x-amz-checksum-crc32` lines on a PutObject / UploadPart: the reference read the first
    line alone, so `right` then `wrong` stored the body with 200 and the wrong claim unread.
@@ -8,6 +8,9 @@
    trailer's value alone was checked: a wrong header claim stored with 200); a trailer line sent
    twice kept the last (a wrong first value stored with 200). One claim per request, as the
    decoder already answered a header and a trailer of two algorithms.
+
+3. `x-amz-copy-source` as two lines: the first alone was read, so a CopyObject signed for
+   `/b/k1,/b/k2` copied `/b/k1`; the joined value names the key `k1,/b/k2` (NoSuchKey here).
 
 As test_s3_checksum_claims.py: AWS's observed answers, no AWS or R2 document, so reference
 tests rather than conformance rules.
@@ -127,3 +130,18 @@ def test_a_streamed_checksum_claimed_once_is_kept(wire: WireClient, bucket: str)
     assert statuses(_chunked(wire, bucket, None, [RIGHT])) == [200]
     got = wire.get_object(bucket, "k", headers={"x-amz-checksum-mode": "ENABLED"}).assert_ok()
     assert got.body == BODY and got.header(NAME) == RIGHT
+
+
+@pytest.mark.parametrize("part", [False, True], ids=["copy-object", "upload-part-copy"])
+def test_two_copy_source_lines_name_one_joined_source(
+    wire: WireClient, bucket: str, part: bool
+) -> None:
+    wire.put_object(bucket, "src", BODY).assert_ok()
+    query = [("partNumber", "1"), ("uploadId", _upload(wire, bucket, "dst"))] if part else []
+    name = "x-amz-copy-source"
+    headers = {name: f"/{bucket}/src,/{bucket}/other"}
+    prepared = wire.prepare("PUT", bucket, "dst", query=query, headers=headers)
+    raw = _send_split(prepared, name)
+    assert statuses(raw) == [404] and b"<Code>NoSuchKey</Code>" in raw, raw[:400]
+    one = wire.prepare("PUT", bucket, "dst", query=query, headers={name: f"/{bucket}/src"})
+    assert statuses(_send_split(one, name)) == [200]  # one line: copied as before
