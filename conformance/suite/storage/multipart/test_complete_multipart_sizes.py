@@ -63,3 +63,45 @@ def test_unequal_parts_completion_is_invalid_part(s3, bucket, names, expected, s
         # refusing a part at upload is sizes-checked-at-completion's rule
         require_ok(reply, f"UploadPart {number}")
     _complete(s3, bucket, key, upload, replies).assert_error(400, "InvalidPart")
+
+
+def _sized_upload(s3, bucket, key, sizes):
+    """An upload of parts of these sizes (numbered from 1): (upload id, the UploadPart replies)."""
+    upload = mp.start(s3.wire, bucket, key)
+    replies = [
+        mp.upload_part(s3.wire, bucket, key, upload, number, bytes([96 + number]) * size)
+        for number, size in enumerate(sizes, start=1)
+    ]
+    return upload, replies
+
+
+@pytest.mark.rule("storage.complete-multipart-upload.sizes-checked-at-completion")
+@pytest.mark.parametrize("count", [2, 3])
+def test_parts_all_of_one_size_complete(s3, bucket, names, expected, count):
+    """Parts all of the minimum size, the last as large as the others, complete: the check at
+    completion refuses unequal parts, not a last part of the same size (all parts except
+    possibly the last have the same size)."""
+    key = names.key()
+    upload, replies = _sized_upload(s3, bucket, key, [expected.min_part_bytes] * count)
+    for number, reply in enumerate(replies, start=1):
+        require_ok(reply, f"UploadPart {number}")
+    _complete(s3, bucket, key, upload, replies).assert_ok()
+
+
+# the last part one byte larger than the others: after one part, or after two
+LARGER_LAST = {"two-parts": (0, 1), "three-parts": (0, 0, 1)}
+
+
+@pytest.mark.rule("storage.complete-multipart-upload.sizes-checked-at-completion")
+@pytest.mark.parametrize("shape", list(LARGER_LAST))
+def test_last_part_larger_than_the_others_refused(s3, bucket, names, expected, shape):
+    """A last part larger than the others is refused at completion with a 4xx: the provider's
+    multipart page has the last part "the same or smaller than the other parts" (which code is
+    not stated there, so none is asserted)."""
+    key = names.key()
+    sizes = [expected.min_part_bytes + extra for extra in LARGER_LAST[shape]]
+    upload, replies = _sized_upload(s3, bucket, key, sizes)
+    for number, reply in enumerate(replies, start=1):
+        require_ok(reply, f"UploadPart {number}")
+    reply = _complete(s3, bucket, key, upload, replies)
+    assert 400 <= reply.status < 500, f"a last part larger than the others: {reply.describe()}"
