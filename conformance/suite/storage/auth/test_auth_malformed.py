@@ -135,17 +135,23 @@ def test_presigned_url_with_a_malformed_expires_is_refused(s3, bucket, names, ex
 
 
 @pytest.mark.rule(RULE)
-@pytest.mark.parametrize("form", ["month-13", "x-for-t", "sign-in-hour"])
+@pytest.mark.parametrize(
+    "form", ["month-13", "x-for-t", "sign-in-hour", "space-in-second", "fullwidth-digits"]
+)
 def test_presigned_url_with_a_malformed_date_is_refused(s3, bucket, names, form):
     """X-Amz-Date not in ISO 8601 basic form, signed, with a week's X-Amz-Expires: a month 13,
-    X for T, or yesterday's 01:00 written with a sign (`T+10000Z`, which a lax integer parse
-    reads as a valid time). A 4xx, not a 5xx, not the object."""
+    X for T, or yesterday's 01:00 written as a lax integer parse still reads it (a sign in the
+    hour `T+10000Z`, a space in the seconds `T01000 Z`, fullwidth digits). A 4xx, not a 5xx,
+    not the object."""
     now = _now()
     yesterday = now - dt.timedelta(days=1)
+    fullwidth = str.maketrans("0123456789", "".join(chr(0xFF10 + d) for d in range(10)))
     stamp = {
         "month-13": _malformed_dates(now)["month-13"],
         "x-for-t": _malformed_dates(now)["x-for-t"],
         "sign-in-hour": f"{yesterday:%Y%m%d}T+10000Z",
+        "space-in-second": f"{yesterday:%Y%m%d}T01000 Z",
+        "fullwidth-digits": f"{yesterday:%Y%m%dT010000Z}".translate(fullwidth),
     }[form]
     _presigned_refused(
         s3, bucket, names, f"X-Amz-Date {stamp!r}", timestamp=now, stamp=stamp,
