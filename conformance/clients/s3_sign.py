@@ -37,14 +37,25 @@ def sign(
     timestamp: dt.datetime,
     credential_date: str | None = None,
     body: bytes = b"",
+    stamp: str | None = None,
+    scope: str | None = None,
+    payload_hash: str | None = None,
+    canonical_path: str | None = None,
+    canonical_query: str | None = None,
 ) -> PreparedWire:
     """Sign `headers` (plus Host and x-amz-content-sha256) for `timestamp`.
 
     `headers` must already hold the header that carries the date (`x-amz-date` or `Date`);
-    `credential_date` (YYYYMMDD) defaults to the timestamp's date.
+    `credential_date` (YYYYMMDD) defaults to the timestamp's date. The malformed forms a server
+    must refuse are signed consistently, so that only the form decides: `stamp` is the request
+    time as the string to sign carries it (default the timestamp in ISO 8601 basic form),
+    `scope` the credential scope written in the header and signed (the key is still derived
+    from the credential date and the region), `payload_hash` the x-amz-content-sha256 value
+    (default the body's SHA-256). `canonical_path` / `canonical_query` are what the canonical
+    request holds when the URL is sent in another, equivalent encoding (default: as sent).
     """
     parts = urlsplit(url)
-    payload = hashlib.sha256(body).hexdigest()
+    payload = hashlib.sha256(body).hexdigest() if payload_hash is None else payload_hash
     sent = {**headers, "Host": parts.netloc, "x-amz-content-sha256": payload}
     canonical = {name.lower(): " ".join(value.split()) for name, value in sent.items()}
     names = sorted(canonical)
@@ -52,19 +63,19 @@ def sign(
     request = "\n".join(
         [
             method,
-            parts.path or "/",
-            query,
+            canonical_path or parts.path or "/",
+            query if canonical_query is None else canonical_query,
             "".join(f"{name}:{canonical[name]}\n" for name in names),
             ";".join(names),
             payload,
         ]
     )
     date = credential_date or timestamp.strftime("%Y%m%d")
-    scope = f"{date}/{wire.region}/s3/aws4_request"
+    scope = scope or f"{date}/{wire.region}/s3/aws4_request"
     to_sign = "\n".join(
         [
             ALGORITHM,
-            timestamp.strftime("%Y%m%dT%H%M%SZ"),
+            stamp or timestamp.strftime("%Y%m%dT%H%M%SZ"),
             scope,
             hashlib.sha256(request.encode()).hexdigest(),
         ]
@@ -85,17 +96,21 @@ def presign(
     *,
     timestamp: dt.datetime,
     credential_date: str | None = None,
-    expires: int | None = 600,
+    expires: int | str | None = 600,
     signed: Mapping[str, str] | None = None,
     sign_host: bool = True,
+    stamp: str | None = None,
+    scope: str | None = None,
 ) -> str:
     """A presigned URL (UNSIGNED-PAYLOAD) whose scope date may differ. `signed`: headers signed
     besides Host (the request must send them); `sign_host=False` leaves Host out of
-    SignedHeaders and `expires=None` leaves X-Amz-Expires out (forms AWS refuses)."""
+    SignedHeaders and `expires=None` leaves X-Amz-Expires out (forms AWS refuses). `stamp`
+    (X-Amz-Date as sent and signed), `scope` (the credential scope, signed; the key is still
+    the credential date's and the region's) and a text `expires` make the malformed forms."""
     parts = urlsplit(url)
     date = credential_date or timestamp.strftime("%Y%m%d")
-    scope = f"{date}/{wire.region}/s3/aws4_request"
-    stamp = timestamp.strftime("%Y%m%dT%H%M%SZ")
+    scope = scope or f"{date}/{wire.region}/s3/aws4_request"
+    stamp = stamp or timestamp.strftime("%Y%m%dT%H%M%SZ")
     headers = {name.lower(): " ".join(value.split()) for name, value in (signed or {}).items()}
     if sign_host:
         headers["host"] = parts.netloc
