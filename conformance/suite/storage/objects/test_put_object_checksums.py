@@ -165,3 +165,17 @@ def test_checksum_of_an_unsigned_payload_is_verified(s3, bucket, names, algorith
     reply = s3.wire.request("PUT", bucket, other, body=BODY, headers=wrong, **unsigned)
     reply.assert_error(400, "BadDigest")
     s3.wire.get_object(bucket, other).assert_error(404, "NoSuchKey")
+
+
+@pytest.mark.rule("storage.put-object.checksum-mismatch")
+@pytest.mark.parametrize("algorithm", ["sha256", "sha1"])
+def test_a_checksum_that_is_not_base64_is_refused(s3, bucket, names, algorithm):
+    """A checksum header whose value is not base64 at all cannot name the body's digest: the
+    PUT is refused with 400 (AWS answers InvalidRequest, a mismatch BadDigest; either code),
+    never a 5xx, and nothing is stored. An implementer may decode the value without handling
+    the decoder's error."""
+    key = names.key()
+    header = s3.wire.vendor(f"checksum-{algorithm}")
+    reply = s3.wire.put_object(bucket, key, BODY, headers={header: "not base64!"})
+    assert reply.status == 400, f"{header}: 'not base64!': {reply.describe()}; expected 400"
+    s3.wire.get_object(bucket, key).assert_error(404, "NoSuchKey")
