@@ -138,3 +138,44 @@ def test_trailing_checksum_mismatch_is_bad_digest(s3, bucket, names, mode):
     reply = chunked.put_chunked(s3.wire, bucket, key, chunks, wire_mode, trailers=wrong)
     reply.assert_error(400, "BadDigest")
     s3.wire.get_object(bucket, key).assert_error(404, "NoSuchKey")
+
+
+@pytest.mark.parametrize(
+    "algorithm",
+    [
+        pytest.param("sha256", marks=pytest.mark.rule("storage.put-object.checksum-sha256")),
+        pytest.param("sha1", marks=pytest.mark.rule("storage.put-object.checksum-sha1")),
+    ],
+)
+def test_checksum_of_an_unsigned_payload_is_verified(s3, bucket, names, algorithm):
+    """The checksum header of a PUT signed with UNSIGNED-PAYLOAD (what presigned uploads and
+    SDKs over TLS send) is checked as for a signed body: the right one is kept and returned,
+    a wrong one is 400 BadDigest. An implementer may verify it only against the payload hash it
+    already computed to check a signed body, and have none here."""
+    header = s3.wire.vendor(f"checksum-{algorithm}")
+    key = names.key()
+    sent = {header: CHECKSUMS[algorithm]}
+    unsigned = {"payload_hash": "UNSIGNED-PAYLOAD"}
+    s3.wire.request("PUT", bucket, key, body=BODY, headers=sent, **unsigned).assert_ok()
+    mode = {s3.wire.vendor("checksum-mode"): "ENABLED"}
+    head = s3.wire.request("HEAD", bucket, key, headers=mode).assert_ok()
+    assert head.header(header) == CHECKSUMS[algorithm], f"HEAD {header}: {head.header(header)!r}"
+    other = names.key()
+    wrong = {header: WRONG if algorithm == "sha256" else _b64(hashlib.sha1(b"other").digest())}
+    reply = s3.wire.request("PUT", bucket, other, body=BODY, headers=wrong, **unsigned)
+    reply.assert_error(400, "BadDigest")
+    s3.wire.get_object(bucket, other).assert_error(404, "NoSuchKey")
+
+
+@pytest.mark.rule("storage.put-object.checksum-mismatch")
+@pytest.mark.parametrize("algorithm", ["sha256", "sha1"])
+def test_a_checksum_that_is_not_base64_is_refused(s3, bucket, names, algorithm):
+    """A checksum header whose value is not base64 at all cannot name the body's digest: the
+    PUT is refused with 400 (AWS answers InvalidRequest, a mismatch BadDigest; either code),
+    never a 5xx, and nothing is stored. An implementer may decode the value without handling
+    the decoder's error."""
+    key = names.key()
+    header = s3.wire.vendor(f"checksum-{algorithm}")
+    reply = s3.wire.put_object(bucket, key, BODY, headers={header: "not base64!"})
+    assert reply.status == 400, f"{header}: 'not base64!': {reply.describe()}; expected 400"
+    s3.wire.get_object(bucket, key).assert_error(404, "NoSuchKey")
