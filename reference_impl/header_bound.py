@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from reference_impl.plain_close import send_plain_close
+
 LINE_OVERHEAD = 4  # ": " and CRLF of a header line; the request line's method and version left
 # out, so the count errs low by those few bytes, as guarded_http's does
 
@@ -35,10 +37,4 @@ class BoundHeaderBlock:
             await self.app(scope, receive, send)
             return
         body = f"request header block over {self.max_bytes} bytes\n".encode()
-        headers = [
-            (b"content-type", b"text/plain; charset=utf-8"),
-            (b"content-length", str(len(body)).encode()),
-            (b"connection", b"close"),
-        ]
-        await send({"type": "http.response.start", "status": 431, "headers": headers})
-        await send({"type": "http.response.body", "body": body})
+        await send_plain_close(send, 431, body)

@@ -24,6 +24,7 @@ from urllib.parse import urlsplit
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from reference_impl.plain_close import send_plain_close
 from reference_impl.services.domains import MalformedHost, normalise_host
 
 BODY = b"Bad Request: the Host header is not a valid host (RFC 9112 section 3.2)\n"
@@ -75,12 +76,6 @@ class RefuseUnsplittableHost:
             scope.get("http_version", "1.1"),
             self.hosts_read,
         ):
-            headers = [
-                (b"content-type", b"text/plain; charset=utf-8"),
-                (b"content-length", str(len(BODY)).encode()),
-                (b"connection", b"close"),
-            ]
-            await send({"type": "http.response.start", "status": 400, "headers": headers})
-            await send({"type": "http.response.body", "body": BODY})
+            await send_plain_close(send, 400, BODY)
             return
         await self.app(scope, receive, send)
