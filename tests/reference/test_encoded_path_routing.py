@@ -29,16 +29,22 @@ def _send(url: str, method: str, target: str, extra: str = "") -> bytes:
     return raw
 
 
+def _send_to_new_bucket(reference: Any, s3: Any, method: str, name: str, suffix: str) -> bytes:
+    """Create bucket `name`, then send `method` raw to the management path of that bucket
+    followed by `suffix` as written (no client re-encodes it)."""
+    mgmt = reference.ready["surfaces"]["mgmt"]
+    auth = f"X-Auth-Email: {mgmt['email']}\r\nX-Auth-Key: {mgmt['api_key']}\r\n"
+    s3.create_bucket(Bucket=name)
+    base = mgmt["base_url"].split("://", 1)[1].split("/", 1)[1]
+    target = f"/{base}/accounts/{mgmt['account_id']}/r2/buckets/{name}{suffix}"
+    return _send(mgmt["base_url"], method, target, auth)
+
+
 @pytest.mark.parametrize("cut", ["%3Fjunk/extra", "%23junk", "%3F"])
 @pytest.mark.parametrize("method", ["GET", "DELETE"])
 def test_management_route_is_not_cut(reference: Any, s3: Any, method: str, cut: str) -> None:
-    mgmt = reference.ready["surfaces"]["mgmt"]
-    auth = f"X-Auth-Email: {mgmt['email']}\r\nX-Auth-Key: {mgmt['api_key']}\r\n"
     name = f"cut-{time.monotonic_ns() % 10**9}"
-    s3.create_bucket(Bucket=name)
-    base = mgmt["base_url"].split("://", 1)[1].split("/", 1)[1]
-    target = f"/{base}/accounts/{mgmt['account_id']}/r2/buckets/{name}{cut}"
-    raw = _send(mgmt["base_url"], method, target, auth)
+    raw = _send_to_new_bucket(reference, s3, method, name, cut)
     assert statuses(raw) and statuses(raw)[0] >= 400, raw[:400]
     assert f'"name":"{name}"'.encode() not in raw.replace(b" ", b"")
     assert name in [b["Name"] for b in s3.list_buckets()["Buckets"]]  # not deleted
@@ -77,13 +83,11 @@ def test_an_encoded_slash_is_no_route_separator(
 ) -> None:
     """`%2F` is data (RFC 3986 section 2.2): `buckets/<name>%2F` named bucket `<name>` (DELETE
     deleted it) and `buckets/<name>%2Fdomains%2Fcustom` its domain list (hostile round 12)."""
+    name = f"slash-{time.monotonic_ns() % 10**9}"
+    raw = _send_to_new_bucket(reference, s3, method, name, tail.format(name=name))
     mgmt = reference.ready["surfaces"]["mgmt"]
     auth = f"X-Auth-Email: {mgmt['email']}\r\nX-Auth-Key: {mgmt['api_key']}\r\n"
-    name = f"slash-{time.monotonic_ns() % 10**9}"
-    s3.create_bucket(Bucket=name)
     base = mgmt["base_url"].split("://", 1)[1].split("/", 1)[1]
-    target = f"/{base}/accounts/{mgmt['account_id']}/r2/buckets/{name}{tail.format(name=name)}"
-    raw = _send(mgmt["base_url"], method, target, auth)
     assert statuses(raw) and statuses(raw)[0] == 404, raw[:400]
     assert f'"name":"{name}"'.encode() not in raw.replace(b" ", b"")
     assert name in [b["Name"] for b in s3.list_buckets()["Buckets"]]  # not deleted
