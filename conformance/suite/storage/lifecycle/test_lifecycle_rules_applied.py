@@ -118,6 +118,23 @@ def test_every_upload_past_one_read_is_aborted(s3, mgmt, bucket, names):
     assert not left, f"{len(left)} of {len(started)} uploads not aborted: {left[0]}"
 
 
+@pytest.mark.rule("storage.lifecycle.expiration-applied-reference")
+def test_an_expiry_rule_after_an_upload_abort_rule_still_applies(s3, mgmt, bucket, names):
+    """Rules are each applied, whatever kind comes before: an Expiration rule listed (and
+    named, in ID order) after an AbortIncompleteMultipartUpload rule still expires its objects.
+    An implementer whose walk over the uploads ends in an error (reading one page past the
+    last) may drop every rule after it, for the bucket, on every pass."""
+    s3.boto.create_multipart_upload(Bucket=bucket, Key="up/" + names.key())
+    doomed, kept = "last/" + names.key(), "other/" + names.key()
+    for key in (doomed, kept):
+        s3.wire.put_object(bucket, key, b"x").assert_ok()
+    rules = lifecycle_xml(abort_rule("a-abort", 1), expire_rule("b-last", "last/", 1))
+    put_lifecycle(s3, bucket, rules).assert_ok()
+    mgmt.advance_clock(3 * DAY, bucket).assert_envelope_ok()
+    s3.wire.get_object(bucket, doomed).assert_error(404, "NoSuchKey")
+    s3.wire.get_object(bucket, kept).assert_ok()
+
+
 def date_rule(rule_id: str, prefix: str, date: str) -> str:
     return (
         f"<Rule><ID>{rule_id}</ID><Filter><Prefix>{prefix}</Prefix></Filter>"
