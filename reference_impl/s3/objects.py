@@ -132,7 +132,7 @@ async def delete_object(ctx: ServerContext, call: Call) -> Response:
     assert call.bucket is not None and call.key is not None
     require_bucket(ctx, call)
     key = call.key.strip() if ctx.profile.deviations.delete_object_trims else call.key
-    wanted = call.header("if-match")
+    wanted = call.joined("if-match")  # two lines are one list (RFC 9110 5.3)
     if wanted is not None and not ctx.profile.deviations.delete_if_match_ignored:
         current = ctx.store.get_object(call.account, call.bucket, key)
         if not conditions.delete_allowed(wanted, current, bool(ctx.profile.conditional_etag_lists)):

@@ -70,8 +70,9 @@ def etag_matches(header: str, etag: str, lists: bool) -> bool:
 
 
 def _date(value: str | None) -> float | None:
-    """An HTTP date as a timestamp; None when absent or unparseable (the header is ignored)."""
-    if not value:
+    """An HTTP date as a timestamp; None when absent or not one HTTP-date (the header is
+    ignored, RFC 9110 sections 13.1.3-4: a list of dates, or a date with a tail, is none)."""
+    if not value or not http_date.is_http_date(value):
         return None
     try:
         moment = http_date.parse(value)
