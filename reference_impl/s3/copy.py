@@ -232,7 +232,7 @@ async def upload_part_copy(ctx: ServerContext, call: Call) -> Response:
         raise S3Error("NotImplemented", "UploadPartCopy is not supported")
     source = require_source(ctx, call)
     start, length = 0, source.size
-    wanted_range = call.header("x-amz-copy-source-range")
+    wanted_range = call.joined("x-amz-copy-source-range")  # as signed: lines joined
     if wanted_range is not None:
         match = SOURCE_RANGE.match(wanted_range.strip())
         if match is None:

@@ -109,7 +109,7 @@ async def store_body(ctx: ServerContext, call: Call, meta: dict[str, Any]) -> Ob
         raise S3Error("IncompleteBody") from None
     try:
         if not ctx.profile.deviations.content_md5_ignored:
-            check_content_md5(call.header("content-md5"), bytes.fromhex(blob.md5_hex))
+            check_content_md5(call.joined("content-md5"), bytes.fromhex(blob.md5_hex))
     except S3Error:
         ctx.store.blobs.remove(blob.name)
         raise
