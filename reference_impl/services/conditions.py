@@ -70,12 +70,11 @@ def etag_matches(header: str, etag: str, lists: bool) -> bool:
 
 
 def _date(value: str | None) -> float | None:
-    """An HTTP date as a timestamp; None when absent or not one HTTP-date (the header is
-    ignored, RFC 9110 sections 13.1.3-4: a list of dates, or a date with a tail, is none)."""
-    if not value or not http_date.is_http_date(value):
+    """An HTTP date as a timestamp; None when absent or unparseable (the header is ignored)."""
+    if not value:
         return None
     try:
-        moment = http_date.parse(value)
+        moment = http_date.parse_field(value)
     except (TypeError, ValueError, IndexError, OverflowError):  # year 10**20: OverflowError
         return None
     if moment.tzinfo is None:

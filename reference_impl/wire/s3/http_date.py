@@ -38,6 +38,15 @@ def is_http_date(value: str) -> bool:
     return any(form.fullmatch(text) for form in FORMS)
 
 
+def parse_field(value: str) -> dt.datetime:
+    """`parse` for a conditional header: one HTTP-date of the three forms, whole, else
+    ValueError (the header is then ignored, RFC 9110 sections 13.1.3-4: a list of dates, or a
+    date with a tail, is no date; email.utils read `<date>,<date>`, two lines, as the first)."""
+    if not is_http_date(value):
+        raise ValueError(f"not one HTTP-date: {value[:64]!r}")
+    return parse(value)
+
+
 def rfc850_year(two_digits: int, this_year: int) -> int:
     """The year ending in two_digits that lies at most AHEAD years ahead of this_year and less
     than CENTURY - AHEAD back: from 2050 on that can be the next century's (2060 reads 05 as 2105).
