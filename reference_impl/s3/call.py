@@ -96,7 +96,7 @@ class Call(CallView):
         body = b"".join(chunks)
         if self.payload_sha256 and hashlib.sha256(body).hexdigest() != self.payload_sha256:
             raise S3Error("XAmzContentSHA256Mismatch")
-        check_content_md5(self.header("content-md5"), hashlib.md5(body).digest())
+        check_content_md5(self.joined("content-md5"), hashlib.md5(body).digest())
         return body
 
 

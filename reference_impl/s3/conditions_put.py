@@ -41,7 +41,7 @@ def check_write_conditions(ctx: ServerContext, call: Call) -> None:
     assert call.bucket is not None and call.key is not None
     if not ctx.profile.conditional_writes:
         return
-    wanted = conditions.from_headers(call.header)
+    wanted = conditions.from_headers(call.joined)
     if not wanted.present:
         return
     if ctx.profile.deviations.put_met_conditions_412:
@@ -80,7 +80,7 @@ def publish_check(
     None when there are none, or when the break `write-conditions-at-start` makes the write
     trust its early check (the defect of issue 26: both create-if-absent writes win).
     """
-    wanted = conditions.from_headers(call.header, prefix)
+    wanted = conditions.from_headers(call.joined, prefix)
     if not wanted.present or ctx.profile.deviations.write_conditions_at_start:
         return None
     if prefix:  # CopyObject's destination conditions: no missing-key special cases

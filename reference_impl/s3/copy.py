@@ -88,7 +88,7 @@ def require_source(ctx: ServerContext, call: Call) -> ObjectRecord:
         raise S3Error("NoSuchVersion", Key=key)
     if "-" in record.etag and not ctx.profile.copy_multipart_sources:
         raise S3Error("NotImplemented", "Copying multipart objects is not supported")
-    wanted = _source_conditions(conditions.from_headers(call.header, SOURCE_HEADER + "-"))
+    wanted = _source_conditions(conditions.from_headers(call.joined, SOURCE_HEADER + "-"))
     conditions.check_write(wanted, record, bool(ctx.profile.conditional_etag_lists), "source ")
     return record
 
@@ -171,7 +171,7 @@ async def copy_object(ctx: ServerContext, call: Call) -> Response:
     require_bucket(ctx, call)
     source = require_source(ctx, call)
     if ctx.profile.copy_destination_conditions:
-        wanted = conditions.from_headers(call.header, DESTINATION_PREFIX)
+        wanted = conditions.from_headers(call.joined, DESTINATION_PREFIX)
         if wanted.present and ctx.profile.deviations.copy_met_conditions_412:
             raise S3Error("PreconditionFailed", Condition="destination")
         if wanted.present:
@@ -232,7 +232,7 @@ async def upload_part_copy(ctx: ServerContext, call: Call) -> Response:
         raise S3Error("NotImplemented", "UploadPartCopy is not supported")
     source = require_source(ctx, call)
     start, length = 0, source.size
-    wanted_range = call.header("x-amz-copy-source-range")
+    wanted_range = call.joined("x-amz-copy-source-range")  # as signed: lines joined
     if wanted_range is not None:
         match = SOURCE_RANGE.match(wanted_range.strip())
         if match is None:

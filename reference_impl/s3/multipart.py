@@ -113,7 +113,7 @@ async def upload_part(ctx: ServerContext, call: Call) -> Response:
     except ClientDisconnect:
         raise S3Error("IncompleteBody") from None
     try:
-        check_content_md5(call.header("content-md5"), bytes.fromhex(blob.md5_hex))
+        check_content_md5(call.joined("content-md5"), bytes.fromhex(blob.md5_hex))
         if declared is None:
             check_part_size(ctx, upload, number, blob.size)
     except S3Error:

@@ -109,7 +109,7 @@ async def store_body(ctx: ServerContext, call: Call, meta: dict[str, Any]) -> Ob
         raise S3Error("IncompleteBody") from None
     try:
         if not ctx.profile.deviations.content_md5_ignored:
-            check_content_md5(call.header("content-md5"), bytes.fromhex(blob.md5_hex))
+            check_content_md5(call.joined("content-md5"), bytes.fromhex(blob.md5_hex))
     except S3Error:
         ctx.store.blobs.remove(blob.name)
         raise
@@ -132,7 +132,7 @@ async def delete_object(ctx: ServerContext, call: Call) -> Response:
     assert call.bucket is not None and call.key is not None
     require_bucket(ctx, call)
     key = call.key.strip() if ctx.profile.deviations.delete_object_trims else call.key
-    wanted = call.header("if-match")
+    wanted = call.joined("if-match")  # two lines are one list (RFC 9110 5.3)
     if wanted is not None and not ctx.profile.deviations.delete_if_match_ignored:
         current = ctx.store.get_object(call.account, call.bucket, key)
         if not conditions.delete_allowed(wanted, current, bool(ctx.profile.conditional_etag_lists)):

@@ -74,7 +74,7 @@ def _date(value: str | None) -> float | None:
     if not value:
         return None
     try:
-        moment = http_date.parse(value)
+        moment = http_date.parse_field(value)
     except (TypeError, ValueError, IndexError, OverflowError):  # year 10**20: OverflowError
         return None
     if moment.tzinfo is None:

@@ -117,7 +117,7 @@ async def get_object(ctx: ServerContext, call: CallView) -> Response:
         headers["ETag"] = record.etag
     if ctx.profile.deviations.no_last_modified:
         del headers["Last-Modified"]
-    wanted = conditions.from_headers(call.header)
+    wanted = conditions.from_headers(call.joined)
     if ctx.profile.deviations.if_match_ignored:
         wanted = replace(wanted, if_match=None)
     lists = bool(ctx.profile.conditional_etag_lists)

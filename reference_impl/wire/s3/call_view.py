@@ -34,3 +34,10 @@ class CallView:
             raw = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope_headers]
             headers = self._headers = dict(reversed(raw))  # the first of repeated names wins
         return headers.get(name.lower(), default)
+
+    def joined(self, name: str) -> str | None:
+        """Every line of header `name` as one comma-joined value (RFC 9110 section 5.3), the
+        value SigV4 signs; None when absent. For list headers (If-None-Match): the first line
+        alone let `If-None-Match: "x"` then `If-None-Match: *` overwrite an object."""
+        values = self.request.headers.getlist(name)
+        return ",".join(values) if values else None

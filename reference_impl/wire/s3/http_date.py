@@ -12,6 +12,13 @@ import re
 from email.utils import parsedate_to_datetime
 
 RFC850 = re.compile(r"[A-Za-z]+, \d{2}-[A-Za-z]{3}-(\d{2}) \d{2}:\d{2}:\d{2} GMT")
+# RFC 9110 section 5.6.7's three forms, whole: email.utils reads a date followed by anything
+# (`<date>,<date>`, two lines of If-Unmodified-Since) as its first date
+FORMS = (
+    re.compile(r"[A-Za-z]{3}, \d{2} [A-Za-z]{3} \d{4} \d{2}:\d{2}:\d{2} GMT"),  # IMF-fixdate
+    RFC850,
+    re.compile(r"[A-Za-z]{3} [A-Za-z]{3} [ \d]\d \d{2}:\d{2}:\d{2} \d{4}"),  # asctime
+)
 CENTURY = 100
 AHEAD = 50  # years: a two-digit year further ahead than this is the past century's
 
@@ -23,6 +30,21 @@ def parse(value: str) -> dt.datetime:
     if two_digit is None:
         return moment
     return moment.replace(year=rfc850_year(int(two_digit.group(1)), dt.datetime.now(dt.UTC).year))
+
+
+def is_http_date(value: str) -> bool:
+    """Is `value` (surrounding whitespace aside) one HTTP-date of one of the three forms?"""
+    text = value.strip()
+    return any(form.fullmatch(text) for form in FORMS)
+
+
+def parse_field(value: str) -> dt.datetime:
+    """`parse` for a conditional header: one HTTP-date of the three forms, whole, else
+    ValueError (the header is then ignored, RFC 9110 sections 13.1.3-4: a list of dates, or a
+    date with a tail, is no date; email.utils read `<date>,<date>`, two lines, as the first)."""
+    if not is_http_date(value):
+        raise ValueError(f"not one HTTP-date: {value[:64]!r}")
+    return parse(value)
 
 
 def rfc850_year(two_digits: int, this_year: int) -> int:
