@@ -16,7 +16,7 @@ import base64
 import datetime as dt
 import hashlib
 import zlib
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -127,3 +127,37 @@ def test_part_checksums_listed_at_completion_must_match(s3: Any, listed: str, st
     assert published is None
     parts = client.get(f"/{BUCKET}/k", params={"uploadId": upload})
     assert parts.status_code == 200, parts.text  # the upload is still there to complete
+
+
+async def _one(data: bytes) -> AsyncIterator[bytes]:
+    yield data
+
+
+def test_condition_failing_at_publish_time_is_412_and_aborts(
+    s3: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """If-None-Match: * holds when the completion starts, and another write takes the key while
+    the parts are joined: the publish-time check (in the insert's transaction) answers 412, the
+    other object stays, and the upload is aborted as for an early failure (decisions.md). NOTE-11
+    named the check's two lines (`publish_check` skipped, the abort skipped) as unreached: no
+    black-box request lands inside the join."""
+    client, ctx = s3
+    account = ctx.identity.account_id
+    upload, body = _upload(client)
+    original = UploadStore.join
+
+    async def join(store: UploadStore, parts: list[Part]) -> BlobInfo:
+        info: BlobInfo = await original(store, parts)
+        other = await ctx.store.write_blob(_one(b"other"))
+        ctx.store.put_object(account, BUCKET, "k", other, "text/plain", {})
+        return info
+
+    monkeypatch.setattr(UploadStore, "join", join)
+    reply = client.post(
+        f"/{BUCKET}/k", params={"uploadId": upload}, content=body, headers={"If-None-Match": "*"}
+    )
+    assert reply.status_code == 412 and "PreconditionFailed" in reply.text, reply.text
+    kept = client.get(f"/{BUCKET}/k")
+    assert kept.status_code == 200 and kept.content == b"other", kept.text
+    gone = client.get(f"/{BUCKET}/k", params={"uploadId": upload})
+    assert gone.status_code == 404 and "NoSuchUpload" in gone.text, gone.text
