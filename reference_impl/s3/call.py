@@ -15,7 +15,7 @@ from starlette.requests import Request
 from reference_impl import transfer_codings
 from reference_impl.context import ServerContext
 from reference_impl.identity import Identity
-from reference_impl.s3 import sigv4
+from reference_impl.s3 import sdk_checksum, sigv4
 from reference_impl.s3.chunked import (
     EMPTY_SHA256,
     AwsChunkedDecoder,
@@ -23,6 +23,7 @@ from reference_impl.s3.chunked import (
     is_streaming,
     refuse_unstreamed_framing,
 )
+from reference_impl.s3.repeated_headers import refuse_repeated
 from reference_impl.services.domains import MalformedHost, normalise_host
 from reference_impl.wire.s3.call_view import CallView
 from reference_impl.wire.s3.errors import S3Error
@@ -143,6 +144,9 @@ def resolve(ctx: ServerContext, request: Request) -> Call:
         utf8_unquote(raw_query)
     except ValueError:
         raise S3Error("InvalidURI") from None
+    refuse_repeated(request.scope["headers"])  # a singleton sent twice: 400, before auth
+    if ctx.profile.put_object_checksums:  # from the date S3 checksums are taken
+        sdk_checksum.check(request.headers)  # the SDK's algorithm names a checksum it carries
     keys = keys_of(ctx)
     host_account, host_bucket = _parse_host(request, keys)  # a malformed Host: 400, before auth
     profile = ctx.profile

@@ -3,6 +3,9 @@
 Dated behaviour comes from the profile: sorting out-of-order parts (2024-01-26; before it they
 are refused with InvalidPartOrder), part sizes checked here (2022-10-28; before it at
 UploadPart), conditional completion that aborts the upload when a condition fails (2023-08-11).
+A part listed with a checksum (`ChecksumCRC32`...) must have it, as a listed ETag must match:
+InvalidPart otherwise (the body's checksums were ignored, so a part the client's own integrity
+check disowned was published: defects13).
 """
 
 from __future__ import annotations
@@ -13,10 +16,12 @@ import xml.etree.ElementTree as ET
 
 from starlette.responses import Response
 
+from reference_impl import offload
 from reference_impl.context import ServerContext
 from reference_impl.numbers import is_decimal
 from reference_impl.s3 import multipart_done
 from reference_impl.s3.call import Call
+from reference_impl.s3.chunked_checksums import encode, new_checksum
 from reference_impl.s3.conditions_put import missing_if_match, on_missing, publish_check
 from reference_impl.s3.multipart import require_upload, uploads
 from reference_impl.services import conditions, deviant
@@ -42,6 +47,55 @@ def _requested(ctx: ServerContext, root: ET.Element) -> list[tuple[int, str]]:
     if not pairs:
         raise S3Error("MalformedXML", "The XML must name at least one part")
     return pairs
+
+
+# CompletedPart's checksum elements, by the algorithm UploadPart verifies them with
+PART_CHECKSUMS = {
+    "ChecksumCRC32": "crc32",
+    "ChecksumCRC32C": "crc32c",
+    "ChecksumSHA1": "sha1",
+    "ChecksumSHA256": "sha256",
+}
+
+
+def _claims(root: ET.Element) -> dict[int, dict[str, str]]:
+    """Per part number, the checksums the body lists for it (after `_requested` read it)."""
+    claims: dict[int, dict[str, str]] = {}
+    for node in root.findall("Part"):
+        listed = {
+            algorithm: (node.findtext(element) or "").strip()
+            for element, algorithm in PART_CHECKSUMS.items()
+            if node.find(element) is not None
+        }
+        if listed:
+            claims[int((node.findtext("PartNumber") or "").strip())] = listed
+    return claims
+
+
+def _part_checksums(ctx: ServerContext, part: Part, algorithms: list[str]) -> dict[str, str]:
+    """Base64 checksums of a stored part; blocking (run on the hash pool)."""
+    accumulators = {algorithm: new_checksum(algorithm) for algorithm in algorithms}
+    for chunk in ctx.store.blobs.read(part.blob):
+        for accumulator in accumulators.values():
+            accumulator.update(chunk)
+    return {algorithm: encode(acc.digest()) for algorithm, acc in accumulators.items()}
+
+
+async def _check_claims(
+    ctx: ServerContext, upload: Upload, chosen: list[Part], claims: dict[int, dict[str, str]]
+) -> None:
+    """InvalidPart for a part whose listed checksum is not its own (S3: the part named is not
+    the one stored); read back only for parts listed with one."""
+    for part in chosen:
+        listed = claims.get(part.number)
+        if not listed:
+            continue
+        try:
+            actual = await offload.run("hash", _part_checksums, ctx, part, list(listed))
+        except FileNotFoundError:  # its file went with the upload's bucket meanwhile
+            raise S3Error("NoSuchUpload", UploadId=upload.upload_id) from None
+        if any(actual[algorithm] != value for algorithm, value in listed.items()):
+            raise S3Error("InvalidPart", PartNumber=str(part.number), ETag=part.etag)
 
 
 def _in_order(ctx: ServerContext, pairs: list[tuple[int, str]]) -> list[tuple[int, str]]:
@@ -166,6 +220,7 @@ async def complete_multipart_upload(ctx: ServerContext, call: Call) -> Response:
         if uploads(ctx).get(upload.account, upload.bucket, upload.key, upload.upload_id) is None:
             raise S3Error("NoSuchUpload", UploadId=upload.upload_id)
         chosen = _chosen(ctx, upload, pairs)
+        await _check_claims(ctx, upload, chosen, _claims(root))
         try:
             blob = await uploads(ctx).join(deviant.joined_parts(ctx, chosen, requested))
         except UploadGone:  # aborted with its bucket while the parts were joined

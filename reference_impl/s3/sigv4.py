@@ -107,8 +107,10 @@ def _verify_header(
     moment = _parse_amz_date(amz_date, headers)
     if abs((now - moment).total_seconds()) > policy.max_skew_seconds:
         raise S3Error("RequestTimeTooSkewed")
-    if amz_date and amz_date[:8] != date_stamp:
-        raise S3Error("SignatureDoesNotMatch", "Credential date does not match X-Amz-Date")
+    # the scope's date is the request's day, whichever header dates it (a Date-dated request
+    # took any scope date, one-digit fields included: defects13)
+    if (amz_date[:8] if amz_date else moment.strftime("%Y%m%d")) != date_stamp:
+        raise S3Error("SignatureDoesNotMatch", "Credential date does not match the request date")
     content_sha = (headers.get("x-amz-content-sha256") or [""])[0]
     if not content_sha:
         raise S3Error(
@@ -352,23 +354,24 @@ _recode_cached = lru_cache(maxsize=1024)(_recode)
 
 @lru_cache(maxsize=64)  # a presigned URL carries the same date on every use
 def _amz_date(text: str) -> dt.datetime:
-    """`20240501T120000Z` as an aware datetime; ValueError exactly when strptime raises one."""
-    if len(text) == 16 and text[8] == "T" and text[15] == "Z":
-        digits = text[:8] + text[9:15]
-        if digits.isascii() and digits.isdigit():
-            try:
-                return dt.datetime(
-                    int(text[:4]),
-                    int(text[4:6]),
-                    int(text[6:8]),
-                    int(text[9:11]),
-                    int(text[11:13]),
-                    int(text[13:15]),
-                    tzinfo=dt.UTC,
-                )
-            except ValueError:
-                pass  # strptime may still read it another way (one-digit fields): ask it
-    return dt.datetime.strptime(text, AMZ_DATE).replace(tzinfo=dt.UTC)
+    """`20240501T120000Z` as an aware datetime; ValueError for any other form.
+
+    SigV4's request date is fixed-width ISO 8601 basic; strptime also read one-digit fields
+    (`20261128T12000Z` was served, defects13), so only the 16-character form is parsed."""
+    digits = text[:8] + text[9:15]
+    if len(text) != 16 or text[8] != "T" or text[15] != "Z":
+        raise ValueError(f"not YYYYMMDD'T'HHMMSS'Z': {text!r}")
+    if not (digits.isascii() and digits.isdigit()):
+        raise ValueError(f"not YYYYMMDD'T'HHMMSS'Z': {text!r}")
+    return dt.datetime(
+        int(text[:4]),
+        int(text[4:6]),
+        int(text[6:8]),
+        int(text[9:11]),
+        int(text[11:13]),
+        int(text[13:15]),
+        tzinfo=dt.UTC,
+    )
 
 
 def _split_query(raw_query: str) -> list[tuple[str, str]]:

@@ -67,11 +67,15 @@ class Traffic:
     """One request to the edge: a unique path (to find its log entry), its headers, an
     optional query string (sent after the path; entries are still found by the path alone)
     and its method (every request of the zone is logged, whatever its method or answer).
-    `pause` seconds pass before it is sent."""
+    `pause` seconds pass before it is sent. `suffix` is sent after the path's last segment but
+    is no part of `path`: an entry is still found when a target logs the suffix re-encoded, and
+    the test comparing the logged URI with the one sent then fails alone (no round left
+    incomplete)."""
 
     name: str
     headers: dict[str, str]
     query: str = ""
+    suffix: str = ""
     method: str = "GET"
     path: str = ""
     echoed: dict[str, Any] = field(default_factory=dict)
@@ -302,7 +306,8 @@ def _send_while_configured(
             refused.clear()
         for item in traffic:
             item.path = f"/ec-logs/{marker}/{item.name}"
-            sent = f"{item.path}?{item.query}" if item.query else item.path
+            target = item.path + item.suffix
+            sent = f"{target}?{item.query}" if item.query else target
             time.sleep(item.pause)
             try:
                 item.echoed = _send(edge_url, sent, item.headers, item.method)

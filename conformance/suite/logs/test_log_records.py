@@ -46,6 +46,11 @@ RESPONSE_VALUE = "response-value-2"
 COOKIE_VALUE = "cookie-value-3=="
 POSTED_VALUE = "posted-value-4"
 QUERY = "ec-q=1&ec-r=two"
+# reserved characters a path segment may hold as they are (RFC 3986 3.3): a target that
+# rebuilds the URI from the decoded path and re-encodes it logs another URI (`:` as `%3A`).
+# No percent-encoded unreserved character: the provider's URL normalization (RFC 3986 or its
+# own) may decode those, but neither form encodes or decodes these reserved ones.
+PATH_SUFFIX = "-v;w=1:a@b,c!$(d)*+"
 SELECTED = "fields"
 UNSELECTED = "plain"
 # the plain job: no custom field, and its timestamps in nanoseconds (the same instant as the
@@ -100,6 +105,7 @@ def logs(
                 "cookie": f"sessionid=lower-case; SessionId={COOKIE_VALUE}; Other=x",
             },
             query=QUERY,
+            suffix=PATH_SUFFIX,
         ),
         # a request with a body: the zone's every request is logged, not only its GETs
         Traffic("post", {"x-ec-req": POSTED_VALUE}, method="POST"),
@@ -344,10 +350,12 @@ def test_reference_delivers_the_whole_round(logs: Delivered) -> None:
 
 @pytest.mark.rule("logs.records.client-request-uri-query")
 def test_client_request_uri_keeps_the_query(logs: Delivered) -> None:
-    """ClientRequestURI is the URI the client asked for: its path and its query string."""
+    """ClientRequestURI is the URI the client asked for: its path (reserved characters as
+    sent) and its query string."""
     entry = logs.entry(SELECTED, "all")
     uri = str(entry["ClientRequestURI"])
-    assert uri.endswith(f"{logs.paths['all']}?{QUERY}"), uri
+    sent = f"{logs.paths['all']}{PATH_SUFFIX}?{QUERY}"
+    assert uri.endswith(sent), f"ClientRequestURI {uri!r}, the request's URI was {sent!r}"
 
 
 @pytest.mark.rule("logs.records.client-ip")

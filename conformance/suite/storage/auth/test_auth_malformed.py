@@ -14,6 +14,7 @@ presigned URL's lifetime counted from every field of its X-Amz-Date.
 from __future__ import annotations
 
 import datetime as dt
+import email.utils
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -40,6 +41,8 @@ def _malformed_dates(now: dt.datetime) -> dict[str, str]:
         "trailing-digit": f"{now:%Y%m%dT%H%M%S}Z0",
         "extended": f"{now:%Y-%m-%dT%H:%M:%S}Z",
         "word": "yesterday",
+        # 15 characters a strptime-style reader takes (`%S` of one digit), within a minute of now
+        "one-digit-second": f"{now:%Y%m%dT%H%M}5Z",
     }
 
 
@@ -57,8 +60,9 @@ def _put_refused(s3: Any, bucket: str, names: Any, what: str, **sign: Any) -> No
 @pytest.mark.parametrize("form", list(_malformed_dates(dt.datetime(2000, 1, 1))))
 def test_malformed_x_amz_date_is_refused(s3, bucket, names, form):
     """An x-amz-date that is not `YYYYMMDD'T'HHMMSS'Z'` (a month 13, X for T or for Z, a digit
-    after Z, the extended form, a word), the scope dated with its first 8 characters and the request
-    signed over it: a 4xx (AWS: AccessDenied, a valid date is required), nothing written."""
+    after Z, the extended form, a word, a one-digit second), the scope dated with its first 8
+    characters and the request signed over it: a 4xx (AWS: AccessDenied, a valid date is
+    required), nothing written."""
     now = _now()
     stamp = _malformed_dates(now)[form]
     _put_refused(
@@ -78,6 +82,21 @@ def test_request_without_a_valid_date_is_refused(s3, bucket, names, date):
     digits): the request has no time to check; a 4xx, not a 5xx, nothing written."""
     headers = {} if date is None else {"Date": date}
     _put_refused(s3, bucket, names, f"Date {date!r}", headers=headers, timestamp=_now())
+
+
+@pytest.mark.rule(RULE)
+def test_scope_date_other_than_the_date_header_is_refused(s3, bucket, names):
+    """No x-amz-date: the `Date` header dates the request, and the credential scope's date must
+    be its day (AWS: "Date in Credential scope does not match YYYYMMDD from ISO-8601 version of
+    date from HTTP"). A scope dated the day before, the key derived from it and the request
+    signed with it: a 4xx, nothing written."""
+    now = _now()
+    headers = {"Date": email.utils.format_datetime(now, usegmt=True)}
+    day_before = f"{now - dt.timedelta(days=1):%Y%m%d}"
+    _put_refused(
+        s3, bucket, names, f"scope date {day_before} with Date {headers['Date']!r}",
+        headers=headers, timestamp=now, credential_date=day_before,
+    )  # fmt: skip
 
 
 @pytest.mark.rule(RULE)
@@ -137,12 +156,21 @@ def test_presigned_url_with_a_malformed_expires_is_refused(s3, bucket, names, ex
 
 @pytest.mark.rule(RULE)
 @pytest.mark.parametrize(
-    "form", ["month-13", "x-for-t", "sign-in-hour", "space-in-second", "fullwidth-digits"]
+    "form",
+    [
+        "month-13",
+        "x-for-t",
+        "sign-in-hour",
+        "space-in-second",
+        "fullwidth-digits",
+        "one-digit-second",
+    ],
 )
 def test_presigned_url_with_a_malformed_date_is_refused(s3, bucket, names, form):
     """X-Amz-Date not in ISO 8601 basic form, signed, with a week's X-Amz-Expires: a month 13,
     X for T, or yesterday's 01:00 written as a lax integer parse still reads it (a sign in the
-    hour `T+10000Z`, a space in the seconds `T01000 Z`, fullwidth digits). A 4xx, not a 5xx,
+    hour `T+10000Z`, a space in the seconds `T01000 Z`, fullwidth digits, one digit of seconds
+    `T01000Z`). A 4xx, not a 5xx,
     not the object."""
     now = _now()
     yesterday = now - dt.timedelta(days=1)
@@ -153,6 +181,7 @@ def test_presigned_url_with_a_malformed_date_is_refused(s3, bucket, names, form)
         "sign-in-hour": f"{yesterday:%Y%m%d}T+10000Z",
         "space-in-second": f"{yesterday:%Y%m%d}T01000 Z",
         "fullwidth-digits": f"{yesterday:%Y%m%dT010000Z}".translate(fullwidth),
+        "one-digit-second": f"{yesterday:%Y%m%d}T01000Z",
     }[form]
     _presigned_refused(
         s3, bucket, names, f"X-Amz-Date {stamp!r}", timestamp=now, stamp=stamp,
