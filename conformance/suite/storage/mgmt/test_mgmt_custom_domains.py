@@ -26,6 +26,7 @@ from typing import Any
 import pytest
 
 from conformance.clients.public import CustomDomains, domain_for
+from conformance.model.targets import REFERENCE
 from conformance.plugin.applicability import NA_PREFIX
 from conformance.suite.setup_check import not_checked
 
@@ -75,6 +76,27 @@ def test_attach_list_get_remove(s3, bucket, target):
         assert left == [], f"the removed domain is still listed: {left}"
         gone = domains.request("GET", domains.path(bucket, domain))
         assert 400 <= gone.status < 500, f"GET of the removed domain: {gone.describe()}"
+    finally:
+        if removed is None or removed.status >= 300:
+            domains.delete(bucket, domain)
+
+
+@pytest.mark.rule("storage.mgmt.custom-domain.reference-links-suite-domain")
+def test_reference_links_the_suites_domain(s3, bucket, target):
+    """Reference-only: the bundled reference serves the zone the suite configured it with, so a
+    refused attach of the suite's domain (NOT-CHECKED elsewhere) is its defect; removal too."""
+    if target.name != REFERENCE:
+        pytest.skip(f"{NA_PREFIX}reference-only rule on target {target.name!r}")
+    if not target.offers("public"):
+        pytest.skip(f"{NA_PREFIX}surface public not offered by target {target.name}")
+    domains = CustomDomains(target.surface("mgmt"))
+    domain = domain_for(bucket)
+    attached = domains.create(bucket, domain)
+    removed = None
+    try:
+        assert _named(attached.assert_envelope_ok(200), domain), attached.describe()
+        removed = domains.delete(bucket, domain)
+        assert _named(removed.assert_envelope_ok(200), domain), removed.describe()
     finally:
         if removed is None or removed.status >= 300:
             domains.delete(bucket, domain)
