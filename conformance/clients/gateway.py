@@ -143,19 +143,29 @@ class GatewayClient:
         return reply
 
     def post_chunked(
-        self, network: str, body: bytes, headers: Mapping[str, str] | None = None
+        self,
+        network: str,
+        body: bytes,
+        headers: Mapping[str, str] | None = None,
+        codings: str = "chunked",
     ) -> Reply:
-        """POSTs the body in the chunked transfer coding (no Content-Length): requests sends an
-        iterable body that way, here in two pieces."""
+        """POSTs the body in the chunked framing (no Content-Length): requests sends an iterable
+        body that way, here in two pieces. `codings` is the Transfer-Encoding line sent
+        (`gzip, chunked`: the caller has gzipped `body` itself), set after requests prepared
+        the request, which writes its own `chunked` over a header given to it."""
         url = self.url_for(network)
-        sent = dict(headers or {})
         half = len(body) // 2
-        resp = self.session.post(
-            url, data=iter([body[:half], body[half:]]), headers=sent, timeout=self.timeout,
-            allow_redirects=False,
-        )  # fmt: skip
+        prepared = self.session.prepare_request(
+            requests.Request("POST", url, data=iter([body[:half], body[half:]]), headers=headers)
+        )
+        prepared.headers["Transfer-Encoding"] = codings
+        sent = dict(prepared.headers)
+        settings = self.session.merge_environment_settings(url, {}, None, None, None)
+        resp = self.session.send(prepared, timeout=self.timeout, allow_redirects=False, **settings)
         reply = Reply.from_response(resp)
-        reply.request = f"POST /v1/{network} (chunked) {body[:300].decode('utf-8', 'replace')}"
+        plain = codings.replace(" ", "").lower() == "chunked"
+        shown = body[:300].decode("utf-8", "replace") if plain else f"({len(body)} bytes coded)"
+        reply.request = f"POST /v1/{network} (Transfer-Encoding: {codings}) {shown}"
         collector.add(
             Exchange.build("POST", url, reply.status, sent, resp.headers, reply.body, body)
         )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 
 import pytest
@@ -94,3 +95,22 @@ def test_chunked_body_is_served(gateway: GatewayClient) -> None:
     assert reply.status == 200, reply.describe()
     check_response(reply.json)
     check_result(SPEC_METHOD, reply.result())
+
+
+@pytest.mark.rule("gateway.http.transfer-coding-not-applied")
+@pytest.mark.parametrize("codings", ["gzip, chunked", "GZIP, Chunked"])
+def test_gzip_transfer_coding_is_decoded_or_refused(gateway: GatewayClient, codings: str) -> None:
+    """The spec's body gzipped and sent `Transfer-Encoding: gzip, chunked`. The content is the
+    body with both codings taken off (RFC 9112 6.1; codings are case-insensitive, section 7): a
+    gateway that decodes gzip serves the spec's request; one that does not SHOULD answer 501
+    (RFC 9112 6.1), and a 4xx is taken as a refusal too. Never a result or a parse error for the
+    still-gzipped bytes (they are not the JSON the client sent), never another 5xx."""
+    body = gzip.compress(SPEC_BODY.encode())
+    reply = gateway.post_chunked(served_network(gateway), body, JSON_HEADERS, codings)
+    if reply.status == 200:  # decoded: the spec's request, answered as such
+        check_response(reply.json)
+        check_result(SPEC_METHOD, reply.result())
+        return
+    assert reply.status == 501 or 400 <= reply.status < 500, (
+        f"expected the request served, 501 or a 4xx: {reply.describe()}"
+    )
