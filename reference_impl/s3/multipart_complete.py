@@ -143,7 +143,7 @@ def _check_conditions(ctx: ServerContext, call: Call, upload: Upload) -> None:
     """
     if not ctx.profile.multipart_conditional_complete:
         return
-    wanted = conditions.from_headers(call.header)
+    wanted = conditions.from_headers(call.joined)
     if not wanted.present:
         return
     current = ctx.store.get_object(upload.account, upload.bucket, upload.key)

@@ -5,7 +5,9 @@ comma-separated list. The fields below are not lists (a date, a hash, a length, 
 directive, one ETag-less token), so two different lines have no single meaning; the reference
 read the first and ignored the second (a Content-MD5, x-amz-date or Range sent twice was
 served by its first line: defects13). `If-Match` / `If-None-Match` are lists (`#entity-tag`) and
-are combined instead (wire/s3/call_view.py). x-amz-copy-source and x-amz-checksum-* lines are
+are combined instead (wire/s3/call_view.py). If-(Un)Modified-Since sent twice is ignored, not
+refused: RFC 9110 13.1.3-4 say a recipient MUST ignore one whose value has more than one member
+(wire/s3/http_date.parse_field). x-amz-copy-source and x-amz-checksum-* lines are
 already joined into one value by their readers (hostile round 12), which refuses it.
 """
 
@@ -23,8 +25,6 @@ SINGLETONS = frozenset(
         "content-md5",
         "content-type",
         "host",
-        "if-modified-since",
-        "if-unmodified-since",
         "range",
         "x-amz-checksum-algorithm",
         "x-amz-content-sha256",

@@ -114,3 +114,23 @@ def test_delete_if_match_naming_the_etag_on_a_second_line_deletes(
     prepared = wire.prepare("DELETE", bucket, "k", headers=headers)
     assert statuses(_send_split(prepared, "if-match")) == [204]
     wire.get_object(bucket, "k").assert_error(404, "NoSuchKey")
+
+
+def test_complete_if_match_on_a_second_line_publishes(wire: WireClient, bucket: str) -> None:
+    """CompleteMultipartUpload's early check reads the joined If-Match too: a first-line-only
+    read answered 412 and aborted the upload, losing the client's parts."""
+    wire.put_object(bucket, "k", OLD).assert_ok()
+    upload = wire.request("POST", bucket, "k", query=[("uploads", None)])
+    upload_id = next(el.text for el in upload.assert_ok().xml.iter() if el.tag.endswith("UploadId"))
+    query = [("partNumber", "1"), ("uploadId", upload_id)]
+    part = wire.request("PUT", bucket, "k", query=query, body=NEW).assert_ok()
+    body = (
+        "<CompleteMultipartUpload><Part><PartNumber>1</PartNumber>"
+        f"<ETag>{part.header('etag')}</ETag></Part></CompleteMultipartUpload>"
+    ).encode()
+    headers = {"If-Match": f'"stale",{_etag(wire, bucket, "k")}'}
+    prepared = wire.prepare(
+        "POST", bucket, "k", query=[("uploadId", upload_id)], headers=headers, body=body
+    )
+    assert statuses(_send_split(prepared, "if-match")) == [200]
+    assert wire.get_object(bucket, "k").assert_ok().body == NEW
