@@ -2,7 +2,8 @@
 
 The listing is the reference's own API (`GET .../r2/audit?bucket=&cursor=&per_page=`, the
 management API's envelope and cursor paging), so the rule holds the reference to it whole: the
-actor of an S3 change is the access key that signed it, a change made on the management API
+actor of an S3 change is the access key that signed it (in the Authorization header or a
+presigned URL's X-Amz-Credential), a change made on the management API
 names its account, and a walk page by page lists the same entries as one page.
 """
 
@@ -49,7 +50,10 @@ def test_changes_listed(s3, mgmt, names, as_of, target):
     s3.wire.create_bucket(name).assert_ok()
     s3.boto.put_bucket_cors(Bucket=name, CORSConfiguration={"CORSRules": [
         {"AllowedOrigins": ["https://example.com"], "AllowedMethods": ["GET"]}]})  # fmt: skip
-    s3.boto.delete_bucket_cors(Bucket=name)
+    # a presigned URL: the signer is read from X-Amz-Credential, not the Authorization header
+    query = [("cors", None)]
+    presigned = s3.wire.prepare("DELETE", name, query=query, sign="presign", expires=300)
+    s3.wire.send(presigned).assert_ok()
     expected = list(S3_ACTIONS)
     if target.offers("public"):
         domains = CustomDomains(target.surface("mgmt"))
