@@ -99,3 +99,16 @@ def test_range_with_a_current_if_range_is_206(s3, stored, validator):
     reply = s3.wire.get_object(*stored, headers={"Range": "bytes=5-9", "If-Range": value})
     assert reply.status == 206, f"If-Range {value!r} (current): status {reply.status}, expected 206"
     assert reply.body == BODY[5:10]
+
+
+@pytest.mark.rule("storage.get-object.range-always-206")
+def test_range_with_an_unreadable_if_range_is_no_server_error(s3, stored):
+    """An If-Range that is neither an ETag nor an HTTP date names no version of the object.
+
+    RFC 9110 13.1.5: the Range then does not apply (200, the whole object); a server that does
+    not evaluate If-Range serves the Range (206). Either is allowed here; a 5xx is neither.
+    """
+    reply = s3.wire.get_object(*stored, headers={"Range": "bytes=5-9", "If-Range": "not-a-date"})
+    assert (reply.status, reply.body) in [(200, BODY), (206, BODY[5:10])], (
+        f"Range with If-Range 'not-a-date': status {reply.status}, expected 200 or 206"
+    )
