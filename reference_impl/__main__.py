@@ -83,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
         profile=profile,
         identity=default_identity(),
         behaviour_date=args.behaviour_date,
-        store=Store(data_dir / "storage"),
+        store=Store(data_dir / "storage", defer_removals=args.durable),
         durable_replies=args.durable,
     )
     announce = None if args.quiet else _announce

@@ -34,6 +34,11 @@ class WalSyncer:
         self._running: asyncio.Future[None] | None = None  # the fsync in progress
         self.fsyncs = 0  # for tests and diagnostics
 
+    @property
+    def synced(self) -> int:
+        """The connection's `total_changes` the last completed fsync covers."""
+        return self._synced
+
     async def barrier(self) -> None:
         """Return once every change made so far on the connection is on disk."""
         target = self._db.total_changes

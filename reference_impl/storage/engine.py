@@ -88,9 +88,14 @@ class ObjectRecord:
 class Store:
     """Everything the reference persists under `root`; survives restarts on the same root."""
 
-    def __init__(self, root: Path, clock: Clock | None = None) -> None:
+    def __init__(
+        self, root: Path, clock: Clock | None = None, *, defer_removals: bool = False
+    ) -> None:
         root.mkdir(parents=True, exist_ok=True)
         self.root = root
+        # `--durable`: files a commit dropped wait for the barrier covering it (`retire`)
+        self.defer_removals = defer_removals
+        self._retired: list[tuple[int, str]] = []  # (total_changes after the drop, blob)
         # stamps every write on its bucket's clock (storage/clock.py); in memory only
         self.clock = clock or Clock()
         self.blobs = BlobStore(root)
@@ -143,6 +148,25 @@ class Store:
     async def durable(self) -> None:
         """Return once every change committed so far survives a power loss (group commit)."""
         await self.syncer.barrier()
+        if self._retired:
+            synced = self.syncer.synced
+            still = [entry for entry in self._retired if entry[0] > synced]
+            for _, name in (entry for entry in self._retired if entry[0] <= synced):
+                self.blobs.remove(name)
+            self._retired = still
+
+    def retire(self, name: str) -> None:
+        """Remove the file of a body a just-committed change no longer names.
+
+        With deferred removals (`--durable`) the commit is in the page cache until the next
+        barrier; unlinking now could outlive the commit in a machine crash and leave the old
+        row naming a missing file. So the file waits for a barrier covering the commit; a crash
+        before that leaves it unreferenced, and startup removes it.
+        """
+        if self.defer_removals:
+            self._retired.append((self.db.total_changes, name))
+        else:
+            self.blobs.remove(name)
 
     # buckets
     def create_bucket(self, account: str, name: str, location: str) -> bool:
@@ -234,7 +258,7 @@ class Store:
         self.clock.forget(account, name)
         self.watches.bucket_changed(account, name)
         for blob in files:
-            self.blobs.remove(blob)
+            self.retire(blob)
 
     # bucket sub-resource configurations (CORS, encryption, ...), stored as JSON by kind
     def get_bucket_config(self, account: str, bucket: str, kind: str) -> Any:
@@ -358,7 +382,7 @@ class Store:
                 self.blobs.remove(blob.name)
             raise StorageFull(str(exc)) from exc
         if old and old[1] and old[0] != record.blob:  # the replaced body was a file
-            self.blobs.remove(old[0])
+            self.retire(old[0])
         return record
 
     def _commit_object(
@@ -455,7 +479,7 @@ class Store:
                 (account, bucket, key),
             )
         if old[1]:
-            self.blobs.remove(old[0])
+            self.retire(old[0])
         return True
 
     def iter_keys(

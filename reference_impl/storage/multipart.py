@@ -184,7 +184,7 @@ class UploadStore:
             self.store.blobs.remove(blob.name)
             raise StorageFull(str(exc)) from exc
         if old and old[0] != part.blob:
-            self.store.blobs.remove(old[0])
+            self.store.retire(old[0])
         return part
 
     def parts(self, upload_id: str) -> list[Part]:
@@ -208,7 +208,7 @@ class UploadStore:
             self.db.execute("DELETE FROM parts WHERE upload_id=?", (upload_id,))
         for name in blobs:
             if name not in keep_blobs:
-                self.store.blobs.remove(name)
+                self.store.retire(name)
         return found == 1
 
     async def join(self, parts: list[Part]) -> BlobInfo:
