@@ -15,14 +15,10 @@ or R2 page, so reference tests rather than conformance rules.
 
 from __future__ import annotations
 
-import time
-from urllib.parse import urlsplit
-
 from reference.test_s3_repeated_header_lines import _send_split
-from reliability.rawhttp import connect, read_until_closed, statuses
+from reliability.rawhttp import statuses
 
 from conformance.clients.s3 import WireClient
-from conformance.clients.s3_wire import PreparedWire
 
 OLD, NEW = b"the bytes If-None-Match: * protects", b"bytes that must not replace them"
 PAST = "Mon, 01 Jan 2001 00:00:00 GMT"
@@ -77,32 +73,9 @@ def test_two_if_unmodified_since_lines_are_no_date(wire: WireClient, bucket: str
     wire.put_object(bucket, "k", OLD).assert_ok()
     value = f"{PAST},{FUTURE}"
     prepared = wire.prepare("PUT", bucket, "k", headers={"If-Unmodified-Since": value}, body=NEW)
-    raw = _send_lines(prepared, "if-unmodified-since", [PAST, FUTURE])
+    raw = _send_split(prepared, "if-unmodified-since", [PAST, FUTURE])
     assert statuses(raw) == [200], raw[:400]
     assert wire.get_object(bucket, "k").assert_ok().body == NEW
-
-
-def _send_lines(prepared: PreparedWire, name: str, values: list[str]) -> bytes:
-    """The signed request with header `name` (signed as `values` comma-joined) sent one line per
-    value: for values holding commas themselves (HTTP dates), which `_send_split` would cut."""
-    parts = urlsplit(prepared.url)
-    target = parts.path + (f"?{parts.query}" if parts.query else "")
-    lines = [f"{prepared.method} {target} HTTP/1.1", f"Host: {parts.netloc}"]
-    for header, value in prepared.headers.items():
-        if header.lower() == name:
-            assert value == ",".join(values), "signed over another value than the lines join to"
-            lines += [f"{header}: {one}" for one in values]
-        elif header.lower() not in ("host", "content-length"):
-            lines.append(f"{header}: {value}")
-    body = prepared.body if isinstance(prepared.body, bytes) else b""
-    lines += [f"Content-Length: {len(body)}", "Connection: close"]
-    sock = connect(prepared.url)
-    try:
-        sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode() + body)
-        raw, _ = read_until_closed(sock, time.monotonic() + 15)
-    finally:
-        sock.close()
-    return raw
 
 
 def test_delete_if_match_naming_the_etag_on_a_second_line_deletes(

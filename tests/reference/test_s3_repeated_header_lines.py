@@ -37,14 +37,17 @@ NAME = "x-amz-checksum-crc32"
 CHUNKS = [BODY[:20], BODY[20:]]
 
 
-def _send_split(prepared: PreparedWire, split: str) -> bytes:
-    """The request with header `split` (signed comma-joined) sent as one line per value."""
+def _send_split(prepared: PreparedWire, split: str, values: list[str] | None = None) -> bytes:
+    """The request with header `split` (signed comma-joined) sent as one line per value; give
+    `values` when they hold commas themselves (HTTP dates), which a split at commas would cut."""
     parts = urlsplit(prepared.url)
     target = parts.path + (f"?{parts.query}" if parts.query else "")
     lines = [f"{prepared.method} {target} HTTP/1.1", f"Host: {parts.netloc}"]
     for name, value in prepared.headers.items():
         if name.lower() == split:
-            lines += [f"{name}: {one}" for one in value.split(",")]
+            if values is not None:
+                assert value == ",".join(values), "signed over another value than the lines join to"
+            lines += [f"{name}: {one}" for one in (value.split(",") if values is None else values)]
         elif name.lower() not in ("host", "content-length"):
             lines.append(f"{name}: {value}")
     body = prepared.body if isinstance(prepared.body, bytes) else b""
