@@ -41,7 +41,14 @@ def test_two_content_md5_lines_are_refused(
     prepared = wire.prepare("PUT", bucket, "k", query=query, headers=headers, body=BODY)
     raw = _send_split(prepared, "content-md5")
     assert statuses(raw) == [400], raw[:400]
-    assert b"<Code>InvalidDigest</Code>" in raw or b"<Code>BadDigest</Code>" in raw, raw[:400]
+    # s3/repeated_headers.py refuses two different lines first (InvalidArgument); the digest
+    # check behind it reads the joined value (InvalidDigest / BadDigest) if it is bypassed
+    codes = (
+        b"<Code>InvalidArgument</Code>",
+        b"<Code>InvalidDigest</Code>",
+        b"<Code>BadDigest</Code>",
+    )
+    assert any(code in raw for code in codes), raw[:400]
     if part:
         assert b"<PartNumber>" not in _parts(wire, bucket, "k", upload)
     else:
