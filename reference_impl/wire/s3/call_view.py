@@ -10,15 +10,6 @@ from dataclasses import dataclass, field
 
 from starlette.requests import Request
 
-# the conditions defined as lists of entity tags (RFC 9110 13.1.1, 13.1.2; S3's copy-source
-# forms of them): read as the one list their lines make
-LISTS = (
-    "if-match",
-    "if-none-match",
-    "x-amz-copy-source-if-match",
-    "x-amz-copy-source-if-none-match",
-)
-
 
 @dataclass
 class CallView:
@@ -36,18 +27,15 @@ class CallView:
         return self.request.method
 
     def header(self, name: str, default: str | None = None) -> str | None:
-        """As `request.headers.get(name, default)`: the first value, names case-insensitive;
-        the lines of a list-valued condition joined (a second `If-Match` line was ignored, so
-        its ETag never counted: defects13)."""
+        """As `request.headers.get(name, default)`: the first value, names case-insensitive.
+        List-valued conditions (If-Match, If-None-Match and their copy-source forms) are read
+        with `joined`, every line of them; a singleton sent twice differently never gets here
+        (s3/repeated_headers.py refuses it)."""
         headers = self._headers
         if headers is None:
             scope_headers = self.request.scope["headers"]
             raw = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope_headers]
             headers = self._headers = dict(reversed(raw))  # the first of repeated names wins
-            for listed in LISTS:  # RFC 9110 5.3: a list's lines are one comma-joined list
-                lines = [value for key, value in raw if key == listed]
-                if len(lines) > 1:
-                    headers[listed] = ", ".join(lines)
         return headers.get(name.lower(), default)
 
     def joined(self, name: str) -> str | None:
