@@ -59,6 +59,9 @@ def _time(operation: str, value: Any, header: bool) -> float:
     return parsed.timestamp()
 
 
+_LIST_HEADERS = frozenset({"if-match", "if-none-match"})
+
+
 def _header_pairs(operation: str, headers: Any) -> list[tuple[Any, Any]]:
     """The (name, value) pairs of a Headers init: an object, or a list of [name, value] lists
     (the bridge's JSON form of a `Headers`). Anything else is a TypeError, as `new Headers()`
@@ -80,7 +83,13 @@ def parse(operation: str, only_if: Any, lists: bool) -> Conditions | None:
         raise type_error(operation, "onlyIf must be an object or a Headers object")
     headers = only_if.get("headers")
     if headers is not None:
-        lower = {str(k).lower(): str(v) for k, v in _header_pairs(operation, headers)}
+        lower: dict[str, str] = {}
+        for name, value in _header_pairs(operation, headers):
+            key, text = str(name).lower(), str(value)
+            # `new Headers(pairs)` appends: a list header named twice is one comma list
+            # (`get` joins them); a dict kept the last line alone (review14)
+            joins = key in lower and key in _LIST_HEADERS
+            lower[key] = f"{lower[key]}, {text}" if joins else text
         before = lower.get("if-unmodified-since")
         after = lower.get("if-modified-since")
         return Conditions(
