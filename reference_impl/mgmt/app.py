@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 from starlette.applications import Starlette
@@ -21,8 +20,9 @@ from reference_impl import jsonbody
 from reference_impl.context import ServerContext
 from reference_impl.mgmt.dashboard import dashboard_routes
 from reference_impl.mgmt.logpush import Jobs
-from reference_impl.mgmt.r2_buckets_routes import r2_routes
+from reference_impl.mgmt.r2_buckets_routes import r2_owners
 from reference_impl.mgmt.r2_domains import R2Domains
+from reference_impl.mgmt.routing import routing_table
 from reference_impl.mgmt.rulesets import Rulesets
 from reference_impl.mgmt.state import MgmtState
 from reference_impl.storage import clock
@@ -37,8 +37,6 @@ LOG = logging.getLogger(__name__)
 # `buckets/<b>%2F` bucket <b>'s (DELETE deleted it). No name the API routes on holds a `/`.
 ENCODED_SLASH = b"%2f"
 
-Handler = Callable[[dict[str, str], Any], Awaitable[Any]]
-
 
 class MgmtApi:
     def __init__(self, ctx: ServerContext) -> None:
@@ -49,32 +47,9 @@ class MgmtApi:
         ctx.shared.mgmt_state = self.state  # read by the edge surface (custom fields, jobs)
         self.rulesets = Rulesets(ctx.profile, self.state, clock.of(ctx))
         self.jobs = Jobs(ctx.profile, self.state, ctx.data_dir, ctx.store, ctx.identity.account_id)
-        z = r"/zones/(?P<zone>[^/]+)"
         self.domains = R2Domains(ctx)
-        dom = r"/accounts/(?P<account>[^/]+)/r2/buckets/(?P<bucket>[^/]+)/domains/custom"
-        table: list[tuple[str, str, Handler]] = [
-            ("GET", z + r"/rulesets/phases/(?P<phase>[^/]+)/entrypoint", self._get_entry),
-            ("PUT", z + r"/rulesets/phases/(?P<phase>[^/]+)/entrypoint", self._put_entry),
-            ("GET", z + r"/rulesets", self._list_rulesets),
-            ("POST", z + r"/rulesets", self._create_ruleset),
-            ("GET", z + r"/rulesets/(?P<id>[^/]+)", self._get_ruleset),
-            ("PUT", z + r"/rulesets/(?P<id>[^/]+)", self._put_ruleset),
-            ("DELETE", z + r"/rulesets/(?P<id>[^/]+)", self._delete_ruleset),
-            ("POST", z + r"/logpush/ownership", self._ownership),
-            ("GET", z + r"/logpush/jobs", self._list_jobs),
-            ("POST", z + r"/logpush/jobs", self._create_job),
-            ("GET", z + r"/logpush/jobs/(?P<id>[^/]+)", self._get_job),
-            ("PUT", z + r"/logpush/jobs/(?P<id>[^/]+)", self._put_job),
-            ("DELETE", z + r"/logpush/jobs/(?P<id>[^/]+)", self._delete_job),
-            # custom domains of R2 buckets (r2_domains.py)
-            ("GET", dom, self.domains.list_all),
-            ("POST", dom, self.domains.create),
-            ("GET", dom + r"/(?P<domain>[^/]+)", self.domains.get),
-            ("PUT", dom + r"/(?P<domain>[^/]+)", self.domains.update),
-            ("DELETE", dom + r"/(?P<domain>[^/]+)", self.domains.delete),
-            *r2_routes(ctx),  # R2 buckets, sippy, audit log, reference clock (r2_buckets_routes)
-        ]
-        self.table = [(m, re.compile(p + r"/?\Z"), h) for m, p, h in table]
+        owners = {"api": self, "domains": self.domains, **r2_owners(ctx)}
+        self.table = routing_table(owners)  # routes.yaml
 
     async def handle(self, request: Request) -> Response:
         try:

@@ -49,7 +49,7 @@ ODD = st.one_of(
     ),
     st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), min_size=1, max_size=12),
 )
-# every route of reference_impl/mgmt (app.py and r2_buckets_routes.py); {x} is fuzzed
+# every route of reference_impl/mgmt/routes.yaml; {x} is fuzzed
 MGMT_ROUTES = [
     ("GET", "zones/{zone}/rulesets/phases/{x}/entrypoint"),
     ("PUT", "zones/{zone}/rulesets/phases/{x}/entrypoint"),
