@@ -68,6 +68,7 @@ LOGS_GATEWAY: list[tuple[list[str], dict[str, str]]] = [
       "logs.fields.response-fields", "logs.fields.lower-case-accepted"],
      drop("rule.action_parameters")),
     (["logs.fields.at-least-one-array"], {"deviate_accept_empty_action_parameters": TRUE}),
+    (["logs.fields.empty-name-refused"], {"deviate_accept_empty_field_name": TRUE}),
     (["logs.fields.cookie-fields", "logs.fields.cookie-case-kept"],
      {"deviate_lowercase_cookie_names": TRUE}),
     (["logs.fields.five-arrays"],

@@ -160,7 +160,20 @@ def test_job_created_with_each_options_form(
     rules_api: RulesApiClient, run_prefix: str, form: str
 ) -> None:
     """A job is created whatever valid form its logpull_options take, and keeps them."""
-    options = OPTION_FORMS[form]
+    _assert_created_keeping(rules_api, run_prefix, OPTION_FORMS[form])
+
+
+@pytest.mark.rule("logs.records.cve-2021-44228-redaction")
+def test_job_created_with_the_redaction_option(rules_api: RulesApiClient, run_prefix: str) -> None:
+    """The provider's redaction option (`CVE-2021-44228=true`) is accepted in logpull_options and
+    kept, checked on the creation itself: the record tests create their redacting job as setup,
+    where a refusal reads as "not checked" rather than as this rule broken."""
+    options = "fields=RayID,RequestHeaders&timestamps=rfc3339&CVE-2021-44228=true"
+    _assert_created_keeping(rules_api, run_prefix, options)
+
+
+def _assert_created_keeping(rules_api: RulesApiClient, run_prefix: str, options: str) -> None:
+    """Create a job with these logpull_options: it is created and keeps each option."""
     with http_destination(run_prefix) as (base, received), job_cleanup(rules_api, run_prefix):
         require_ok(rules_api.request_ownership(base), "the ownership challenge request")
         body = job_body(run_prefix, base, challenge_token(received), logpull_options=options)

@@ -85,6 +85,15 @@ def test_rule_without_field_arrays_is_refused(rules_api: RulesApiClient) -> None
     assert 400 <= reply.status < 500, reply.describe()
 
 
+@pytest.mark.rule("logs.fields.empty-name-refused")
+@pytest.mark.parametrize("array", ["request", "response", "cookie"])
+def test_empty_field_name_is_refused(rules_api: RulesApiClient, array: str) -> None:
+    """An empty string names no header and no cookie (RFC 9110 5.1, RFC 6265 4.1.1: a token
+    of one character or more): a rule naming one is refused with a 400, decided on the status
+    here (the pointer of the same refusal is failure-pointer's)."""
+    _put(rules_api, REFUSALS[f"empty-{array}-name"][0]).assert_status(400)
+
+
 @pytest.mark.rule("logs.envelope.failure-pointer")
 @pytest.mark.parametrize("case", sorted(REFUSALS))
 def test_refusal_points_at_the_field(rules_api: RulesApiClient, case: str) -> None:
