@@ -121,10 +121,13 @@ def put_chunked(
     tamper: Callable[[bytes], bytes] | None = None,
     query: Sequence[tuple[str, str]] = (),
     content_encoding: str = "aws-chunked",
+    extra_headers: Mapping[str, str] | None = None,
 ) -> WireReply:
-    """PUT an aws-chunked body; `tamper` may alter the encoded body after signing."""
+    """PUT an aws-chunked body; `tamper` may alter the encoded body after signing;
+    `extra_headers` are sent (and signed) as well."""
     length = sum(len(c) for c in chunks) if decoded_length is None else decoded_length
     headers = {
+        **(extra_headers or {}),
         "Content-Encoding": content_encoding,
         "x-amz-decoded-content-length": str(length),
     }  # Content-Length is left unsigned, so that `tamper` can change the body's size

@@ -41,6 +41,25 @@ def test_trailing_checksum_accepted_and_returned(s3, bucket, names, algorithm, m
 
 
 @pytest.mark.rule("storage.put-object.checksum-crc32")
+@pytest.mark.parametrize("mode", sorted(MODES))
+def test_trailer_with_the_sdk_algorithm_header(s3, bucket, names, mode):
+    """What the SDKs send by default: the trailing checksum announced by x-amz-trailer, and
+    `x-amz-sdk-checksum-algorithm: CRC32` naming its algorithm (S3's PutObject documents the
+    header). The trailer is the checksum the header names: accepted, stored and returned."""
+    key = names.key()
+    name = s3.wire.vendor("checksum-crc32")
+    value = chunked.checksum("crc32", b"".join(CHUNKS))
+    announce = {s3.wire.vendor("sdk-checksum-algorithm"): "CRC32"}
+    reply = chunked.put_chunked(
+        s3.wire, bucket, key, CHUNKS, MODES[mode], trailers={name: value}, extra_headers=announce
+    )
+    assert reply.status == 200, f"{mode} with the algorithm named: {reply.describe()}"
+    enabled = {s3.wire.vendor("checksum-mode"): "ENABLED"}
+    head = s3.wire.request("HEAD", bucket, key, headers=enabled).assert_ok()
+    assert head.header(name) == value, f"HEAD {name}: {head.header(name)!r}, sent {value!r}"
+
+
+@pytest.mark.rule("storage.put-object.checksum-crc32")
 def test_trailer_names_in_another_case_are_the_same_fields(s3, bucket, names):
     """`X-Amz-Checksum-Crc32` announced and sent as a trailer: field names are case-insensitive
     (RFC 9110 section 5.1), so the checksum is checked and returned as for the lowercase form."""
