@@ -74,6 +74,19 @@ def test_put_repeating_kind_and_phase_replaces_the_rules(rules_api: RulesApiClie
         assert params == [{"request_fields": [{"name": "x-kind"}]}], reply.describe()
 
 
+@pytest.mark.rule("logs.rulesets.put-accepts-own-kind-phase")
+def test_put_with_its_own_kind_and_phase_is_accepted(rules_api: RulesApiClient) -> None:
+    """The provider's update operation takes kind and phase as body members: a PUT repeating
+    the entry point's own values is accepted and replaces the rules (a check that compares
+    them the wrong way round refuses exactly the unchanged values)."""
+    with entrypoint_guard(rules_api):
+        ruleset_id = ensure_entrypoint(rules_api)
+        body = {"kind": "zone", "phase": LOG_PHASE, "rules": [log_rule(request=("x-same",))]}
+        result = rules_api.update_ruleset(ruleset_id, body).assert_envelope_ok(200)
+        params = [rule.get("action_parameters") for rule in result.get("rules") or []]
+        assert params == [{"request_fields": [{"name": "x-same"}]}], f"rules after PUT: {params}"
+
+
 @pytest.mark.rule("logs.rule.ref-kept")
 def test_rule_keeps_the_ref_it_was_sent_with(rules_api: RulesApiClient) -> None:
     """A rule's ref defaults to its id (the provider's rule schema): one sent with a ref keeps
