@@ -27,8 +27,7 @@ class WholeBody(StreamingResponse):
         start = {"type": "http.response.start", "status": self.status_code}
         await send({**start, "headers": self.raw_headers})
         await send({"type": "http.response.body", "body": self.whole, "more_body": False})
-        if self.background is not None:
-            await self.background()
+        # no background task: the constructor takes none, so there is none to run
 
 
 class ClosingStream(StreamingResponse):
