@@ -30,7 +30,10 @@ def test_the_lifecycle_modules_are_one_area_wherever_they_sit() -> None:
     for module in LIFECYCLE:
         assert report.area_of(module) == "lifecycle", module
     assert report.area_of("reference_impl/mgmt/app.py") == "mgmt"
-    assert report.area_of("reference_impl/services/conditions.py") == "services"
+    assert report.area_of("reference_impl/services/conditions.py") == "s3"
+    assert report.area_of("reference_impl/wire/s3/http_date.py") == "s3"
+    assert report.area_of("reference_impl/wire/mgmt/envelope.py") == "mgmt"
+    assert report.area_of("reference_impl/services/lifecycle/config.py") == "lifecycle"
 
 
 def test_every_area_glob_names_a_module_the_harness_mutates() -> None:
