@@ -21,12 +21,16 @@ DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>\n'
 LIFECYCLE_SINCE = dt.date(2023, 3, 16)  # storage.lifecycle.put-get: object lifecycles
 
 
-def _put_config(s3: Any, bucket: str, subresource: str, body: bytes) -> Any:
-    """PUT ?<subresource> with the body exactly as given (Content-MD5 set, as S3 requires)."""
+def _applied(s3: Any, bucket: str, subresource: str, body: bytes, element: str) -> list[str]:
+    """PUT ?<subresource> with the body exactly as given (Content-MD5 set, as S3 requires),
+    want a 200, and return the texts of `element` in the configuration then read back."""
     md5 = base64.b64encode(hashlib.md5(body).digest()).decode()
-    return s3.wire.request(
+    reply = s3.wire.request(
         "PUT", bucket, query=[(subresource, None)], body=body, headers={"Content-MD5": md5}
     )
+    assert reply.status == 200, f"declared {subresource} configuration refused: {reply.describe()}"
+    root = s3.wire.request("GET", bucket, query=[(subresource, None)]).assert_ok().xml
+    return [str(node.text) for node in root.iter() if node.tag.split("}")[-1] == element]
 
 
 @pytest.mark.rule("storage.xml.declaration-accepted")
@@ -54,10 +58,7 @@ def test_bucket_encryption_with_declaration(s3, bucket):
         "<ApplyServerSideEncryptionByDefault><SSEAlgorithm>AES256</SSEAlgorithm>"
         "</ApplyServerSideEncryptionByDefault></Rule></ServerSideEncryptionConfiguration>"
     ).encode()
-    reply = _put_config(s3, bucket, "encryption", body)
-    assert reply.status == 200, f"declared encryption configuration refused: {reply.describe()}"
-    root = s3.wire.request("GET", bucket, query=[("encryption", None)]).assert_ok().xml
-    algorithms = [node.text for node in root.iter() if node.tag.endswith("SSEAlgorithm")]
+    algorithms = _applied(s3, bucket, "encryption", body, "SSEAlgorithm")
     assert algorithms == ["AES256"], f"GetBucketEncryption after the PUT: {algorithms}"
 
 
@@ -71,8 +72,5 @@ def test_bucket_lifecycle_with_declaration(s3, bucket, as_of):
         "<Filter><Prefix>logs/</Prefix></Filter><Status>Enabled</Status>"
         "<Expiration><Days>30</Days></Expiration></Rule></LifecycleConfiguration>"
     ).encode()
-    reply = _put_config(s3, bucket, "lifecycle", body)
-    assert reply.status == 200, f"declared lifecycle configuration refused: {reply.describe()}"
-    root = s3.wire.request("GET", bucket, query=[("lifecycle", None)]).assert_ok().xml
-    ids = [node.text for node in root.iter() if node.tag.endswith("ID")]
+    ids = _applied(s3, bucket, "lifecycle", body, "ID")
     assert "declared" in ids, f"GetBucketLifecycleConfiguration after the PUT: rule ids {ids}"
