@@ -28,3 +28,32 @@ def test_each_delimited_prefix_appears_once(bindings: Any, names: Any) -> None:
     groups = [p.removeprefix(base).rstrip("/") for p in prefixes]
     assert groups == ["a", "b", "d", "e"], prefixes
     assert [o["key"] for o in page["objects"]] == [base + "c"], page["objects"]
+
+
+@pytest.mark.rule("storage.bindings.list-delimited-prefixes-once")
+def test_key_starting_with_the_delimiter_rolls_up(bindings: Any, names: Any) -> None:
+    """No prefix, a key whose first character is the delimiter: the part between the (empty)
+    prefix and the delimiter is empty, so the key rolls up into the delimited prefix "/" and is
+    not listed as an object (an implementation that only looks for the delimiter past the first
+    character lists it as a plain key). The key sits outside the worker's prefix, so the test
+    deletes it itself."""
+    key = "/" + names.key("lead")
+    bindings.put(key, b"d").value()
+    try:
+        prefixes: list[str] = []
+        keys: list[str] = []
+        cursor = None
+        for _ in range(20):
+            options: dict[str, Any] = {"delimiter": "/"}
+            if cursor:
+                options["cursor"] = cursor
+            page = bindings.list(**options).value()
+            prefixes += [str(p) for p in page.get("delimitedPrefixes") or []]
+            keys += [str(o["key"]) for o in page.get("objects") or []]
+            cursor = page.get("cursor")
+            if not page.get("truncated"):
+                break
+        assert "/" in prefixes, f"no delimited prefix '/' for {key!r}: {prefixes[:20]}"
+        assert key not in keys, f"{key!r} listed as an object past the delimiter: {keys[:20]}"
+    finally:
+        bindings.delete(key).value()
