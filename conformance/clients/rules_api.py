@@ -209,6 +209,11 @@ class RulesApiClient(EnvelopeClient):
         # True once the run's safety journal holds the zone's entry point (docs/safety.md):
         # the run restores it once at the end, so tests need not restore its rules each time
         self.journaled = False
+        # The id of the entry point the zone held when the run began ("" when it held none:
+        # any entry point now is the run's own), from the run's journal, or "" for the launched
+        # reference's zone (the run's own). None: not known, so only a ruleset a test created
+        # itself is the run's to delete.
+        self.entrypoint_at_start: str | None = None
 
     @classmethod
     def from_surface(cls, surface: Mapping[str, Any]) -> RulesApiClient:

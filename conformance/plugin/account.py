@@ -17,7 +17,7 @@ from conformance.model.targets import REFERENCE, Target
 from conformance.plugin import cleanup
 from conformance.plugin.preflight import stop_session
 from conformance.plugin.state import State
-from conformance.safety import guard, registry, zone_run_lock
+from conformance.safety import guard, journal, registry, zone_run_lock
 
 if TYPE_CHECKING:
     from conformance.clients.rules_api import RulesApiClient
@@ -75,6 +75,21 @@ def engage_zone(session: pytest.Session, state: State, client: RulesApiClient) -
         refused = json.loads(marker.read_text(encoding="utf-8")).get("refused")
     if refused:
         stop_session(session, f"target {state.options.target!r}: {refused}")
+
+
+def entrypoint_at_start(state: State, client: RulesApiClient) -> str | None:
+    """The id of the entry point the zone held when this run began, as the run's journal
+    records it ("" when it held none); None when no journal of this run can be read."""
+    pending = journal.read(context(state).key(client))
+    if pending is None or pending.get("run_prefix") != state.run_prefix:
+        return None
+    snap = pending.get("snapshot")
+    if not isinstance(snap, dict):
+        return None
+    if not snap.get("existed"):
+        return ""
+    ruleset = snap.get("ruleset")
+    return str(ruleset["id"]) if isinstance(ruleset, dict) and ruleset.get("id") else None
 
 
 def release_zone(state: State, target: Target | None) -> list[str]:

@@ -117,6 +117,9 @@ def rules_api(request: pytest.FixtureRequest, target: Target) -> Any:
     if target.name != REFERENCE:  # the launched reference's zone is the run's own, thrown away
         account.engage_zone(request.session, get_state(request.config), client)
         client.journaled = True
+        client.entrypoint_at_start = account.entrypoint_at_start(get_state(request.config), client)
+    else:
+        client.entrypoint_at_start = ""
     return client
 
 
