@@ -6,6 +6,10 @@ loads bench/mutation/context_plugin.py, which gives each test's window (setup, c
 the context `DAY|node id` in every process, the reference subprocess included. What runs outside
 a test's own window (the reference's start, fixtures wider than a function, what runs after the
 last test) is recorded under no test: a line with such a context needs the whole selection.
+So does a line run when its module is imported (module level, a class body, a def line with its
+defaults and decorators: outside every function body): it runs once per process, in whichever
+window first imports the module (a lazy import inside a function), and what it makes (a
+constant, a default) serves every later test.
 
 Kept beside the baseline (`baseline-*.contexts.json`): per module and physical line, a plan,
 per as-of date, of the rules whose tests executed it there (or "the whole selection"; a date
@@ -17,6 +21,7 @@ their own buckets and objects, and what a shared fixture makes is recorded as sh
 
 from __future__ import annotations
 
+import ast
 import json
 from collections.abc import Mapping
 from pathlib import Path
@@ -88,6 +93,17 @@ def _plan_of(contexts: list[str], rules: Mapping[str, Mapping[str, list[str]]]) 
     return {day: (sorted(r) if r is not None else WHOLE) for day, r in sorted(plan.items())}
 
 
+def function_body_lines(source: str) -> frozenset[int]:
+    """Physical lines inside a function's body (run per call); every other line of the module
+    runs at its import, once per process."""
+    inside: set[int] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.body:
+            end = node.end_lineno or node.body[-1].lineno
+            inside.update(range(node.body[0].lineno, end + 1))
+    return frozenset(inside)
+
+
 def lines_by_context(workdir: Path, root: Path) -> dict[str, Any] | None:
     """Per module, physical line -> index into `plans`; None when the switches were not all
     acknowledged (a window may be misattributed: no plan is used, every mutant runs whole)."""
@@ -113,13 +129,15 @@ def lines_by_context(workdir: Path, root: Path) -> dict[str, Any] | None:
             continue
         parser = PythonParser(filename=str(path))
         parser.parse_source()
-        count = len(path.read_text("utf-8").splitlines())
+        source = path.read_text("utf-8")
+        per_call = function_body_lines(source)
         found: dict[int, int] = {}
-        for n in range(1, count + 1):
+        for n in range(1, len(source.splitlines()) + 1):
             contexts = by_line.get(parser.first_line(n))
             if not contexts:
                 continue
-            plan = _plan_of(sorted(contexts), rules)
+            at_import = parser.first_line(n) not in per_call
+            plan = dict.fromkeys(rules, WHOLE) if at_import else _plan_of(sorted(contexts), rules)
             key = json.dumps(plan, sort_keys=True)
             found[n] = index.setdefault(key, len(plans))
             if found[n] == len(plans):

@@ -81,6 +81,63 @@ def test_each_line_is_recorded_under_the_tests_that_ran_it_in_the_child(
     assert by_line[4] == by_line[5] == by_line[6] == {day: ["r.five"]}
 
 
+LAZY = """\
+LIMIT = 3
+
+
+class Box:
+    size = LIMIT + 1
+
+
+def g(n):
+    return n < LIMIT
+"""
+
+
+def test_a_lazily_imported_module_level_line_needs_the_whole_selection(
+    tree: Path, tmp_path: Path
+) -> None:
+    """A module first imported inside a test's window (a lazy import in a function): its module
+    and class-body lines ran once, for that test, but what they made serves every later test,
+    so they need the whole selection; its function body is still the test's own."""
+    (tree / "reference_impl" / "lazy.py").write_text(LAZY, "utf-8")
+    workdir = tmp_path / "work"
+    workdir.mkdir()
+    env = executed.coverage_env(workdir, tree, contexts=True)
+    child_source = CHILD.replace("import reference_impl.m as m", "import importlib")
+    child_source = child_source.replace(
+        'm.f(None if line.strip() == "none" else int(line))',
+        'importlib.import_module("reference_impl.lazy").g(int(line))',
+    )
+    child = subprocess.Popen(
+        [sys.executable, "-c", child_source], cwd=tree, env=env, text=True,
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+    )  # fmt: skip
+    assert child.stdin is not None and child.stdout is not None
+    assert child.stdout.readline().strip() == "ready"
+    switcher = _Switcher(workdir, "2026-01-01")
+    switcher.switch("t_one")
+    child.stdin.write("1\n")
+    child.stdin.flush()
+    assert child.stdout.readline().strip() == "done"
+    switcher.switch(SHARED)
+    child.stdin.close()
+    assert child.wait(60) == 0
+    (workdir / "rules-2026-01-01.json").write_text(json.dumps({"t_one": ["r.one"]}), "utf-8")
+    executed.unexecuted_lines(workdir, tree)
+    doc = contexts.lines_by_context(workdir, tree)
+    assert doc is not None
+    found = contexts.Plans(doc)
+    by_line = {n: found.plans[i] for n, i in found.modules["reference_impl/lazy.py"].items()}
+    day = "2026-01-01"
+    assert by_line[1] == by_line[4] == by_line[5] == by_line[8] == {day: None}
+    assert by_line[9] == {day: ["r.one"]}
+
+
+def test_function_body_lines_are_the_lines_run_per_call() -> None:
+    assert contexts.function_body_lines(LAZY) == frozenset({9})
+
+
 def test_an_unacknowledged_switch_makes_the_record_unusable(tree: Path, tmp_path: Path) -> None:
     workdir = tmp_path / "work"
     workdir.mkdir()
