@@ -135,3 +135,32 @@ def test_aws_chunked_tampered_chunk_is_refused(s3, bucket, names, mode):
     )  # fmt: skip
     reply.assert_error(403, "SignatureDoesNotMatch")
     s3.wire.request("HEAD", bucket, key).assert_error(404, None)
+
+
+def _flip_trailer_signature(body: bytes) -> bytes:
+    """The x-amz-trailer-signature value with its last hex digit changed (still 64 hex)."""
+    marker = b"x-amz-trailer-signature:"
+    start = body.index(marker) + len(marker)
+    end = start + 64
+    last = body[end - 1 : end]
+    return body[: end - 1] + (b"1" if last != b"1" else b"2") + body[end:]
+
+
+@pytest.mark.rule("storage.auth.signature-mismatch")
+def test_aws_chunked_wrong_trailer_signature_is_refused(s3, bucket, names):
+    """STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER: the trailing headers are signed, chained from
+    the final chunk's signature, and sent as `x-amz-trailer-signature` (AWS's "Signature
+    calculations for trailing headers" page). Every chunk signed right, the trailer signature
+    wrong: 403 SignatureDoesNotMatch and no object. An implementer may verify the chunk chain
+    and never the trailer's signature, so a trailer checksum anyone could rewrite is trusted."""
+    key = names.key()
+    chunks = [b"a" * 8192, b"trailer signed"]
+    trailers = {"x-amz-checksum-crc32": chunked.checksum("crc32", b"".join(chunks))}
+    mode = chunked.SIGNED_TRAILER
+    control = chunked.put_chunked(s3.wire, bucket, names.key(), chunks, mode, trailers=trailers)
+    control.assert_ok()
+    reply = chunked.put_chunked(
+        s3.wire, bucket, key, chunks, mode, trailers=trailers, tamper=_flip_trailer_signature
+    )
+    reply.assert_error(403, "SignatureDoesNotMatch")
+    s3.wire.request("HEAD", bucket, key).assert_error(404, None)
