@@ -73,6 +73,22 @@ def test_http_metadata_of_a_multipart_object_returned(s3, bucket, names, method)
 
 
 @pytest.mark.rule("storage.put-object.http-metadata")
+def test_http_metadata_of_an_unsigned_payload_round_trips(s3, bucket, names):
+    """The same fields on a PUT signed with UNSIGNED-PAYLOAD (what presigned uploads and SDKs
+    over TLS send): stored and returned as written, Content-Encoding `identity` included. An
+    implementer who refuses aws-chunked framing under UNSIGNED-PAYLOAD may refuse, or strip,
+    any other Content-Encoding there as well."""
+    key = names.key()
+    reply = s3.wire.request(
+        "PUT", bucket, key, body=b"x", headers=HTTP_METADATA, payload_hash="UNSIGNED-PAYLOAD"
+    )
+    reply.assert_ok()
+    head = s3.wire.request("HEAD", bucket, key).assert_ok()
+    for name, value in HTTP_METADATA.items():
+        assert head.header(name) == value, f"{name}: {head.header(name)!r}, sent {value!r}"
+
+
+@pytest.mark.rule("storage.put-object.http-metadata")
 @pytest.mark.parametrize("method", ["GET", "HEAD"])
 def test_http_metadata_round_trips(s3, bucket, names, method):
     """Content-Type, -Encoding, -Disposition, -Language, Cache-Control and Expires are

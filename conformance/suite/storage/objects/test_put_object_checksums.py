@@ -200,3 +200,26 @@ def test_checksum_header_of_an_aws_chunked_upload_is_verified(s3, bucket, names)
     reply = chunked.put_chunked(s3.wire, bucket, other, chunks, extra_headers=wrong)
     reply.assert_error(400, "BadDigest")
     s3.wire.get_object(bucket, other).assert_error(404, "NoSuchKey")
+
+
+def _drop_checksum_trailer(body: bytes) -> bytes:
+    """The body without its x-amz-checksum-* trailer line (the 0-length chunk ends it)."""
+    start = body.index(b"\r\nx-amz-checksum-") + 2
+    return body[:start] + body[body.index(b"\r\n", start) + 2 :]
+
+
+@pytest.mark.rule("storage.put-object.checksum-mismatch")
+def test_announced_trailer_checksum_never_sent_is_refused(s3, bucket, names):
+    """x-amz-trailer announces a checksum (AWS's trailer page: the client must set it to what
+    the trailing header includes) and the unsigned body ends without it: the checksum the
+    client asked for cannot be verified, so a 4xx (never a 5xx) and nothing stored. An
+    implementer may store the body unchecked, or fail on the missing value."""
+    key = names.key()
+    chunks = [b"m" * 8192, b"trailer never sent"]
+    trailers = {"x-amz-checksum-crc32": chunked.checksum("crc32", b"".join(chunks))}
+    reply = chunked.put_chunked(
+        s3.wire, bucket, key, chunks, chunked.UNSIGNED_TRAILER, trailers,
+        tamper=_drop_checksum_trailer,
+    )  # fmt: skip
+    assert 400 <= reply.status < 500, f"announced trailer not sent: {reply.describe()}"
+    s3.wire.get_object(bucket, key).assert_error(404, "NoSuchKey")
