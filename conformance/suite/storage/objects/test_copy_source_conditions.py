@@ -1,15 +1,16 @@
 """CopyObject's conditions on its source: x-amz-copy-source-if-match, -if-none-match,
 -if-modified-since and -if-unmodified-since.
 
-AWS's CopyObject reference defines each header (copy only if the source's ETag matches / does
-not match, was / was not modified since the date), the 412 Precondition Failed of an unmet one,
-and two pairs: a matching if-match with a failing if-unmodified-since copies (200), a failing
-if-none-match with a met if-modified-since is 412. Each case computes what to send from the
-source's own ETag and Last-Modified, read back over HEAD: a date equal to Last-Modified is "not
-modified since" it (RFC 9110 13.1.3-4, the comparison a cache's revalidation relies on), a day
-before it is "modified since". An implementer who forgets a header, or lets if-unmodified-since
-decide beside a present if-match, copies where the client asked not to (or refuses a copy S3
-makes).
+The provider's S3 compatibility table marks all four implemented for CopyObject (not for
+UploadPartCopy, so only CopyObject is checked). AWS's CopyObject reference defines each header
+(copy only if the source's ETag matches / does not match, was / was not modified since the
+date), the 412 Precondition Failed of an unmet one, and two pairs: a matching if-match with a
+failing if-unmodified-since copies (200), a failing if-none-match with a met if-modified-since
+is 412. Each case computes what to send from the source's own ETag and Last-Modified, read back
+over HEAD: a date equal to Last-Modified is "not modified since" it (RFC 9110 13.1.3-4, the
+comparison a cache's revalidation relies on), a day before it is "modified since". An
+implementer who forgets a header, or lets if-unmodified-since decide beside a present if-match,
+copies where the client asked not to (or refuses a copy S3 makes).
 """
 
 from __future__ import annotations
