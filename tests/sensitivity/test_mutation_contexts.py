@@ -41,16 +41,24 @@ def tree(tmp_path: Path) -> Path:
     return write_tree(tmp_path)
 
 
-def _record(tree: Path, workdir: Path) -> dict[str, object] | None:
+def _record(
+    tree: Path,
+    workdir: Path,
+    steps: tuple[tuple[str, str], ...] = (("t_none", "none"), ("t_five", "5")),
+    rules: dict[str, list[str]] | None = None,
+    child_source: str = CHILD,
+) -> dict[str, object] | None:
+    """Run the child under the baseline's coverage, feeding each step's input in its test's
+    window, and read the per-line record back as record() does."""
     env = executed.coverage_env(workdir, tree, contexts=True)
     child = subprocess.Popen(
-        [sys.executable, "-c", CHILD], cwd=tree, env=env, text=True,
+        [sys.executable, "-c", child_source], cwd=tree, env=env, text=True,
         stdin=subprocess.PIPE, stdout=subprocess.PIPE,
     )  # fmt: skip
     assert child.stdin is not None and child.stdout is not None
     assert child.stdout.readline().strip() == "ready"
     switcher = _Switcher(workdir, "2026-01-01")
-    for nodeid, arg in (("t_none", "none"), ("t_five", "5")):
+    for nodeid, arg in steps:
         switcher.switch(nodeid)
         child.stdin.write(arg + "\n")
         child.stdin.flush()
@@ -58,7 +66,8 @@ def _record(tree: Path, workdir: Path) -> dict[str, object] | None:
     switcher.switch(SHARED)
     child.stdin.close()
     assert child.wait(60) == 0
-    rules = {"t_none": ["r.none"], "t_five": ["r.five"]}
+    if rules is None:
+        rules = {"t_none": ["r.none"], "t_five": ["r.five"]}
     (workdir / "rules-2026-01-01.json").write_text(json.dumps(rules), "utf-8")
     executed.unexecuted_lines(workdir, tree)  # combines the processes' data, as record() does
     return contexts.lines_by_context(workdir, tree)
@@ -103,29 +112,12 @@ def test_a_lazily_imported_module_level_line_needs_the_whole_selection(
     (tree / "reference_impl" / "lazy.py").write_text(LAZY, "utf-8")
     workdir = tmp_path / "work"
     workdir.mkdir()
-    env = executed.coverage_env(workdir, tree, contexts=True)
     child_source = CHILD.replace("import reference_impl.m as m", "import importlib")
     child_source = child_source.replace(
         'm.f(None if line.strip() == "none" else int(line))',
         'importlib.import_module("reference_impl.lazy").g(int(line))',
     )
-    child = subprocess.Popen(
-        [sys.executable, "-c", child_source], cwd=tree, env=env, text=True,
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-    )  # fmt: skip
-    assert child.stdin is not None and child.stdout is not None
-    assert child.stdout.readline().strip() == "ready"
-    switcher = _Switcher(workdir, "2026-01-01")
-    switcher.switch("t_one")
-    child.stdin.write("1\n")
-    child.stdin.flush()
-    assert child.stdout.readline().strip() == "done"
-    switcher.switch(SHARED)
-    child.stdin.close()
-    assert child.wait(60) == 0
-    (workdir / "rules-2026-01-01.json").write_text(json.dumps({"t_one": ["r.one"]}), "utf-8")
-    executed.unexecuted_lines(workdir, tree)
-    doc = contexts.lines_by_context(workdir, tree)
+    doc = _record(tree, workdir, (("t_one", "1"),), {"t_one": ["r.one"]}, child_source)
     assert doc is not None
     found = contexts.Plans(doc)
     by_line = {n: found.plans[i] for n, i in found.modules["reference_impl/lazy.py"].items()}
