@@ -101,11 +101,19 @@ class BindingsClient:
 
     def with_flags(self, *flags: str) -> BindingsClient:
         """The same target called by a worker that also has these compatibility flags."""
+        return self._copy(self.bucket, [*self.compat_flags, *flags])
+
+    def for_bucket(self, bucket: str) -> BindingsClient:
+        """The same worker's binding bound to another bucket (one a test made over S3), so one
+        object can be checked through both surfaces."""
+        return self._copy(bucket, self.compat_flags)
+
+    def _copy(self, bucket: str, flags: Sequence[str]) -> BindingsClient:
         client = BindingsClient(
             self.url.removesuffix("/bridge"),
-            self.bucket,
+            bucket,
             self.compat_date,
-            [*self.compat_flags, *flags],
+            flags,
             self.timeout,
             self.token,
         )

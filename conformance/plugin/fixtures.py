@@ -192,3 +192,12 @@ def bindings(request: pytest.FixtureRequest, target: Target, run_prefix: str) ->
         warnings.warn(
             cleanup.CleanupWarning(f"cleanup: binding keys not deleted: {exc}"), stacklevel=2
         )
+
+
+@pytest.fixture
+def bucket_binding(request: pytest.FixtureRequest, target: Target, bucket: str) -> Any:
+    """The target's binding bound to this test's fresh S3 bucket: one object seen through both
+    surfaces (N/A without bindings)."""
+    if not target.offers("bindings"):
+        pytest.skip(f"{NA_PREFIX}surface bindings not offered by target {target.name}")
+    return request.getfixturevalue("bindings").for_bucket(bucket)

@@ -23,10 +23,7 @@ def _bindings_of(request: pytest.FixtureRequest, target: Any, bucket: str) -> Bi
     if not target.offers("bindings"):
         return None
     client: BindingsClient = request.getfixturevalue("bindings")
-    aimed = BindingsClient(client.url.removesuffix("/bridge"), bucket, client.compat_date,
-                           client.compat_flags, client.timeout, client.token)  # fmt: skip
-    aimed.session = client.session
-    return aimed
+    return client.for_bucket(bucket)
 
 
 def _mgmt_of(request: pytest.FixtureRequest, target: Any) -> Any:

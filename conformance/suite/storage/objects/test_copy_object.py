@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import hashlib
-from typing import Any
 from urllib.parse import quote
 
 import pytest
 
 from conformance.clients import s3_multipart as mp
-from conformance.clients.bindings import BindingsClient
 
 BODY = b"bytes worth copying " * 50
 
@@ -177,20 +175,8 @@ def test_copy_of_two_part_object_has_all_bytes(s3, bucket, names):
 BINDINGS_MULTIPART_SINCE = "2022-11-21"  # storage.bindings.multipart
 
 
-@pytest.fixture
-def aimed(request: pytest.FixtureRequest, target: Any, bucket: str) -> BindingsClient:
-    """The target's binding aimed at this test's S3 bucket (N/A without bindings)."""
-    if not target.offers("bindings"):
-        pytest.skip(f"N/A: surface bindings not offered by target {target.name}")
-    client: BindingsClient = request.getfixturevalue("bindings")
-    aimed = BindingsClient(client.url.removesuffix("/bridge"), bucket, client.compat_date,
-                           client.compat_flags, client.timeout, client.token)  # fmt: skip
-    aimed.session = client.session
-    return aimed
-
-
 @pytest.mark.rule("storage.copy-object.multipart-source")
-def test_copy_of_object_completed_through_the_binding(s3, bucket, names, aimed, as_of):
+def test_copy_of_object_completed_through_the_binding(s3, bucket, names, bucket_binding, as_of):
     """An object made by a multipart upload completed through the runtime binding (the same
     buckets, spec: multipart upload bindings exist) is a multipart-created object too: CopyObject
     over S3 copies it, bytes intact. Such an object carries a multipart ETag but, unlike an S3
@@ -198,8 +184,8 @@ def test_copy_of_object_completed_through_the_binding(s3, bucket, names, aimed, 
     if as_of.isoformat() < BINDINGS_MULTIPART_SINCE:
         pytest.skip(f"N/A: multipart bindings are not in force before {BINDINGS_MULTIPART_SINCE}")
     key, target = names.key(), names.key()
-    upload_id = str(aimed.create_multipart_upload(key).value()["uploadId"])
-    part = aimed.upload_part(key, upload_id, 1, BODY).value()
-    aimed.complete(key, upload_id, [part]).value()
+    upload_id = str(bucket_binding.create_multipart_upload(key).value()["uploadId"])
+    part = bucket_binding.upload_part(key, upload_id, 1, BODY).value()
+    bucket_binding.complete(key, upload_id, [part]).value()
     mp.copy_object(s3.wire, bucket, target, f"/{bucket}/{key}").assert_ok()
     assert s3.wire.get_object(bucket, target).assert_ok().body == BODY

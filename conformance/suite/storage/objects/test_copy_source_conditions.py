@@ -90,25 +90,27 @@ def test_met_source_condition_copies(s3, bucket, names, source, condition):
     assert _copied(s3, bucket, target), f"{condition} met, yet no copy of the source"
 
 
-@pytest.mark.rule(RULE)
-def test_matching_if_match_outweighs_failing_if_unmodified_since(s3, bucket, names, source):
-    """AWS's CopyObject page: if-match true and if-unmodified-since false -> 200, copied."""
-    target = names.key()
-    reply = _copy(
-        s3, bucket, target, source,
-        if_match=source["etag"], if_unmodified_since=source["day-before"],
-    )  # fmt: skip
-    reply.assert_ok()
-    assert _copied(s3, bucket, target), "if-match held, yet no copy of the source"
+# AWS's CopyObject page, its two stated pairs: (the conditions as UNMET/MET keys, copied?)
+PAIRS = {
+    "if-match-true-outweighs-if-unmodified-since-false": (
+        {"if_match": MET, "if_unmodified_since": UNMET}, True,
+    ),
+    "if-none-match-false-outweighs-if-modified-since-true": (
+        {"if_none_match": UNMET, "if_modified_since": MET}, False,
+    ),
+}  # fmt: skip
 
 
 @pytest.mark.rule(RULE)
-def test_failing_if_none_match_with_met_if_modified_since_is_412(s3, bucket, names, source):
-    """AWS's CopyObject page: if-none-match false and if-modified-since true -> 412."""
+@pytest.mark.parametrize("pair", sorted(PAIRS))
+def test_the_stated_pairs_of_conditions(s3, bucket, names, source, pair):
+    """if-match true with if-unmodified-since false copies (200); if-none-match false with
+    if-modified-since true is 412 and copies nothing (AWS's CopyObject page)."""
+    values, copies = PAIRS[pair]
     target = names.key()
-    reply = _copy(
-        s3, bucket, target, source,
-        if_none_match=source["etag"], if_modified_since=source["day-before"],
-    )  # fmt: skip
-    reply.assert_error(412, "PreconditionFailed")
-    assert not _copied(s3, bucket, target), "if-none-match failed, yet the copy was written"
+    reply = _copy(s3, bucket, target, source, **{c: v[c](source) for c, v in values.items()})
+    if copies:
+        reply.assert_ok()
+    else:
+        reply.assert_error(412, "PreconditionFailed")
+    assert _copied(s3, bucket, target) is copies, f"{pair}: copied is not {copies}"

@@ -17,7 +17,6 @@ from typing import Any
 
 import pytest
 
-from conformance.clients.bindings import BindingsClient
 from conformance.suite.setup_check import require
 
 BODY = gzip.compress(b"one object, two surfaces")  # its Content-Encoding is gzip
@@ -57,28 +56,16 @@ def _same(field: str, shown: Any, sent: str) -> bool:
     return bool(shown == sent)
 
 
-@pytest.fixture
-def aimed(request: pytest.FixtureRequest, target: Any, bucket: str) -> BindingsClient:
-    """The target's binding aimed at this test's fresh S3 bucket (N/A without bindings)."""
-    if not target.offers("bindings"):
-        pytest.skip(f"N/A: surface bindings not offered by target {target.name}")
-    client: BindingsClient = request.getfixturevalue("bindings")
-    aimed = BindingsClient(client.url.removesuffix("/bridge"), bucket, client.compat_date,
-                           client.compat_flags, client.timeout, client.token)  # fmt: skip
-    aimed.session = client.session
-    return aimed
-
-
 @pytest.mark.rule("storage.object.http-metadata-across-surfaces")
 @pytest.mark.parametrize("read", ["head", "get"])
-def test_s3_metadata_is_the_bindings_http_metadata(s3, bucket, names, aimed, read):
+def test_s3_metadata_is_the_bindings_http_metadata(s3, bucket, names, bucket_binding, read):
     """PutObject with every HTTP metadata header; head() / get() show each in httpMetadata."""
     key = names.key(".txt")
     headers = {header: value for header, value in FIELDS.values()}
     headers.update({s3.wire.vendor("meta-") + name: value for name, value in CUSTOM.items()})
     put = s3.wire.request("PUT", bucket, key, body=BODY, headers=headers)
     require(put.status == 200, f"PutObject with HTTP metadata: {put.describe()}")
-    outcome = aimed.head(key) if read == "head" else aimed.get(key)
+    outcome = bucket_binding.head(key) if read == "head" else bucket_binding.get(key)
     doc = outcome.value()
     shown = dict(doc.get("httpMetadata") or {})
     wrong = {
@@ -111,16 +98,18 @@ def _shown_over_s3(s3: Any, bucket: str, key: str, origin: str) -> None:
 
 
 @pytest.mark.rule("storage.object.http-metadata-across-surfaces")
-def test_bindings_http_metadata_is_the_s3_headers(s3, bucket, names, aimed):
+def test_bindings_http_metadata_is_the_s3_headers(s3, bucket, names, bucket_binding):
     """put() with every httpMetadata field; HeadObject and GetObject over S3 answer each header."""
     key = names.key(".txt")
     metadata = {field: value for field, (_, value) in FIELDS.items()}
-    aimed.put(key, BODY, httpMetadata=metadata, customMetadata=CUSTOM).value()
+    bucket_binding.put(key, BODY, httpMetadata=metadata, customMetadata=CUSTOM).value()
     _shown_over_s3(s3, bucket, key, "put()")
 
 
 @pytest.mark.rule("storage.object.http-metadata-across-surfaces")
-def test_bindings_multipart_http_metadata_is_the_s3_headers(s3, bucket, names, aimed, as_of):
+def test_bindings_multipart_http_metadata_is_the_s3_headers(
+    s3, bucket, names, bucket_binding, as_of
+):
     """createMultipartUpload() with every httpMetadata field (the Workers R2 reference gives it
     the same httpMetadata/customMetadata options as put()); once completed, HeadObject and
     GetObject over S3 answer each header. An upload that kept its Content-Type aside from the
@@ -129,8 +118,10 @@ def test_bindings_multipart_http_metadata_is_the_s3_headers(s3, bucket, names, a
         pytest.skip(f"N/A: multipart bindings are not in force before {MULTIPART_SINCE}")
     key = names.key(".txt")
     metadata = {field: value for field, (_, value) in FIELDS.items()}
-    upload = aimed.create_multipart_upload(key, httpMetadata=metadata, customMetadata=CUSTOM)
+    upload = bucket_binding.create_multipart_upload(
+        key, httpMetadata=metadata, customMetadata=CUSTOM
+    )
     upload_id = str(upload.value()["uploadId"])
-    part = aimed.upload_part(key, upload_id, 1, BODY).value()
-    aimed.complete(key, upload_id, [part]).value()
+    part = bucket_binding.upload_part(key, upload_id, 1, BODY).value()
+    bucket_binding.complete(key, upload_id, [part]).value()
     _shown_over_s3(s3, bucket, key, "createMultipartUpload()")
