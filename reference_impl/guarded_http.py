@@ -34,6 +34,7 @@ from typing import Any
 import httptools
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol, RequestResponseCycle
 
+from reference_impl import date_header
 from reference_impl.body_guard import FREE_BODY_BYTES, TRIMMER, BodySlots, GuardedFlow
 
 SHUTDOWN_LINGER = 1.0  # seconds a closing TLS connection may take once the server stops
@@ -258,6 +259,7 @@ class GuardedHttpTools(HttpToolsProtocol):
     # -- answering in order -----------------------------------------------------------------
     def _start_asgi_task(self, cycle: RequestResponseCycle, app: Any) -> None:
         self._running = cycle
+        cycle.default_headers = date_header.refreshed(cycle.default_headers)
         super()._start_asgi_task(cycle, app)
 
     def on_response_complete(self) -> None:
@@ -293,7 +295,7 @@ class GuardedHttpTools(HttpToolsProtocol):
             return
         body = message.encode("ascii", "replace")
         head = [b"HTTP/1.1 %d %s\r\n" % (status, REASONS[status])]
-        for name, value in self.server_state.default_headers:
+        for name, value in date_header.refreshed(self.server_state.default_headers):
             head.append(name + b": " + value + b"\r\n")
         head.append(b"content-type: text/plain; charset=utf-8\r\n")
         head.append(b"content-length: %d\r\nconnection: close\r\n\r\n" % len(body))
