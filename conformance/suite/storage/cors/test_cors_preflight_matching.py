@@ -105,17 +105,46 @@ LONG_PATTERN = "https://a-rather-long-staging-host-name.*.example.org"
 @pytest.mark.rule("storage.cors.s3-preflight")
 @pytest.mark.parametrize(
     "origin",
-    ["https://app.example.net", "https://a-rather-long-staging-host-name.eu.example.org"],
-    ids=["second-pattern-shorter-origin", "first-pattern"],
+    [
+        "https://app.example.net",
+        "https://a-rather-long-staging-host-name.eu.example.org",
+        "https://a-host-name-long-enough-for-either-prefix.example.net",
+    ],
+    ids=["second-pattern-shorter-origin", "first-pattern", "second-pattern-longer-origin"],
 )
 def test_every_allowed_origin_of_a_rule_is_matched(s3, bucket, names, origin):
     """A rule matches when ANY of its AllowedOrigin values does, whichever comes first and
-    whatever their lengths: an origin shorter than the first pattern's prefix must still be
-    tried against the second pattern (an implementer may stop at the first pattern that cannot
-    fit)."""
+    whatever their lengths: an origin shorter than the first pattern's prefix, or as long but
+    not starting with it, must still be tried against the second pattern (an implementer may
+    stop at the first pattern that cannot fit or does not match)."""
     body = config_xml(rule_xml(origins=[LONG_PATTERN, "https://*.example.net"], methods=["GET"]))
     put_cors(s3, bucket, body).assert_ok()
     reply = preflight(s3, bucket, names.key(), "GET", origin=origin)
+    assert reply.status == 200, f"preflight from {origin}: {reply.status}"
+    assert reply.header("access-control-allow-origin") == origin
+
+
+OVERLAP_PATTERN = "https://x.*.example.org"  # fixed parts 10 + 12 characters
+
+
+@pytest.mark.rule("storage.cors.s3-preflight")
+@pytest.mark.parametrize(
+    ("origin", "allowed"),
+    [("https://x.eu.example.org", True), ("https://x.example.org", False)],
+    ids=["star-between-the-fixed-parts", "fixed-parts-overlapping"],
+)
+def test_wildcard_origin_is_not_shorter_than_its_fixed_parts(s3, bucket, names, origin, allowed):
+    """`*` stands between a pattern's fixed parts: `https://x.*.example.org` allows
+    `https://x.eu.example.org`, and not `https://x.example.org`, which starts with the prefix
+    `https://x.` and ends with the suffix `.example.org` only by using its one dot twice (it is
+    shorter than the two fixed parts). An implementer testing startswith and endswith without
+    the length allows it."""
+    body = config_xml(rule_xml(origins=[OVERLAP_PATTERN], methods=["GET"]))
+    put_cors(s3, bucket, body).assert_ok()
+    reply = preflight(s3, bucket, names.key(), "GET", origin=origin)
+    if not allowed:
+        _denied(reply)
+        return
     assert reply.status == 200, f"preflight from {origin}: {reply.status}"
     assert reply.header("access-control-allow-origin") == origin
 
