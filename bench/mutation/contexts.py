@@ -93,15 +93,33 @@ def _plan_of(contexts: list[str], rules: Mapping[str, Mapping[str, list[str]]]) 
     return {day: (sorted(r) if r is not None else WHOLE) for day, r in sorted(plan.items())}
 
 
+# decorators whose function body runs once per distinct argument and serves every later call
+MEMOIZING = frozenset({"cache", "lru_cache", "cached_property"})
+
+
+def _memoized(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    for decorator in node.decorator_list:
+        target = decorator.func if isinstance(decorator, ast.Call) else decorator
+        name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", None)
+        if name in MEMOIZING:
+            return True
+    return False
+
+
 def function_body_lines(source: str) -> frozenset[int]:
     """Physical lines inside a function's body (run per call); every other line of the module
-    runs at its import, once per process."""
-    inside: set[int] = set()
+    runs at its import, once per process. A memoized function's body (@cache, @lru_cache) is
+    not per call either: it runs in the first test that asks, and its result serves every later
+    one (xmlio's Jinja environment, built once, escapes every template), so like an import-time
+    line it needs the whole selection. A line belongs to its innermost function."""
+    innermost: dict[int, tuple[int, bool]] = {}  # line -> (its function's first line, memoized)
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.body:
             end = node.end_lineno or node.body[-1].lineno
-            inside.update(range(node.body[0].lineno, end + 1))
-    return frozenset(inside)
+            for line in range(node.body[0].lineno, end + 1):
+                if line not in innermost or innermost[line][0] < node.lineno:
+                    innermost[line] = (node.lineno, _memoized(node))
+    return frozenset(line for line, (_, memo) in innermost.items() if not memo)
 
 
 def lines_by_context(workdir: Path, root: Path) -> dict[str, Any] | None:

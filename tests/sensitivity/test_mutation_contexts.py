@@ -130,6 +130,40 @@ def test_function_body_lines_are_the_lines_run_per_call() -> None:
     assert contexts.function_body_lines(LAZY) == frozenset({9})
 
 
+MEMOIZED = """\
+import functools
+from functools import cache, lru_cache
+
+
+@cache
+def env():
+    return 1
+
+
+@lru_cache(maxsize=8)
+def keys(x):
+    def inner(y):
+        return y
+    return inner
+
+
+@functools.lru_cache(maxsize=2)
+def parsed(x):
+    return x
+
+
+def plain(x):
+    return x
+"""
+
+
+def test_a_memoized_function_body_needs_the_whole_selection() -> None:
+    """@cache / @lru_cache bodies run in the first test that calls them and serve the rest (a
+    Jinja environment built once with autoescape): not per call. A function defined inside
+    one is per call again."""
+    assert contexts.function_body_lines(MEMOIZED) == frozenset({13, 23})
+
+
 def test_an_unacknowledged_switch_makes_the_record_unusable(tree: Path, tmp_path: Path) -> None:
     workdir = tmp_path / "work"
     workdir.mkdir()
