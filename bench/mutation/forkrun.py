@@ -254,9 +254,26 @@ def preload() -> list[str]:
     return project_modules()
 
 
+def provide_testing_exception() -> None:
+    """Give every process of a mutant the name cosmic-ray's ExceptionReplacer writes.
+
+    The operator turns `except S3Error:` into `except CosmicRayTestingException:`, meaning "this
+    handler no longer catches S3Error"; cosmic-ray's own runner puts that class in builtins
+    through a sitecustomize. Without it, the first exception reaching the handler raises
+    NameError instead (a 500 where the mutant meant the S3Error to pass on): a kill the mutant
+    did not earn, as several ExceptionReplacer kills were before this existed (2026-11-29).
+    Forked children inherit it; `--no-fork` processes get it from SITECUSTOMIZE_DIR."""
+    import builtins
+
+    from cosmic_ray.exceptions import CosmicRayTestingException
+
+    builtins.CosmicRayTestingException = CosmicRayTestingException  # type: ignore[attr-defined]
+
+
 def serve() -> int:
     """The server: preload, check, then fork one command per request line."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a Ctrl-C is the harness's to handle
+    provide_testing_exception()
     found = preload()
     proto_in, proto_out = sys.stdin.buffer, os.fdopen(os.dup(1), "wb")
     _reply(proto_out, {"ready": not found, "project_modules": found, "modules": len(sys.modules)})

@@ -186,6 +186,18 @@ def _judge(
 HOST_ZONE = "Pacific/Chatham"
 
 
+# a sitecustomize giving fresh interpreters of a mutant's command cosmic-ray's testing
+# exception (forked ones inherit it from the fork server: forkrun.provide_testing_exception)
+TESTING_EXCEPTION_DIR = Path(__file__).with_name("testing_exception")
+
+
+def with_testing_exception(env: dict[str, str]) -> dict[str, str]:
+    """`env` with TESTING_EXCEPTION_DIR first on PYTHONPATH (the unmutated baseline's coverage
+    run keeps its own sitecustomize, executed.py: it runs no mutated `except`)."""
+    path = [str(TESTING_EXCEPTION_DIR), *filter(None, [env.get("PYTHONPATH")])]
+    return {**env, "PYTHONPATH": os.pathsep.join(path)}
+
+
 def _run(
     args: argparse.Namespace, selection: list[str], day: str, stop_first: bool
 ) -> tuple[verdict.Run, str]:
@@ -200,6 +212,8 @@ def _run(
         if env.get(DIR_ENV):  # the coverage baseline: a context per test (contexts.py)
             command += ["-p", CONTEXT_PLUGIN]
             env[DAY_ENV] = day
+        else:
+            env = with_testing_exception(env)
         if forkrun.FORKED:  # forked by the harness's fork server: fork this run too
             code, output = forkrun.run_captured(command[2], command[3:], env)
         else:
