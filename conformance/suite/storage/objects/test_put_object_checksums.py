@@ -120,6 +120,23 @@ def test_content_md5_mismatch_is_bad_digest(s3, bucket, names):
     s3.wire.get_object(bucket, key).assert_error(404, "NoSuchKey")
 
 
+@pytest.mark.rule("storage.put-object.content-md5-mismatch")
+def test_content_md5_outside_base64_is_refused(s3, bucket, names):
+    """Content-MD5 is the base64 of the body's MD5 (RFC 1864): the body's own digest with a
+    character outside the base64 alphabet inserted is no such value, so it does not match
+    and the PUT is refused with a 400 (BadDigest, or S3's InvalidDigest for a value that is no
+    digest) and stores nothing. A lenient decoder drops the stray character, finds the right
+    digest and stores the object."""
+    key = names.key()
+    right = _b64(hashlib.md5(BODY).digest())
+    garbled = right[:4] + "*" + right[4:]
+    reply = s3.wire.put_object(bucket, key, BODY, headers={"Content-MD5": garbled})
+    assert reply.status == 400 and reply.error_code in ("BadDigest", "InvalidDigest"), (
+        f"Content-MD5 {garbled!r}: {reply.describe()}"
+    )
+    s3.wire.get_object(bucket, key).assert_error(404, "NoSuchKey")
+
+
 @pytest.mark.rule("storage.put-object.checksum-mismatch")
 @pytest.mark.parametrize("mode", ["signed-trailer", "unsigned-trailer"])
 def test_trailing_checksum_mismatch_is_bad_digest(s3, bucket, names, mode):
