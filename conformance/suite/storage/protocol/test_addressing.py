@@ -17,6 +17,19 @@ def test_path_style_reaches_the_bucket(s3, bucket, names):
     assert key in [e.text for e in listed.xml.iter("Key")], "the key is not listed"
 
 
+@pytest.mark.rule("storage.addressing.path-style")
+def test_path_style_with_a_trailing_slash_is_the_bucket(s3, bucket, names):
+    """`{endpoint}/<bucket>/` (a trailing slash, as some clients send bucket requests) names
+    the bucket, not an object: a key holds at least one character (S3's object key naming),
+    so ListObjectsV2 there lists the bucket. An implementer splitting the path may take the
+    empty rest for a key and answer as for an object."""
+    key = names.key()
+    s3.wire.put_object(bucket, key, b"path-style").assert_ok()
+    listed = s3.wire.request("GET", bucket, "", query=[("list-type", "2")])
+    assert listed.status == 200 and listed.xml is not None, listed.describe()
+    assert key in [e.text for e in listed.xml.iter("Key")], f"/{bucket}/ did not list the bucket"
+
+
 @pytest.mark.rule("storage.addressing.virtual-hosted")
 @pytest.mark.parametrize("shape", ["flat", "nested"])
 def test_virtual_hosted_reaches_the_bucket(s3, bucket, names, shape):
