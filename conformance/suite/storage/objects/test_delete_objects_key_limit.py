@@ -15,3 +15,15 @@ def test_delete_objects_key_limit(s3, bucket, expected, extra):
         reply.assert_error(400, "MalformedXML")
     else:
         reply.assert_ok()
+
+
+LONGEST_KEY_BYTES = 1024  # the key length limit (InvalidObjectName beyond it)
+
+
+@pytest.mark.rule("storage.delete-objects.key-limit")
+def test_delete_objects_at_both_limits_at_once(s3, bucket, expected):
+    """The limit of keys, each of the longest length a key may have: a valid request of a bit
+    over 1 MB of XML, which an implementer capping request documents at 1 MiB refuses."""
+    count = expected.delete_objects_max_keys
+    keys = [f"k{i:05d}".ljust(LONGEST_KEY_BYTES, "x") for i in range(count)]
+    s3.wire.delete_objects(bucket, keys, quiet=True).assert_ok()
