@@ -40,8 +40,9 @@ def test_pages_join_into_every_upload_once(s3, bucket, names):
 @pytest.mark.rule("storage.list-multipart-uploads.supported")
 def test_page_exactly_full_is_not_truncated(s3, bucket, names):
     """Two uploads under a prefix, max-uploads=2: both listed and IsTruncated is false, since
-    nothing more matches (S3 API ListMultipartUploads, IsTruncated: the list is truncated when
-    the uploads exceed max-uploads; here they equal it)."""
+    nothing more matches (AWS S3 API reference, ListMultipartUploads, IsTruncated: "The list
+    can be truncated if the number of multipart uploads exceeds the limit ... specified by max
+    uploads"; here they equal it). SeaweedFS says true (its verdict ledger)."""
     prefix = names.key("-full")
     started = {(k, mp.start(s3.wire, bucket, k)) for k in (prefix + "/a", prefix + "/b")}
     listed, root = _uploads(mp.list_uploads(s3.wire, bucket, prefix=prefix, max_uploads="2"))
