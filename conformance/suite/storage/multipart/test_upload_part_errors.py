@@ -94,6 +94,17 @@ def test_unequal_part_refused_at_upload(s3, upload: Upload):
     mp.upload_part(s3.wire, *upload, 2, b"b" * 20).assert_error(400, "InvalidPart")
 
 
+@pytest.mark.rule("storage.upload-part.unequal-sizes-refused")
+def test_equal_parts_and_smaller_last_part_accepted_in_any_order(s3, upload: Upload):
+    """While sizes are checked per part, parts the spec allows are still accepted, whatever the
+    upload order: equal parts, and a smaller last part (interface-spec.md, Object states:
+    "all parts except possibly the last have the same size"; dates.md: checked per part until
+    2022-10-28). Order 2, 4 (the short last part), 1, 3: each part meets an equal part or the
+    short last one before or after it."""
+    for number, size in ((2, 20), (4, 10), (1, 20), (3, 20)):
+        mp.upload_part(s3.wire, *upload, number, b"p" * size).assert_ok()
+
+
 @pytest.mark.rule("storage.upload-part.content-md5-mismatch")
 def test_part_with_wrong_content_md5_is_bad_digest(s3, upload: Upload):
     """UploadPart whose Content-MD5 is another body's: 400 BadDigest; the same part with its
