@@ -83,6 +83,27 @@ def test_ext_continuation_token_header(s3, family):
     assert _names(second) == made[2:]
 
 
+@pytest.mark.rule("storage.list-buckets.ext-continuation-token")
+def test_ext_continuation_token_walk(s3, family):
+    """Pages of one bucket, each continued by its token, list the family once; the last,
+    which leaves nothing to list, carries no token. AWS ListBuckets API reference
+    (Response Elements): ContinuationToken "is included in the response when there are more
+    buckets that can be listed with pagination"."""
+    base, made = family
+    headers = {s3.wire.ext("prefix"): base, s3.wire.ext("max-keys"): "1"}
+    seen: list[str | None] = []
+    token: str | None = None
+    for _ in made:
+        sent = headers if token is None else {**headers, s3.wire.ext("continuation-token"): token}
+        reply = _list(s3, sent)
+        seen += _names(reply)
+        token = _next_token(reply, s3)
+        if len(seen) < len(made):
+            assert token, f"no continuation token after {seen}: {dict(reply.headers)}"
+    assert seen == made
+    assert not token, f"the last page ({seen[-1]}) still carries a continuation token {token!r}"
+
+
 @pytest.mark.rule("storage.list-buckets.ext-truncation-headers")
 def test_ext_truncation_headers(s3, family):
     """A truncated page's ext-is-truncated / ext-next-continuation-token continue the list."""
