@@ -28,6 +28,11 @@ def test_body_type_and_metadata_round_trip(s3, bucket, names, size):
     assert got["Metadata"] == {"colour": "blue", "n": "1"}
     assert got["ETag"] == f'"{hashlib.md5(body).hexdigest()}"'
     assert got["ContentLength"] == size
+    # every metadata entry came back as a header: none is counted missing (S3's
+    # x-amz-missing-meta counts entries a GET could not return; absent, or 0, when none)
+    headers = got["ResponseMetadata"]["HTTPHeaders"]
+    missing = headers.get(s3.wire.vendor("missing-meta").lower())
+    assert missing in (None, "0"), f"x-amz-missing-meta {missing!r} for metadata all returned"
 
 
 # Keys an implementation may be tempted to normalise: runs of `/`, a folder marker, spaces at
