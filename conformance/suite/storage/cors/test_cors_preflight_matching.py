@@ -165,6 +165,33 @@ def test_a_replaced_configuration_judges_the_next_preflight(s3, bucket, names):
     assert reply.header("access-control-allow-origin") == OTHER_ORIGIN
 
 
+@pytest.fixture
+def other_bucket(s3, names):
+    """A second fresh bucket, removed after the test."""
+    name = names.bucket()
+    s3.boto.create_bucket(Bucket=name)
+    yield name
+    s3.delete_bucket_recursive(name)
+
+
+@pytest.mark.rule("storage.cors.s3-preflight")
+def test_another_buckets_configuration_leaves_this_ones_answer(s3, bucket, other_bucket, names):
+    """A preflight answered under this bucket's rules; then another bucket gets a CORS
+    configuration; the same preflight here is answered as before. An implementer caching
+    compiled rules per store and re-checking them after any configuration write may mishandle
+    the entry whose text did not change."""
+    key = names.key()
+    put_cors(s3, bucket, config_xml(rule_xml(origins=[ORIGIN], methods=["GET"]))).assert_ok()
+    assert preflight(s3, bucket, key, "GET").status == 200
+    other = config_xml(rule_xml(origins=[OTHER_ORIGIN], methods=["PUT"]))
+    put_cors(s3, other_bucket, other).assert_ok()
+    for _ in range(2):  # the first answer after the write and the one after it
+        reply = preflight(s3, bucket, key, "GET")
+        assert reply.status == 200, f"preflight after the other PutBucketCors: {reply.status}"
+        assert reply.header("access-control-allow-origin") == ORIGIN
+    _denied(preflight(s3, bucket, key, "GET", origin=OTHER_ORIGIN))
+
+
 @pytest.mark.rule("storage.cors.s3-preflight")
 def test_first_of_two_matching_rules_decides_every_field(s3, bucket, names):
     """Two rules both allow a PUT from ORIGIN: the first one answers (S3's CORS guide: the
