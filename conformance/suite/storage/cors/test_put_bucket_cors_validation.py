@@ -24,12 +24,26 @@ def _origins_of(reply: Any) -> list[str | None]:
         "https://example.com/path",
         "ftp//broken",
         "https://*.app.*.example.com",
+        "https://example.com?x=1",
+        "https://example.com#top",
+        "https://example.com:65536",
     ],
-    ids=["words", "no-scheme-path", "with-path", "garbled", "two-wildcards"],
+    ids=[
+        "words",
+        "no-scheme-path",
+        "with-path",
+        "garbled",
+        "two-wildcards",
+        "with-query",
+        "with-fragment",
+        "port-past-65535",
+    ],
 )
 def test_invalid_origin_is_refused(s3, bucket, origin):
     """An AllowedOrigin that is not a valid origin is refused with 400 and nothing is stored.
-    S3's CORS configuration allows at most one `*` in an AllowedOrigin: two are refused."""
+    S3's CORS configuration allows at most one `*` in an AllowedOrigin: two are refused. An
+    origin is scheme, host and port only (RFC 6454 section 6.1): no query, no fragment, and
+    a port is at most 65535 (RFC 6335)."""
     reply = put_cors(s3, bucket, config_xml(rule_xml(origins=[origin])))
     assert reply.status == 400, f"{origin!r}: status {reply.status}, expected 400"
     assert reply.error_code, f"{origin!r}: 400 without an S3 error code: {reply.body[:200]!r}"
@@ -54,11 +68,19 @@ def test_invalid_origin_after_valid_ones_is_refused(s3, bucket, where):
 @pytest.mark.rule("storage.put-bucket-cors.valid-origins-accepted")
 @pytest.mark.parametrize(
     "origin",
-    ["https://app.example.com", "*", "http://localhost:8080", "https://*.example.com"],
-    ids=["https", "star", "port", "wildcard-subdomain"],
+    [
+        "https://app.example.com",
+        "*",
+        "http://localhost:8080",
+        "https://*.example.com",
+        "http://localhost:1",
+        "https://example.com:65535",
+    ],
+    ids=["https", "star", "port", "wildcard-subdomain", "port-1", "port-65535"],
 )
 def test_valid_origin_is_accepted(s3, bucket, origin):
-    """A valid origin (or `*`) is accepted and read back by GetBucketCors."""
+    """A valid origin (or `*`) is accepted and read back by GetBucketCors; ports 1 and 65535
+    are the ends of the port range (RFC 6335)."""
     put_cors(s3, bucket, config_xml(rule_xml(origins=[origin]))).assert_ok()
     assert _origins_of(get_cors(s3, bucket).assert_ok()) == [origin]
 
