@@ -78,6 +78,33 @@ def test_part_of_a_multipart_object(s3, multipart_object, number):
 
 
 @pytest.mark.rule("storage.get-object.part-number")
+def test_first_part_before_an_empty_last_part(s3, bucket, names):
+    """An object completed from a 5 MiB part and an empty last part (S3: no minimum size for the
+    last part): partNumber=1 is still that first part, 206 with its Content-Range and the parts
+    count 2. An implementer who looks at the wrong part's size (the last one, empty) answers
+    the whole object, 200. N/A where the target refuses the empty part."""
+    key = names.key()
+    upload = mp.start(s3.wire, bucket, key)
+    first = mp.upload_part(s3.wire, bucket, key, upload, 1, b"a" * PART).assert_ok()
+    empty = mp.upload_part(s3.wire, bucket, key, upload, 2, b"")
+    if empty.status != 200:
+        mp.abort(s3.wire, bucket, key, upload)
+        pytest.skip(f"N/A: an empty part is refused ({empty.status})")
+    parts = [(1, mp.etag(first)), (2, mp.etag(empty))]
+    done = mp.complete(s3.wire, bucket, key, upload, parts)
+    if done.status != 200:
+        pytest.skip(f"N/A: a completion with an empty last part is refused ({done.status})")
+    reply = s3.wire.request("GET", bucket, key, query=[("partNumber", "1")])
+    seen = (
+        reply.status,
+        reply.header("content-range"),
+        reply.header(s3.wire.vendor("mp-parts-count")),
+    )
+    want = (206, f"bytes 0-{PART - 1}/{PART}", "2")
+    assert seen == want, f"GET {reply.url}: (status, Content-Range, parts count) {seen}, not {want}"
+
+
+@pytest.mark.rule("storage.get-object.part-number")
 def test_part_one_of_a_single_part_object(s3, plain):
     """partNumber=1 of an object not uploaded in parts is the whole object."""
     bucket, key = plain
