@@ -33,7 +33,7 @@ def _bucket_of(ctx: ServerContext, request: Request) -> tuple[str, str | None]:
     account, bucket = _parse_host(request, keys_of(ctx))
     raw_path = request.scope.get("raw_path", b"").decode("latin-1") or request.url.path
     path = unquote(raw_path.split("?", 1)[0])
-    if bucket is None and account is None:
+    if bucket is None:  # a bare or account Host: path-style below it
         bucket = path[1:].partition("/")[0] or None
     return account or ctx.identity.account_id, bucket
 

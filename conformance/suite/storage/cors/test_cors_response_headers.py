@@ -6,7 +6,15 @@ from typing import Any
 
 import pytest
 
-from .support import ORIGIN, OTHER_ORIGIN, config_xml, header_set, put_cors, rule_xml
+from .support import (
+    ORIGIN,
+    OTHER_ORIGIN,
+    assert_max_age,
+    config_xml,
+    header_set,
+    put_cors,
+    rule_xml,
+)
 
 
 @pytest.fixture
@@ -65,3 +73,16 @@ def test_unmatched_origin_is_not_403(s3, stored, configured):
     reply = s3.wire.get_object(*stored, headers={"Origin": OTHER_ORIGIN})
     assert reply.status != 403, f"unmatched Origin refused: {reply.describe()}"
     assert reply.assert_ok().body == b"cors body", reply.describe()
+
+
+@pytest.mark.rule("storage.cors.s3-response-headers")
+def test_actual_response_max_age_is_delta_seconds(s3, stored):
+    """The CORS headers of an actual response are well-formed: for a rule without MaxAgeSeconds,
+    an Access-Control-Max-Age the target sends anyway is delta-seconds, a non-negative integer
+    (Fetch standard, the header's grammar); whether one is sent at all no source says. An
+    implementer who copies an unset MaxAgeSeconds into the header sends `None` or an empty
+    value."""
+    _configure(s3, stored[0])
+    reply = s3.wire.get_object(*stored, headers={"Origin": ORIGIN}).assert_ok()
+    assert reply.header("access-control-allow-origin") in (ORIGIN, "*"), "rule did not match"
+    assert_max_age(reply, None)

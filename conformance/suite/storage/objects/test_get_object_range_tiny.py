@@ -26,3 +26,20 @@ def test_one_byte_object_from_its_size_is_416(s3, bucket, names):
     key = names.key()
     s3.wire.put_object(bucket, key, b"!").assert_ok()
     s3.wire.get_object(bucket, key, range="bytes=1-").assert_error(416, "InvalidRange")
+
+
+@pytest.mark.rule("storage.get-object.range-unsatisfiable-content-range")
+def test_suffix_range_of_an_empty_object(s3, bucket, names):
+    """bytes=-5 of an empty object: RFC 9110 14.1.1 counts a non-zero suffix as satisfiable, yet
+    there is no byte to send and no valid `Content-Range: bytes a-b/0` (14.4: last-pos is at
+    least first-pos and below the length). So the answer is the (empty) whole object, 200, or
+    416 InvalidRange with `Content-Range: bytes */0` (15.5.17), never a 206. An implementer
+    taking the last 5 bytes as `max(0, 0 - 5)` to `0 - 1` sends `bytes 0--1/0`."""
+    key = names.key()
+    s3.wire.put_object(bucket, key, b"").assert_ok()
+    reply = s3.wire.get_object(bucket, key, range="bytes=-5")
+    assert reply.status in (200, 416), f"bytes=-5 of an empty object: {reply.describe()}"
+    if reply.status == 416:
+        assert reply.header("content-range") == "bytes */0", reply.describe()
+    else:
+        assert reply.body == b"", reply.describe()
