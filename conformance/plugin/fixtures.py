@@ -94,15 +94,25 @@ def s3(request: pytest.FixtureRequest, target: Target, run_prefix: str) -> Itera
                             .worker_prefix)  # fmt: skip
 
 
-@pytest.fixture
-def bucket(s3: Any, names: Names) -> Iterator[str]:
-    """A fresh prefixed bucket, emptied and deleted after the test, pass or fail."""
+def _fresh_bucket(s3: Any, names: Names) -> Iterator[str]:
     name = names.bucket()
     s3.boto.create_bucket(Bucket=name)
     try:
         yield name
     finally:
         cleanup.delete_bucket(s3, name)
+
+
+@pytest.fixture
+def bucket(s3: Any, names: Names) -> Iterator[str]:
+    """A fresh prefixed bucket, emptied and deleted after the test, pass or fail."""
+    yield from _fresh_bucket(s3, names)
+
+
+@pytest.fixture
+def other_bucket(s3: Any, names: Names) -> Iterator[str]:
+    """A second fresh bucket beside `bucket`, for what one bucket must not do to another."""
+    yield from _fresh_bucket(s3, names)
 
 
 @pytest.fixture(scope="session")

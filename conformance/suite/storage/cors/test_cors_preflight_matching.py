@@ -165,15 +165,6 @@ def test_a_replaced_configuration_judges_the_next_preflight(s3, bucket, names):
     assert reply.header("access-control-allow-origin") == OTHER_ORIGIN
 
 
-@pytest.fixture
-def other_bucket(s3, names):
-    """A second fresh bucket, removed after the test."""
-    name = names.bucket()
-    s3.boto.create_bucket(Bucket=name)
-    yield name
-    s3.delete_bucket_recursive(name)
-
-
 @pytest.mark.rule("storage.cors.s3-preflight")
 def test_another_buckets_configuration_leaves_this_ones_answer(s3, bucket, other_bucket, names):
     """A preflight answered under this bucket's rules; then another bucket gets a CORS
