@@ -27,7 +27,7 @@ from cosmic_ray.mutating import mutate_and_test
 from cosmic_ray.work_db import WorkDB
 from cosmic_ray.work_item import TestOutcome, WorkerOutcome, WorkItem, WorkResult
 
-from bench.mutation import contexts, executed, forkclient, forkrun, verdict
+from bench.mutation import contexts, executed, forkclient, forkrun, validity, verdict
 from bench.mutation.plan import ROOT, Selection
 
 EXACT = "$"  # `--rule ID$`: that rule only (conformance.plugin.collection.EXACT)
@@ -209,8 +209,8 @@ def settle(raw: WorkResult, module_sha256: str | None = None) -> WorkResult:
 def finished(result: WorkResult, retry_unjudged: bool) -> bool:
     """Does a stored result stand on resume? Not one without a verdict (an older harness's),
     nor, with `retry_unjudged`, one the suite did not judge (a timeout on a busy machine)."""
-    if result.worker_outcome == WorkerOutcome.NO_TEST:
-        return True
+    if result.worker_outcome in (WorkerOutcome.NO_TEST, WorkerOutcome.SKIPPED):
+        return True  # no mutant to make, or one that is not Python (validity.py)
     found = verdict.from_output(result.output)
     if found is None:
         return False
@@ -266,6 +266,12 @@ def _run_pending(
         if item.job_id in done:
             continue
         started = time.monotonic()
+        invalid = validity.syntax_error(item, ROOT)
+        if invalid is not None:
+            skipped = validity.not_python_result(invalid)
+            db.set_result(item.job_id, skipped)
+            progress(item, skipped, time.monotonic() - started, 0.0)
+            continue
         if not run_unexecuted and executed.never_executed(item, unexecuted[selection]):
             command = not_executed_command()
         elif selection in plans:

@@ -5,8 +5,9 @@ the ledger), not executed (survivors not in the ledger that were not run: no sui
 selection executes their lines, bench/mutation/executed.py), equivalent and out-of-spec
 (survivors the ledger lists), and the mutants the suite did not judge, each in its own column
 and never a kill: timeouts, reference start failures, collection errors, other non-zero exits;
-`harness` counts mutants cosmic-ray could not run. score = killed / (mutants - equivalent -
-out-of-spec - harness): an unjudged or unexecuted mutant counts as not killed.
+`harness` counts mutants cosmic-ray could not run and those that are not valid Python
+(validity.py). score = killed / (mutants - equivalent - out-of-spec - harness): an unjudged or
+unexecuted mutant counts as not killed.
 """
 
 from __future__ import annotations

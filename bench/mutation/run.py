@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 from cosmic_ray.work_db import WorkDB, use_db
-from cosmic_ray.work_item import WorkItem, WorkResult
+from cosmic_ray.work_item import WorkerOutcome, WorkItem, WorkResult
 
 from bench.mutation import carry, execute, executed, forkrun, jobs, ledger, plan, report, verdict
 
@@ -239,9 +239,10 @@ def _count_executed(work: list[tuple[WorkItem, plan.Selection]], out: Path, time
 
 def _progress(item: WorkItem, result: WorkResult, seconds: float, cpu: float) -> None:
     m = item.mutations[0]
-    found = report.verdict_of(result) if result.output else None
+    normal = result.worker_outcome == WorkerOutcome.NORMAL
+    found = report.verdict_of(result) if result.output and normal else None
     outcome = found.cls if found else result.worker_outcome.value
-    why = ", ".join((found.kills or found.notes)[:2]) if found else ""
+    why = ", ".join((found.kills or found.notes)[:2]) if found else (result.output or "")[:120]
     where = f"{m.module_path}:{m.start_pos[0]}"
     print(
         f"{outcome:>16} {seconds:5.1f}s {cpu:5.1f}s cpu {where} {m.operator_name} {why}", flush=True
