@@ -43,6 +43,8 @@ def worker_argv(args: argparse.Namespace, index: int, total: int, out: Path) -> 
     argv += ["--selection", str(args.selection.resolve())]
     for line in args.line:
         argv += ["--line", str(line)]
+    for operator in args.operator:
+        argv += ["--operator", operator]
     if args.carry_killed:
         argv += ["--carry-killed", str(args.carry_killed.resolve())]
     for flag in ("retry_unjudged", "run_unexecuted", "whole_selection"):

@@ -56,6 +56,13 @@ def _main(argv: list[str] | None) -> int:
         help="only the mutants that start on this line (repeatable), e.g. to check one entry",
     )
     parser.add_argument(
+        "--operator",
+        action="append",
+        default=[],
+        help="only the mutants of this operator (repeatable, e.g. ExceptionReplacer): to judge "
+        "them again after a harness change that concerned them alone",
+    )
+    parser.add_argument(
         "--carry-killed",
         type=Path,
         metavar="SESSION",
@@ -115,7 +122,7 @@ def _main(argv: list[str] | None) -> int:
         selection = cfg.selection(module)
         assert selection is not None
         for item in plan.sample(items_of(module), args.sample, args.seed):
-            if not args.line or item.mutations[0].start_pos[0] in args.line:
+            if _wanted(item, args.line, args.operator):
                 work.append((item, selection))
     if args.shard:
         work = [work[i] for i in jobs.shard(len(work), args.shard)]
@@ -162,7 +169,7 @@ def _main(argv: list[str] | None) -> int:
                 db, work, paths, args.timeout, _progress, args.retry_unjudged,
                 args.run_unexecuted, select,
             )  # fmt: skip
-        whole = args.sample is None and not args.line and not args.shard
+        whole = args.sample is None and not args.line and not args.operator and not args.shard
         full = plan.modules(cfg, args.modules) if whole else []
         summary = report.summarise(db, items_of, full_modules=full)
     if whole and not args.modules:  # the whole reference: every entry was due
@@ -235,6 +242,12 @@ def _count_executed(work: list[tuple[WorkItem, plan.Selection]], out: Path, time
     for key, (ran, unexecuted) in sorted(counts.items(), key=lambda kv: (kv[0] == "total", kv[0])):
         print(f"| {key} | {ran + unexecuted} | {ran} | {unexecuted} |")
     return 0
+
+
+def _wanted(item: WorkItem, lines: list[int], operators: list[str]) -> bool:
+    spec = item.mutations[0]
+    on_line = not lines or spec.start_pos[0] in lines
+    return on_line and (not operators or ledger.short(spec.operator_name) in operators)
 
 
 def _progress(item: WorkItem, result: WorkResult, seconds: float, cpu: float) -> None:

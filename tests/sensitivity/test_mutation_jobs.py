@@ -29,6 +29,7 @@ def test_a_worker_runs_the_same_options_on_its_share(tmp_path: Path) -> None:
     args = argparse.Namespace(
         modules=["reference_impl/s3/"], sample=None, seed=17, timeout=600.0,
         selection=Path("bench/mutation/selection.yaml"), line=[5], carry_killed=None,
+        operator=["ExceptionReplacer"],
         retry_unjudged=True, run_unexecuted=False, whole_selection=False,
     )  # fmt: skip
     argv = jobs.worker_argv(args, 2, 3, tmp_path / "w2")
@@ -36,6 +37,7 @@ def test_a_worker_runs_the_same_options_on_its_share(tmp_path: Path) -> None:
     assert argv[argv.index("--selection") + 1] == str(Path.cwd() / "bench/mutation/selection.yaml")
     assert "--retry-unjudged" in argv and "--whole-selection" not in argv and "--sample" not in argv
     assert argv[argv.index("--line") + 1] == "5"
+    assert argv[argv.index("--operator") + 1] == "ExceptionReplacer"
     assert argv[-4:] == ["--shard", "2/3", "--out", str(tmp_path / "w2")]
 
 
