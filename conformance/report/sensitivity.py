@@ -11,6 +11,7 @@ the other areas show the file's figure (a sample), labelled as such.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
@@ -51,16 +52,19 @@ class AreaScore:
     score: float  # killed / (mutants - equivalent - out-of-spec - harness), in percent
     not_executed: int = 0  # survivors not run: no suite test executes their lines
     source: Measured | None = None  # its own run (a full one), else the file's figure
+    harness: int = 0  # no mutant to judge: cosmic-ray could not make it, or it does not compile
 
     @property
     def judged(self) -> int:
         """Mutants the suite either killed or let survive (not excused, not unjudged)."""
-        return max(self.mutants - self.equivalent - self.out_of_spec - self.not_judged, 0)
+        unjudged = self.not_judged + self.harness
+        return max(self.mutants - self.equivalent - self.out_of_spec - unjudged, 0)
 
     @property
     def scored(self) -> int:
-        """The %'s denominator: every mutant the ledger does not excuse, not-judged included."""
-        return max(self.mutants - self.equivalent - self.out_of_spec, 0)
+        """The %'s denominator: every mutant the ledger does not excuse, not-judged included
+        (harness ones are no mutants: they are named, never scored)."""
+        return max(self.mutants - self.equivalent - self.out_of_spec - self.harness, 0)
 
     def phrase(self) -> str:
         """`s3 20 of 31 killed, 2 not judged (64%)`: the fraction is the %'s, so a not-judged
@@ -79,7 +83,10 @@ class AreaScore:
             counts += f", {listed} listed ({named})"
         if self.not_judged:
             counts += f", {self.not_judged} not judged"
-        return f"{counts} ({self.score:.0f}%)" if self.judged else f"{counts} (no %)"
+        if self.harness:
+            counts += f", {self.harness} no valid mutant (harness)"
+        # rounded down: 99.6% is not "100%", which would read as every mutant killed
+        return f"{counts} ({math.floor(self.score)}%)" if self.judged else f"{counts} (no %)"
 
 
 @dataclass(frozen=True)
@@ -136,6 +143,7 @@ def parse(doc: dict[str, Any]) -> Sensitivity:
             score=float(row["score"]),
             not_executed=int(row.get("not_executed") or 0),
             source=_source(row),
+            harness=int(row.get("harness") or 0),
         )
         for row in doc["areas"]
     )

@@ -35,3 +35,17 @@ def test_an_area_with_no_judged_mutant_does_not_read_zero_percent() -> None:
     phrase = found.phrase()
     assert "unjudged-area" in phrase, phrase
     assert all(f"{area} 0%" not in phrase for area in unjudged), phrase
+
+
+def test_harness_mutants_are_named_but_never_scored_and_no_rounding_up_to_100() -> None:
+    """A mutant that does not compile is no mutant (bench/mutation/validity.py): out of the
+    fraction, like the score the harness computes, but named. 461 of 463 is 99.6%, printed 99%:
+    a "100%" would read as every mutant killed."""
+    row = {"area": "x", "mutants": 700, "killed": 461, "survived": 1, "not_executed": 1,
+           "equivalent": 65, "out_of_spec": 171, "timeouts": 0, "start_failures": 0,
+           "collection_errors": 0, "other_exits": 0, "harness": 1, "score": 99.6}  # fmt: skip
+    doc = {"measured": "2026-11-29", "commit": "abc1234", "scope": "full run", "full_run": True,
+           "mutants": 700, "areas": [row]}  # fmt: skip
+    phrase = parse(doc).areas[0].phrase()
+    assert phrase.startswith("x 461 of 463 killed"), phrase
+    assert "1 no valid mutant (harness)" in phrase and phrase.endswith("(99%)"), phrase
