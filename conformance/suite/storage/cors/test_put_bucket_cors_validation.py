@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from .support import config_xml, get_cors, put_cors, rule_xml
+from .support import ORIGIN, config_xml, get_cors, put_cors, rule_xml
 
 
 def _origins_of(reply: Any) -> list[str | None]:
@@ -135,3 +135,19 @@ def test_xml_declaration_is_accepted(s3, bucket):
 def test_malformed_xml_is_400(s3, bucket, body):
     """A malformed XML body is refused with 400 MalformedXML."""
     put_cors(s3, bucket, body).assert_error(400, "MalformedXML")
+
+
+@pytest.mark.rule("storage.put-bucket-cors.rule-needs-origin-and-method")
+@pytest.mark.parametrize("missing", ["AllowedMethod", "AllowedOrigin"])
+def test_a_rule_without_an_origin_or_a_method_is_refused(s3, bucket, missing):
+    """Every CORSRule names at least one AllowedOrigin and one AllowedMethod (S3's CORS
+    configuration; docs/decisions.md): a rule without either is refused with a 4xx, and
+    nothing is stored."""
+    parts = {
+        "AllowedOrigin": f"<AllowedOrigin>{ORIGIN}</AllowedOrigin>",
+        "AllowedMethod": "<AllowedMethod>GET</AllowedMethod>",
+    }
+    del parts[missing]
+    reply = put_cors(s3, bucket, config_xml("<CORSRule>" + "".join(parts.values()) + "</CORSRule>"))
+    assert 400 <= reply.status < 500, f"a CORSRule without {missing}: {reply.describe()}"
+    get_cors(s3, bucket).assert_error(404, "NoSuchCORSConfiguration")
