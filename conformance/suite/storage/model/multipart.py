@@ -156,12 +156,18 @@ class MultipartSteps(ObjectSteps):
     def complete(self, pick: tuple[bool, int], condition: str) -> None:
         upload, live, label = self.handle(pick)
         numbers = sorted(upload.parts)
-        if live:
-            assume(numbers)  # an empty part list is malformed: not what the model checks
-        elif self.store.ended.get(upload.upload_id) == "complete":
+        # assume() only when the step is to be dropped: the fixed tour (tour.py) calls this
+        # rule outside a hypothesis test, where calling assume() at all is deprecated
+        if live and not numbers:
+            assume(False)  # an empty part list is malformed: not what the model checks
+        elif (
+            not live
+            and self.store.ended.get(upload.upload_id) == "complete"
+            and self.published_by(upload) is None
+        ):
             # a retried completion answers its first success again (S3): checked only while
             # the key still holds what this upload published
-            assume(self.published_by(upload) is not None)
+            assume(False)
         self.begin(f"CompleteMultipartUpload {label} parts {numbers} ({condition})")
         self.finish(upload, live, label, numbers, condition)
 
