@@ -75,19 +75,25 @@ def changed_lines(diff: str) -> tuple[str, str]:
     return " / ".join(before).strip(), " / ".join(after).strip()
 
 
-def mutant_diff(source: str, operator_name: str, occurrence: int) -> str | None:
-    """The unified diff one mutant makes of `source` (None when the operator makes none).
+def mutated_source(source: str, operator_name: str, occurrence: int) -> str | None:
+    """`source` as one mutant makes it (None when the operator makes none).
 
     None too for a mutant cosmic-ray offers but cannot make: its ExceptionReplacer fails on a
     dotted name inside an except tuple (`except (binascii.Error, ValueError)`: AttributeError,
-    a parso PythonNode has no `value`). A run counts that mutant under `harness`; it has no
-    diff, so no ledger identity, and naming its twins on the line must not fail on it.
+    a parso PythonNode has no `value`). A run counts that mutant under `harness`.
     """
     operator = cosmic_ray.plugins.get_operator(operator_name)()
     try:
-        mutated = mutate_code(source, operator, occurrence)
+        mutated: str | None = mutate_code(source, operator, occurrence)
     except AttributeError:
         return None
+    return mutated
+
+
+def mutant_diff(source: str, operator_name: str, occurrence: int) -> str | None:
+    """The unified diff one mutant makes of `source`; None for no mutant (mutated_source): it
+    has no diff, so no ledger identity, and naming its twins on the line must not fail on it."""
+    mutated = mutated_source(source, operator_name, occurrence)
     if mutated is None:
         return None
     return "\n".join(difflib.unified_diff(source.split("\n"), mutated.split("\n"), lineterm=""))

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import cosmic_ray.plugins
-from cosmic_ray.mutating import mutate_code
 from cosmic_ray.work_item import WorkerOutcome, WorkItem, WorkResult
+
+from bench.mutation.ledger import mutated_source
 
 NOT_PYTHON = "not valid Python, so not a mutant (never run): "
 
@@ -22,13 +22,8 @@ def syntax_error(item: WorkItem, root: Path) -> str | None:
     """Why the mutated module does not compile, or None when it does (or cosmic-ray cannot
     make the mutant at all: its own run then records that as its exception)."""
     spec = item.mutations[0]
-    path = root / spec.module_path
-    operator_class = cosmic_ray.plugins.get_operator(spec.operator_name)
-    try:
-        operator = operator_class(**(getattr(spec, "operator_args", None) or {}))
-        mutated = mutate_code(path.read_text(encoding="utf-8"), operator, spec.occurrence)
-    except Exception:  # cosmic-ray's own failure, recorded when it runs
-        return None
+    source = (root / spec.module_path).read_text(encoding="utf-8")
+    mutated = mutated_source(source, spec.operator_name, spec.occurrence)
     if mutated is None:
         return None
     try:
