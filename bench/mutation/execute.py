@@ -266,9 +266,11 @@ def _run_pending(
         if item.job_id in done:
             continue
         started = time.monotonic()
+        # read before mutating: `guarded` keeps the module equal to HEAD between mutants
+        sha = verdict.module_sha256((ROOT / item.mutations[0].module_path).read_bytes())
         invalid = validity.syntax_error(item, ROOT)
         if invalid is not None:
-            skipped = validity.not_python_result(invalid)
+            skipped = validity.not_python_result(invalid, sha)
             db.set_result(item.job_id, skipped)
             progress(item, skipped, time.monotonic() - started, 0.0)
             continue
@@ -279,8 +281,6 @@ def _run_pending(
             command = subset_command(selection, baselines[selection], plan, timeout, server)
         else:
             command = test_command(selection, baselines[selection])
-        # read before mutating: `guarded` keeps the module equal to HEAD between mutants
-        sha = verdict.module_sha256((ROOT / item.mutations[0].module_path).read_bytes())
         cpu = children_cpu() + (server.cpu if server else 0.0)
         if server is None:
             raw = mutate_and_test(item.mutations, command, timeout)

@@ -14,6 +14,7 @@ from pathlib import Path
 from cosmic_ray.work_item import WorkerOutcome, WorkItem, WorkResult
 
 from bench.mutation.ledger import mutated_source
+from bench.mutation.verdict import MODULE_MARKER
 
 NOT_PYTHON = "not valid Python, so not a mutant (never run): "
 
@@ -33,6 +34,9 @@ def syntax_error(item: WorkItem, root: Path) -> str | None:
     return None
 
 
-def not_python_result(reason: str) -> WorkResult:
-    """The stored result of a mutant that does not compile: counted under `harness`."""
-    return WorkResult(worker_outcome=WorkerOutcome.SKIPPED, output=NOT_PYTHON + reason)
+def not_python_result(reason: str, module_sha256: str) -> WorkResult:
+    """The stored result of a mutant that does not compile: counted under `harness`. It names
+    the unmutated module's sha256 like every run result, so a merge refuses to join it with
+    runs of other module bytes (where its job id may name another mutant)."""
+    output = f"{NOT_PYTHON}{reason}\n{MODULE_MARKER}{module_sha256}"
+    return WorkResult(worker_outcome=WorkerOutcome.SKIPPED, output=output)

@@ -11,7 +11,6 @@ the other areas show the file's figure (a sample), labelled as such.
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
@@ -85,8 +84,10 @@ class AreaScore:
             counts += f", {self.not_judged} not judged"
         if self.harness:
             counts += f", {self.harness} no valid mutant (harness)"
-        # rounded down: 99.6% is not "100%", which would read as every mutant killed
-        return f"{counts} ({math.floor(self.score)}%)" if self.judged else f"{counts} (no %)"
+        # from the counts, rounded down: 99.6% (or the file's 99.95 -> 100.0) is not "100%",
+        # which would read as every mutant killed
+        percent = self.killed * 100 // self.scored if self.scored else 0
+        return f"{counts} ({percent}%)" if self.judged else f"{counts} (no %)"
 
 
 @dataclass(frozen=True)

@@ -49,3 +49,12 @@ def test_harness_mutants_are_named_but_never_scored_and_no_rounding_up_to_100() 
     phrase = parse(doc).areas[0].phrase()
     assert phrase.startswith("x 461 of 463 killed"), phrase
     assert "1 no valid mutant (harness)" in phrase and phrase.endswith("(99%)"), phrase
+
+
+def test_a_percent_a_hair_short_of_100_never_reads_100() -> None:
+    """publish.py rounds the score to one decimal (99.95 -> 100.0): the % comes from the counts."""
+    row = {"area": "y", "mutants": 2000, "killed": 1999, "survived": 1, "equivalent": 0,
+           "out_of_spec": 0, "harness": 0, "score": 100.0}  # fmt: skip
+    doc = {"measured": "2026-11-29", "commit": "abc1234", "scope": "full run", "full_run": True,
+           "mutants": 2000, "areas": [row]}  # fmt: skip
+    assert parse(doc).areas[0].phrase() == "y 1999 of 2000 killed (99%)"

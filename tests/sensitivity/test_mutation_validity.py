@@ -11,7 +11,7 @@ from pathlib import Path
 from cosmic_ray.work_db import WorkDB, use_db
 from cosmic_ray.work_item import WorkerOutcome, WorkItem
 
-from bench.mutation import execute, plan, report, validity
+from bench.mutation import execute, plan, report, validity, verdict
 
 MODULE = "k.py"
 SOURCE = """\
@@ -40,8 +40,9 @@ def test_it_counts_as_harness_and_stands_on_resume(tmp_path: Path) -> None:
     item = next(w for w in _mutants(tmp_path) if w.mutations[0].start_pos == (1, 9))
     reason = validity.syntax_error(item, tmp_path)
     assert reason is not None
-    stored = validity.not_python_result(reason)
+    stored = validity.not_python_result(reason, "ab" * 32)
     assert stored.worker_outcome == WorkerOutcome.SKIPPED
+    assert verdict.module_hash_of(stored.output) == "ab" * 32  # a merge checks module bytes
     assert execute.finished(stored, retry_unjudged=True)
     with use_db(str(tmp_path / "s.sqlite"), WorkDB.Mode.create) as db:
         db.add_work_items([item])

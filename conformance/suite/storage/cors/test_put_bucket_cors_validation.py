@@ -139,15 +139,18 @@ def test_malformed_xml_is_400(s3, bucket, body):
 
 @pytest.mark.rule("storage.put-bucket-cors.rule-needs-origin-and-method")
 @pytest.mark.parametrize("missing", ["AllowedMethod", "AllowedOrigin"])
-def test_a_rule_without_an_origin_or_a_method_is_refused(s3, bucket, missing):
+@pytest.mark.parametrize("where", ["only-rule", "second-rule"])
+def test_a_rule_without_an_origin_or_a_method_is_refused(s3, bucket, missing, where):
     """Every CORSRule names at least one AllowedOrigin and one AllowedMethod (S3's CORS
-    configuration; docs/decisions.md): a rule without either is refused with a 4xx, and
-    nothing is stored."""
+    configuration; docs/decisions.md): a rule without either, alone or after a complete rule,
+    is refused with a 4xx, and nothing is stored."""
     parts = {
         "AllowedOrigin": f"<AllowedOrigin>{ORIGIN}</AllowedOrigin>",
         "AllowedMethod": "<AllowedMethod>GET</AllowedMethod>",
     }
     del parts[missing]
-    reply = put_cors(s3, bucket, config_xml("<CORSRule>" + "".join(parts.values()) + "</CORSRule>"))
-    assert 400 <= reply.status < 500, f"a CORSRule without {missing}: {reply.describe()}"
+    incomplete = "<CORSRule>" + "".join(parts.values()) + "</CORSRule>"
+    rules = [rule_xml(), incomplete] if where == "second-rule" else [incomplete]
+    reply = put_cors(s3, bucket, config_xml(*rules))
+    assert 400 <= reply.status < 500, f"a CORSRule without {missing} ({where}): {reply.describe()}"
     get_cors(s3, bucket).assert_error(404, "NoSuchCORSConfiguration")
