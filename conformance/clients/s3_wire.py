@@ -288,13 +288,19 @@ class WireClient:
         return self.request("GET", bucket, key, headers=sent)
 
     def delete_objects(
-        self, bucket: str, keys: Iterable[str], quiet: bool = False, declaration: bool = False
+        self,
+        bucket: str,
+        keys: Iterable[str],
+        quiet: bool | str = False,
+        declaration: bool = False,
     ) -> WireReply:
-        """DeleteObjects with the keys exactly as given (no trimming, no batching)."""
+        """DeleteObjects with the keys exactly as given (no trimming, no batching); a string
+        `quiet` is sent as the <Quiet> text itself (another xs:boolean form)."""
         objects = "".join(f"<Object><Key>{_escape(k)}</Key></Object>" for k in keys)
+        flag = quiet if isinstance(quiet, str) else ("true" if quiet else "false")
         text = (
             '<Delete xmlns="http://s3.amazonaws.com/doc/2006-03-01/">'
-            f"<Quiet>{'true' if quiet else 'false'}</Quiet>{objects}</Delete>"
+            f"<Quiet>{flag}</Quiet>{objects}</Delete>"
         )
         if declaration:
             text = '<?xml version="1.0" encoding="UTF-8"?>\n' + text

@@ -18,7 +18,8 @@ async def delete_objects(ctx: ServerContext, call: Call) -> Response:
     root = await parse_request_body(body, not ctx.profile.deviations.refuse_xml_declaration)
     if root.tag != "Delete":
         raise S3Error("MalformedXML")
-    quiet = (root.findtext("Quiet") or "false").strip().lower() == "true"
+    # an xs:boolean: `1` is true as much as `true` is (case is read leniently)
+    quiet = (root.findtext("Quiet") or "false").strip().lower() in ("true", "1")
     keys: list[tuple[str, str | None]] = []  # (key, the ETag it must still have)
     for node in root.findall("Object"):
         key_node = node.find("Key")

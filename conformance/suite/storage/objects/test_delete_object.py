@@ -8,6 +8,21 @@ import pytest
 from conformance.suite.setup_check import require
 
 
+@pytest.mark.rule("storage.delete-objects.quiet-boolean-forms")
+@pytest.mark.parametrize(("form", "quiet"), [("1", True), ("0", False)])
+def test_delete_objects_quiet_in_its_numeric_form(s3, bucket, form, quiet):
+    """<Quiet> is an xs:boolean (the S3 API's DeleteObjects schema), whose lexical forms are
+    `true`, `false`, `1` and `0`: `<Quiet>1</Quiet>` leaves the deleted keys out of the answer
+    as `true` does, and `<Quiet>0</Quiet>` lists them as `false` does. Both delete the keys."""
+    for key in ("q1", "q2", "keep"):
+        s3.wire.put_object(bucket, key, b"x").assert_ok()
+    reply = s3.wire.delete_objects(bucket, ["q1", "q2"], quiet=form).assert_ok()
+    deleted = _reported(reply, "Deleted")
+    assert deleted == ([] if quiet else ["q1", "q2"]), f"<Quiet>{form}</Quiet>: {reply.body[:400]}"
+    assert _reported(reply, "Error") == [], reply.body[:400]
+    assert _keys(s3, bucket) == ["keep"]
+
+
 @pytest.mark.rule("storage.delete-object.removes")
 def test_delete_object_removes_it(s3, bucket, names):
     """After DeleteObject the key reads as 404 NoSuchKey and is no longer listed."""
