@@ -128,6 +128,27 @@ def test_valid_request_is_not_invalid(gateway: GatewayClient, body: str) -> None
     assert "result" in reply.json and reply.json["id"] == 1, reply.describe()
 
 
+@pytest.mark.rule("gateway.jsonrpc.params-object-not-invalid-request")
+@pytest.mark.parametrize(
+    "body",
+    [
+        '{"jsonrpc": "2.0", "method": "eth_getBlockByNumber", "params": {"block": "latest"}, '
+        '"id": 1}',
+        '{"jsonrpc": "2.0", "method": "eth_chainId", "params": {}, "id": 1}',
+    ],
+    ids=["named-params", "empty-object"],
+)
+def test_params_object_is_not_an_invalid_request(gateway: GatewayClient, body: str) -> None:
+    """params as an object (by name) makes a valid request object (JSON-RPC 2.0 section 4.2):
+    positional methods answer it -32602 invalid params, or serve it, never -32600 nor a 5xx."""
+    reply = gateway.post_raw(served_network(gateway), body, JSON_HEADERS)
+    assert reply.status < 500, f"answered as a server failure: {reply.describe()}"
+    check_response(reply.json)
+    assert reply.json.get("id") == 1, reply.describe()
+    code = (reply.json.get("error") or {}).get("code")
+    assert code in (None, -32602), f"params by name answered {code}: {reply.describe()}"
+
+
 @pytest.mark.rule("gateway.jsonrpc.method-not-found")
 @pytest.mark.parametrize("method", ["eth_noSuchMethodEc", "rpc.discover", "ETH_CHAINID"])
 def test_method_not_found(gateway: GatewayClient, method: str) -> None:

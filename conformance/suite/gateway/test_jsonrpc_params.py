@@ -99,6 +99,8 @@ INVALID: list[tuple[str, list[Any]]] = [
     ("eth_getLogs", [{"toBlock": 7}]),
     ("eth_getLogs", [{"address": 42}]),
     ("eth_getLogs", [{"address": [42]}]),
+    ("eth_getLogs", [{"address": [ADDR, 42]}]),  # every item of the list, not only the first
+    ("eth_getLogs", [{"address": [ADDR, "0x1234"]}]),
     ("eth_getLogs", [{"topics": [42]}]),
     ("eth_getLogs", [{"topics": [[42]]}]),
     ("eth_getLogs", [{"fromBlock": "latest", "topics": [HASH0, None, None, None, None]}]),  # 5

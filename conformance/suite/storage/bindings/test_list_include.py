@@ -43,6 +43,10 @@ def _check_honoured(bindings: Any, names: Any) -> None:
     only_http = _listed(bindings, names, ["httpMetadata"])
     assert only_http.get("httpMetadata", {}).get("contentType") == HTTP["contentType"]
     assert _absent(only_http, "customMetadata"), only_http
+    for both in (["httpMetadata", "customMetadata"], ["customMetadata", "httpMetadata"]):
+        entry = _listed(bindings, names, both)  # every kind named, in either order
+        assert entry.get("customMetadata") == CUSTOM, (both, entry)
+        assert entry.get("httpMetadata", {}).get("contentType") == HTTP["contentType"], entry
     neither = _listed(bindings, names, None)
     assert _absent(neither, "customMetadata") and _absent(neither, "httpMetadata"), neither
 
