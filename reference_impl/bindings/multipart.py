@@ -111,6 +111,9 @@ def _chosen(stored: dict[int, Part], parts: Any) -> list[Part]:
         ):
             message = f"each part is {{partNumber: 1 to {MAX_PART_NUMBER}, etag: string}}"
             raise type_error("complete", message)
+    numbers = [item["partNumber"] for item in parts]
+    if len(set(numbers)) != len(numbers):  # sorting alone would join such a part twice
+        raise type_error("complete", "a part number is listed more than once")
     chosen: list[Part] = []
     for item in sorted(parts, key=lambda p: int(p["partNumber"])):
         part = stored.get(item["partNumber"])
