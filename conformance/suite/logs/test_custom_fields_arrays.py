@@ -61,14 +61,20 @@ def test_five_arrays_and_preserve_duplicates_round_trip(rules_api: RulesApiClien
     [("request_fields", "transformed_request_fields"), ("response_fields", "raw_response_fields")],
     ids=["request", "response"],
 )
+@pytest.mark.parametrize("split", [False, True], ids=["one-rule", "two-rules"])
 def test_header_both_raw_and_transformed_is_refused(
-    rules_api: RulesApiClient, raw: str, transformed: str
+    rules_api: RulesApiClient, raw: str, transformed: str, split: bool
 ) -> None:
-    """The same header in an array and its twin is a 400, and the configuration is kept."""
-    both = _rule(**{raw: _names("x-ec-both"), transformed: _names("x-ec-both")})
+    """The same header in an array and its twin is a 400, and the configuration is kept:
+    within one rule, or across two rules of the ruleset (the header is still logged both
+    ways, whichever rule names it)."""
+    if split:
+        both = [_rule(**{raw: _names("x-ec-both")}), _rule(**{transformed: _names("x-ec-both")})]
+    else:
+        both = [_rule(**{raw: _names("x-ec-both"), transformed: _names("x-ec-both")})]
     with entrypoint_guard(rules_api):
         before = _put(rules_api, [_rule(**{raw: _names("x-ec-kept")})]).assert_envelope_ok(200)
-        _put(rules_api, [both]).assert_envelope_error(400)
+        _put(rules_api, both).assert_envelope_error(400)
         after = rules_api.get_entrypoint().assert_envelope_ok(200)
         kept = [r.get("action_parameters") for r in after.get("rules", [])]
         assert kept == [r.get("action_parameters") for r in before["rules"]], after
