@@ -87,6 +87,20 @@ def test_part_over_size_limit_refused_unread(s3, upload: Upload, expected):
     assert 400 <= reply.status < 500, f"expected a 4xx; {reply.describe()}"
 
 
+@pytest.mark.rule("storage.upload-part.missing-content-length")
+def test_part_without_content_length_is_411(s3, upload: Upload):
+    """An UploadPart head with neither Content-Length nor chunked encoding: 411
+    MissingContentLength (dates.md "Other facts": the code of a missing length), as PutObject;
+    ListParts shows no part recorded."""
+    bucket, key, upload_id = upload
+    query = [("partNumber", "1"), ("uploadId", upload_id)]
+    reply = send_head(s3.wire, "PUT", bucket, key, query=query, drop=["content-length"])
+    assert reply is not None, "no answer in time: the target waited for a body"
+    reply.assert_error(411, "MissingContentLength")
+    listed = s3.wire.request("GET", bucket, key, query=[("uploadId", upload_id)]).assert_ok()
+    assert b"<PartNumber>" not in listed.body, f"a part was recorded: {listed.body[:400]!r}"
+
+
 @pytest.mark.rule("storage.upload-part.unequal-sizes-refused")
 def test_unequal_part_refused_at_upload(s3, upload: Upload):
     """Before sizes were checked at completion, a part larger than the earlier ones is refused."""
