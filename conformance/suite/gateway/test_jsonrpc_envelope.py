@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -143,10 +144,13 @@ def test_params_object_is_not_an_invalid_request(gateway: GatewayClient, body: s
     positional methods answer it -32602 invalid params, or serve it, never -32600 nor a 5xx."""
     reply = gateway.post_raw(served_network(gateway), body, JSON_HEADERS)
     assert reply.status < 500, f"answered as a server failure: {reply.describe()}"
+    assert reply.status >= 200, f"no final HTTP status: {reply.describe()}"
     check_response(reply.json)
     assert reply.json.get("id") == 1, reply.describe()
     code = (reply.json.get("error") or {}).get("code")
     assert code in (None, -32602), f"params by name answered {code}: {reply.describe()}"
+    if code is None:  # served: the method's own result
+        check_result(json.loads(body)["method"], reply.json.get("result"))
 
 
 @pytest.mark.rule("gateway.jsonrpc.method-not-found")

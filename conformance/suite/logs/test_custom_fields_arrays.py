@@ -61,23 +61,42 @@ def test_five_arrays_and_preserve_duplicates_round_trip(rules_api: RulesApiClien
     [("request_fields", "transformed_request_fields"), ("response_fields", "raw_response_fields")],
     ids=["request", "response"],
 )
-@pytest.mark.parametrize("split", [False, True], ids=["one-rule", "two-rules"])
+@pytest.mark.parametrize("shape", ["one-rule", "raw-rule-first", "transformed-rule-first"])
 def test_header_both_raw_and_transformed_is_refused(
-    rules_api: RulesApiClient, raw: str, transformed: str, split: bool
+    rules_api: RulesApiClient, raw: str, transformed: str, shape: str
 ) -> None:
     """The same header in an array and its twin is a 400, and the configuration is kept:
-    within one rule, or across two rules of the ruleset (the header is still logged both
-    ways, whichever rule names it)."""
-    if split:
-        both = [_rule(**{raw: _names("x-ec-both")}), _rule(**{transformed: _names("x-ec-both")})]
-    else:
-        both = [_rule(**{raw: _names("x-ec-both"), transformed: _names("x-ec-both")})]
+    within one rule, or across two rules of the ruleset in either order (docs/decisions.md,
+    "Custom fields from 2025-04-18": the ruleset is one configuration)."""
+    raw_rule = _rule(**{raw: _names("x-ec-both")})
+    transformed_rule = _rule(**{transformed: _names("x-ec-both")})
+    both = {
+        "one-rule": [_rule(**{raw: _names("x-ec-both"), transformed: _names("x-ec-both")})],
+        "raw-rule-first": [raw_rule, transformed_rule],
+        "transformed-rule-first": [transformed_rule, raw_rule],
+    }[shape]
     with entrypoint_guard(rules_api):
         before = _put(rules_api, [_rule(**{raw: _names("x-ec-kept")})]).assert_envelope_ok(200)
         _put(rules_api, both).assert_envelope_error(400)
         after = rules_api.get_entrypoint().assert_envelope_ok(200)
         kept = [r.get("action_parameters") for r in after.get("rules", [])]
         assert kept == [r.get("action_parameters") for r in before["rules"]], after
+
+
+@pytest.mark.rule("logs.fields.raw-or-transformed")
+def test_different_headers_raw_and_transformed_in_two_rules_are_accepted(
+    rules_api: RulesApiClient,
+) -> None:
+    """The other side: one rule naming a header raw and another naming a different header
+    transformed is a valid ruleset (200), each array kept as sent."""
+    rules = [
+        _rule(request_fields=_names("x-ec-raw-only")),
+        _rule(transformed_request_fields=_names("x-ec-transformed-only")),
+    ]
+    with entrypoint_guard(rules_api):
+        result = _put(rules_api, rules).assert_envelope_ok(200)
+        sent = [r["action_parameters"] for r in rules]
+        assert [r.get("action_parameters") for r in result["rules"]] == sent, result
 
 
 # the three arrays of the spec, one field type each (request headers, response headers, cookies)
