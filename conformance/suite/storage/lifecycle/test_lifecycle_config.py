@@ -139,6 +139,37 @@ def test_days_across_the_integer_range_round_trip(s3, bucket, days):
     assert kept and _text(kept[0], "Expiration/Days") == str(days), reply.body[:600]
 
 
+PREFIX_FORMS = {
+    "filter": "<Filter><Prefix>{p}</Prefix></Filter>",
+    "filter-and": "<Filter><And><Prefix>{p}</Prefix></And></Filter>",
+    "legacy": "<Prefix>{p}</Prefix>",
+}
+
+
+@pytest.mark.rule("storage.lifecycle.put-get")
+@pytest.mark.parametrize("form", list(PREFIX_FORMS))
+def test_prefix_in_each_form_is_kept(s3, bucket, form):
+    """S3 takes a rule's prefix as <Filter><Prefix>, inside <Filter><And>, or as the legacy
+    top-level <Prefix>. A target may refuse a form it does not support (a 4xx); a form it
+    accepts keeps the prefix: read back, the rule names `keep/`, never every key."""
+    where = PREFIX_FORMS[form].format(p="keep/")
+    rule = (
+        f"<Rule><ID>form</ID>{where}<Status>Enabled</Status>"
+        "<Expiration><Days>30</Days></Expiration></Rule>"
+    )
+    put = put_lifecycle(s3, bucket, lifecycle_xml(rule))
+    if 400 <= put.status < 500:
+        return
+    assert put.status == 200, f"PutBucketLifecycleConfiguration ({form}): {put.describe()}"
+    reply = s3.wire.request("GET", bucket, query=LIFECYCLE).assert_ok()
+    root = reply.xml
+    assert root is not None, reply.body[:300]
+    kept = [node for node in root if _text(node, "ID") == "form"]
+    assert kept, reply.body[:600]
+    prefixes = {_text(kept[0], path) for path in ("Filter/Prefix", "Filter/And/Prefix", "Prefix")}
+    assert "keep/" in prefixes, f"the {form} prefix was not kept: {reply.body[:600]!r}"
+
+
 @pytest.mark.rule("storage.lifecycle.put-get")
 def test_expiration_date_round_trips(s3, bucket):
     """A rule expiring on a Date (ISO 8601, midnight UTC) is returned with that Date, no Days."""
