@@ -52,7 +52,9 @@ def case_kind(case: Mapping[str, Any]) -> str | None:
     first = message.splitlines()[0] if message else ""
     if case.get("case") == "collection" or first.startswith("collection error in "):
         return COLLECTION_KIND
-    if first.startswith("setup: target '"):
+    # the plugin's own words, or the same words behind pytest.fail's "Failed: " (a pre-flight
+    # test's fixture reports a reference that exited before it was ready that way)
+    if first.startswith(("setup: target '", "setup: Failed: target '")):
         return START_KIND
     if first.startswith("setup:") or "SetupFailed" in first or "setup did not hold" in first:
         return SETUP

@@ -78,8 +78,11 @@ def test_a_rule_that_failed_on_the_baseline_cannot_kill() -> None:
     assert not BASE.clean(DAY)  # so mutants of this selection run without -x
 
 
-def test_a_reference_that_did_not_start_is_its_own_column() -> None:
-    message = "setup: target 'reference': reference implementation exited with code 1 before"
+@pytest.mark.parametrize("prefix", ["setup: ", "setup: Failed: "], ids=["plugin", "pytest-fail"])
+def test_a_reference_that_did_not_start_is_its_own_column(prefix: str) -> None:
+    """Both wordings a run gives a reference that exited before it was ready: the plugin's, and
+    pytest.fail's (the reference-only pre-flight rule's setup: storage's start-up mutants)."""
+    message = f"{prefix}target 'reference': reference implementation exited with code 1 before"
     found = judge(doc({"a.one": "ERROR"}, [case("a.one", "ERROR", message)]), 1)
     assert found.cls == v.START
 
