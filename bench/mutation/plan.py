@@ -50,6 +50,7 @@ class Config:
     operators: list[str] = field(default_factory=list)
     skip: list[tuple[str, set[str]]] = field(default_factory=list)
     areas: list[tuple[str, str]] = field(default_factory=list)  # module glob -> area name
+    not_mutated: list[tuple[str, str]] = field(default_factory=list)  # module glob -> reason
 
     def area_of(self, module: str) -> str:
         """The area a module's scores count under: the first `areas` glob it matches, else the
@@ -80,6 +81,8 @@ def load_config(path: Path = HERE / "selection.yaml") -> Config:
     cfg.skip = [(item["glob"], set(item["defs"])) for item in skips]
     areas = data.get("areas", base.get("areas", []))
     cfg.areas = [(item["glob"], str(item["area"])) for item in areas]
+    left_out = data.get("not_mutated", base.get("not_mutated", []))
+    cfg.not_mutated = [(item["glob"], str(item["reason"])) for item in left_out]
     for item in data["modules"]:
         sel = Selection(
             areas=tuple(item.get("area", ())),
