@@ -106,7 +106,9 @@ def test_parse_error(gateway: GatewayClient, body: bytes | str) -> None:
 )
 def test_invalid_request(gateway: GatewayClient, body: str) -> None:
     """A JSON body that is not a valid request object answers -32600 (JSON-RPC 2.0 section 4:
-    params, when present, is a structured value, an array or an object)."""
+    params, when present, is a structured value, an array or an object). `"params": null` is
+    not among them: JSON-RPC 2.0 makes it invalid, yet geth serves it as params omitted, and
+    the gateway's own answer is not public (docs/decisions.md "params null")."""
     code, _ = _error_code(gateway, body)
     assert code == -32600, f"error code {code}, expected -32600 for {body}"
 

@@ -25,7 +25,7 @@ import gzip
 import json
 import secrets
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -48,6 +48,9 @@ RESPOND_PREFIX = "x-ec-respond-"
 REDACTION = "&CVE-2021-44228=true"
 REDACTION_SINCE = dt.date(2021, 12, 14)  # the option's blog post: before it, the job goes without
 FIRST_ORIGIN_COOKIE = "ec_first=1; Path=/"
+# the provider's Logpush API configuration page: `{DATE}` in the path of an R2, S3, GCS or Azure
+# destination is substituted with the date in YYYYMMDD format (daily subdirectories)
+DATE_PLACEHOLDER = "{DATE}"
 # both timestamp fields of the dataset: a job's timestamps option covers each, not the first
 TIMESTAMP_FIELDS = ("EdgeStartTimestamp", "EdgeEndTimestamp")
 ALL_FIELDS = (
@@ -99,6 +102,7 @@ class Delivered:
     waited: float = 0.0
     # a round sent with partial=True: per traffic name, the 4xx/5xx the edge answered a GET with
     refused: dict[str, int] = field(default_factory=dict)
+    bucket: str = ""  # the destination bucket of the round's jobs (each job has its folder)
 
     def require_whole(self) -> None:
         """ERROR (the rules were not checked) unless the round arrived whole."""
@@ -246,10 +250,13 @@ def delivered_logs(
     traffic: list[Traffic],
     quiet: Mapping[str, QuietJob] | None = None,
     partial: bool = False,
+    dated: Collection[str] = (),
 ) -> Iterator[Delivered]:
     """Configure `rules`, push with `jobs` (name -> logpull_options), send `traffic`, read back.
     The `quiet` jobs are created too, and read once the others' lines arrived. With `partial`
-    a round not delivered whole is returned too (`Delivered.missing`), else it raises.
+    a round not delivered whole is returned too (`Delivered.missing`), else it raises. A job
+    named in `dated` pushes to `<its folder>/{DATE}` (the provider's daily subdirectories); its
+    entries are read from below its folder all the same.
 
     The bucket, the jobs and the zone's entry point are restored when the block ends.
     """
@@ -260,7 +267,8 @@ def delivered_logs(
         with entrypoint_guard(rules_api):
             ruleset_id = ensure_entrypoint(rules_api)
             for job_name, options in jobs.items():
-                dest = r2_destination(bucket, job_name, s3.surface)
+                folder = f"{job_name}/{DATE_PLACEHOLDER}" if job_name in dated else job_name
+                dest = r2_destination(bucket, folder, s3.surface)
                 created.append(
                     _create_job(rules_api, s3, f"{run_prefix}-{job_name}", dest, options)
                 )
@@ -276,6 +284,7 @@ def delivered_logs(
             )
             delivered = _wait_for(s3, bucket, list(jobs), paths, partial)
             delivered.refused = refused
+            delivered.bucket = bucket
             delivered.job_ids = {name: job["id"] for name, job in zip(jobs, created, strict=False)}
             if made:
                 time.sleep(QUIET_GRACE)  # lines fed to a quiet job may land a batch later

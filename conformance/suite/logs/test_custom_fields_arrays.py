@@ -55,6 +55,27 @@ def test_five_arrays_and_preserve_duplicates_round_trip(rules_api: RulesApiClien
         assert back.get("preserve_duplicates") is True, f"preserve_duplicates: {back}"
 
 
+@pytest.mark.rule("logs.fields.five-arrays")
+@pytest.mark.parametrize("sent", ["true", 1], ids=["string", "number"])
+def test_preserve_duplicates_that_is_not_a_boolean_is_never_shown(
+    rules_api: RulesApiClient, sent: Any
+) -> None:
+    """preserve_duplicates is a boolean (the changelog's and the custom-fields page's `true`):
+    a rule sent with "true" or 1 is refused with a 4xx, or comes back with a boolean (or
+    without it); never with the value as sent, which a client reads as another type."""
+    params: dict[str, Any] = {"request_fields": _names("x-ec-odd"), "preserve_duplicates": sent}
+    with entrypoint_guard(rules_api):
+        reply = _put(rules_api, [_rule(**params)])
+        assert reply.status < 500, f"preserve_duplicates {sent!r}: {reply.describe()}"
+        if reply.status >= 400:
+            return
+        rules = rules_api.get_ruleset(ensure_entrypoint(rules_api)).assert_envelope_ok(200)
+    shown = [(r.get("action_parameters") or {}).get("preserve_duplicates") for r in rules["rules"]]
+    assert all(v is None or isinstance(v, bool) for v in shown), (
+        f"preserve_duplicates sent {sent!r}, shown {shown}"
+    )
+
+
 @pytest.mark.rule("logs.fields.raw-or-transformed")
 @pytest.mark.parametrize(
     ("raw", "transformed"),

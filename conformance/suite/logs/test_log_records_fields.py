@@ -1,7 +1,8 @@
 """Standard fields a job selects: ClientRequestPath, fields named after one the entry may lack,
 and logpull_options written as the Logpull URL the provider says a job may be given; the options
 the provider's Logpush API configuration page adds: timestamps unixnano when none is named, and
-`CVE-2021-44228=true` (every `${` of a line becomes `x{`).
+`CVE-2021-44228=true` (every `${` of a line becomes `x{`); and `{DATE}` in a destination path,
+which the same page says is substituted with the date (YYYYMMDD).
 
 One round of its own (so the records module's jobs stay as they are): a job whose fields= names
 ClientCountry first (a field of the dataset that a target may leave empty: the reference has no
@@ -11,6 +12,7 @@ documents that form for a deprecated field, so a target may refuse the job: it i
 tolerant way (`quiet`: None when refused, read once the first job's lines arrived) and its rule
 is then not checked. A job without timestamps= (which also logs the configured header as sent) and
 one with the redaction option are created as the first job is: the provider documents both forms.
+The job without timestamps= pushes to `<its folder>/{DATE}`: no fifth job, a zone has four.
 """
 
 from __future__ import annotations
@@ -49,10 +51,15 @@ DEFAULT_TS_OPTIONS = (
     "fields=RayID,ClientRequestURI,EdgeStartTimestamp,EdgeEndTimestamp,RequestHeaders"
 )
 REDACTED = "redacted"
+# timestamps= before fields=: logpull_options is a query string (the spec), whose options come in
+# any order; a reader that takes fields= only as the first option logs every field here
 REDACTED_OPTIONS = (
-    "fields=RayID,ClientRequestURI,EdgeStartTimestamp,EdgeEndTimestamp,RequestHeaders"
-    "&timestamps=rfc3339"
+    "timestamps=rfc3339"
+    "&fields=RayID,ClientRequestURI,EdgeStartTimestamp,EdgeEndTimestamp,RequestHeaders"
 )
+# the job whose destination path ends in {DATE} (log_delivery.DATE_PLACEHOLDER): one of the
+# round's jobs, as a zone has at most four (the provider's limit) and the round uses them all
+DATED = DEFAULT_TS
 LOOKUP = "ec-${x}-and-${y}"  # two occurrences, every one replaced (no jndi: a WAF may refuse that)
 NANOS_PER_S = 10**9
 RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$")
@@ -84,7 +91,9 @@ def logs(
     url = edge["url"]
     with (
         zone_lock,
-        delivered_logs(rules_api, s3, url, run_prefix, rules, jobs, traffic, tolerant) as logs,
+        delivered_logs(
+            rules_api, s3, url, run_prefix, rules, jobs, traffic, tolerant, dated=(DATED,)
+        ) as logs,
     ):
         yield logs
 
@@ -118,7 +127,8 @@ def test_one_custom_field_selected_brings_no_other(logs: Delivered, job: str) ->
     """A job whose fields= names RequestHeaders alone of the three custom fields gets neither
     ResponseHeaders nor Cookies, though the zone configures a response header and a cookie
     the request carries: each custom field is a field of its own (the spec: fields= includes
-    Cookies, RequestHeaders and/or ResponseHeaders)."""
+    Cookies, RequestHeaders and/or ResponseHeaders). The redacted job names timestamps= first:
+    its fields= is read wherever it stands in the query string."""
     entry = logs.entry(job, "q")
     selected = set(DEFAULT_TS_OPTIONS.partition("=")[2].split(","))
     extra = set(entry) - selected
@@ -160,6 +170,29 @@ def test_timestamps_default_to_unixnano(logs: Delivered, field: str) -> None:
     )
     moment = dt.datetime.fromisoformat(str(other).replace("Z", "+00:00")).timestamp()
     assert abs(stamp / NANOS_PER_S - moment) <= 1.0, _want(field, stamp) + f" (rfc3339 {other})"
+
+
+@pytest.mark.rule("logs.records.destination-date-folder")
+def test_date_placeholder_is_the_batch_date(logs: Delivered, s3: Any) -> None:
+    """A job whose destination path ends in `{DATE}` writes each batch below a folder named
+    after the date in YYYYMMDD format (the provider's Logpush API configuration page: "It will
+    be substituted with the date in YYYYMMDD format"), not below a folder named `{DATE}`. The
+    date is the batch's: within a day of the object's LastModified (a batch of 23:59 may be
+    written after midnight)."""
+    logs.entry(DATED, "q")  # the job's line arrived (else the round's ERROR)
+    listed = s3.boto.list_objects_v2(Bucket=logs.bucket, Prefix=f"{DATED}/")
+    batches = [o for o in listed.get("Contents", []) if o["Key"].endswith(".gz")]
+    assert batches, f"no batch below {DATED}/ though the job's line was read"
+    for batch in batches:
+        folder = batch["Key"][len(DATED) + 1 :].split("/", 1)[0]
+        assert re.fullmatch(r"\d{8}", folder), (
+            f"batch {batch['Key']!r}: the folder {{DATE}} names is {folder!r}, not YYYYMMDD"
+        )
+        day = dt.datetime.strptime(folder, "%Y%m%d").replace(tzinfo=dt.UTC)
+        written = batch["LastModified"].astimezone(dt.UTC)
+        assert abs((written - day).total_seconds() - 43200) <= 43200 + 86400, (
+            f"batch {batch['Key']!r} written {written.isoformat()}: {folder} is not its date"
+        )
 
 
 def _want(field: str, stamp: object) -> str:

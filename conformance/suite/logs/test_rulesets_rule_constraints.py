@@ -74,6 +74,16 @@ def test_expression_other_than_true_is_refused(rules_api: RulesApiClient) -> Non
     _put(rules_api, REFUSALS["expression"][0]).assert_status(400)
 
 
+@pytest.mark.rule("logs.rule.expression-other-refused")
+@pytest.mark.parametrize("expression", ["TRUE", "True"])
+def test_expression_spelled_otherwise_is_refused(
+    rules_api: RulesApiClient, expression: str
+) -> None:
+    """The expression is `true` exactly (the spec: "must be `true`"; decisions.md reads "must
+    be" as anything else refused with a 400): another case is another expression text."""
+    _put(rules_api, [log_rule(request=("x-a",), expression=expression)]).assert_status(400)
+
+
 @pytest.mark.rule("logs.fields.at-least-one-array")
 def test_rule_without_field_arrays_is_refused(rules_api: RulesApiClient) -> None:
     """A rule naming none of the field arrays is refused: an empty action_parameters with a
@@ -92,6 +102,18 @@ def test_empty_field_name_is_refused(rules_api: RulesApiClient, array: str) -> N
     of one character or more): a rule naming one is refused with a 400, decided on the status
     here (the pointer of the same refusal is failure-pointer's)."""
     _put(rules_api, REFUSALS[f"empty-{array}-name"][0]).assert_status(400)
+
+
+@pytest.mark.rule("logs.fields.empty-name-refused")
+@pytest.mark.parametrize("array", ["request_fields", "response_fields", "cookie_fields"])
+@pytest.mark.parametrize("name", ["x-ec bad", "x-ec:bad"], ids=["space", "colon"])
+def test_name_that_is_not_a_token_is_refused(
+    rules_api: RulesApiClient, array: str, name: str
+) -> None:
+    """A name holding a space or a colon is no token either (RFC 9110 5.6.2 tchar, RFC 6265
+    4.1.1 cookie-name): it names no header and no cookie a request can carry, and is refused
+    with a 400 as the empty name is."""
+    _put(rules_api, [log_rule(action_parameters={array: [{"name": name}]})]).assert_status(400)
 
 
 @pytest.mark.rule("logs.envelope.failure-pointer")

@@ -164,3 +164,33 @@ def test_aws_chunked_wrong_trailer_signature_is_refused(s3, bucket, names):
     )
     reply.assert_error(403, "SignatureDoesNotMatch")
     s3.wire.request("HEAD", bucket, key).assert_error(404, None)
+
+
+def _flip_final_chunk_signature(body: bytes) -> bytes:
+    """The signature of the final, zero-length chunk with its last hex digit changed."""
+    marker = b"\r\n0;chunk-signature="
+    start = body.rindex(marker) + len(marker)
+    end = start + 64
+    last = body[end - 1 : end]
+    return body[: end - 1] + (b"1" if last != b"1" else b"2") + body[end:]
+
+
+@pytest.mark.rule("storage.auth.signature-mismatch")
+@pytest.mark.parametrize("mode", [chunked.SIGNED, chunked.SIGNED_TRAILER])
+def test_aws_chunked_wrong_final_chunk_signature_is_refused(s3, bucket, names, mode):
+    """The final zero-length chunk is signed like every other (AWS's "Signature calculations
+    for the Authorization header: Transferring payload in multiple chunks" page: its signature
+    chains from the last data chunk's over the empty payload). Every data chunk signed right,
+    the final chunk's signature wrong: 403 SignatureDoesNotMatch and no object. An implementer
+    may verify only the chunks that carry data, so the end of the stream goes unsigned."""
+    key = names.key()
+    chunks = [b"a" * 8192, b"final chunk signed"]
+    trailers = {"x-amz-checksum-crc32": chunked.checksum("crc32", b"".join(chunks))}
+    extra = trailers if mode == chunked.SIGNED_TRAILER else None
+    control = chunked.put_chunked(s3.wire, bucket, names.key(), chunks, mode, trailers=extra)
+    control.assert_ok()
+    reply = chunked.put_chunked(
+        s3.wire, bucket, key, chunks, mode, trailers=extra, tamper=_flip_final_chunk_signature
+    )
+    reply.assert_error(403, "SignatureDoesNotMatch")
+    s3.wire.request("HEAD", bucket, key).assert_error(404, None)
