@@ -72,11 +72,19 @@ def _error_code(gateway: GatewayClient, body: bytes | str) -> tuple[int, Any]:
 @pytest.mark.rule("gateway.jsonrpc.parse-error")
 @pytest.mark.parametrize(
     "body",
-    ['{"jsonrpc": "2.0", "method": "eth_chainId", "id": 1', "not json", b"\xff\xfe"],
-    ids=["truncated", "text", "binary"],
+    [
+        '{"jsonrpc": "2.0", "method": "eth_chainId", "id": 1',
+        "not json",
+        b"\xff\xfe",
+        '{"jsonrpc": "2.0", "method": "eth_chainId", "params": [NaN], "id": 1}',
+        '{"jsonrpc": "2.0", "method": "eth_chainId", "params": [-Infinity], "id": 1}',
+    ],
+    ids=["truncated", "text", "binary", "nan", "infinity"],
 )
 def test_parse_error(gateway: GatewayClient, body: bytes | str) -> None:
-    """A body that is not JSON answers -32700 with id null."""
+    """A body that is not JSON answers -32700 with id null. `NaN` and `Infinity` are not JSON
+    (RFC 8259 section 6: they "are not permitted"), though a lenient decoder (Python's json,
+    JSON5) takes them and would serve the call."""
     assert _error_code(gateway, body) == (-32700, None)
 
 
