@@ -53,3 +53,25 @@ def test_ranged_read_is_206(s3, stored, header, expected):
     reply = s3.wire.get_object(*stored, range=header)
     assert reply.status == 206, f"{header}: status {reply.status}, expected 206"
     assert reply.body == expected
+
+
+@pytest.mark.rule("storage.head-object.range-content-length")
+@pytest.mark.parametrize(
+    ("header", "length"),
+    [("bytes=0-0", 1), ("bytes=10-19", 10), ("bytes=-24", 24), ("bytes=1000-", 24)],
+    ids=["first-byte", "ten", "suffix", "open-ended"],
+)
+def test_head_with_range_gives_the_range_length(s3, stored, header, length):
+    """HeadObject with a satisfiable Range: Content-Length is the range's length (AWS's
+    HeadObject reference, RFC 9110 8.6 / 9.3.2: what the GET would send), no body; a
+    Content-Range, if sent, names the same bytes."""
+    reply = s3.wire.request("HEAD", *stored, headers={"Range": header})
+    assert reply.status in (200, 206), f"HEAD {header}: status {reply.status}"
+    sent = reply.header("content-length")
+    assert sent == str(length), f"HEAD {header}: Content-Length {sent}, expected {length}"
+    assert reply.body == b"", f"HEAD {header}: {len(reply.body)} body bytes"
+    content_range = reply.header("content-range")
+    if content_range is not None:
+        first = int(content_range.split()[1].split("-")[0])
+        expected = f"bytes {first}-{first + length - 1}/{len(BODY)}"
+        assert content_range == expected, f"HEAD {header}: Content-Range {content_range}"
