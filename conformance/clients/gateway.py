@@ -6,10 +6,13 @@ answers (status, headers, body), and each exchange is recorded as evidence.
 
 from __future__ import annotations
 
+import http.client
 import json
-from collections.abc import Mapping
+import ssl
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit
 
 import requests
 
@@ -169,6 +172,47 @@ class GatewayClient:
         collector.add(
             Exchange.build("POST", url, reply.status, sent, resp.headers, reply.body, body)
         )
+        return reply
+
+    def post_with_hosts(self, network: str, body: bytes, hosts: Sequence[str]) -> Reply:
+        """POST `body` over HTTP/1.1 with exactly these Host lines (none when empty), written by
+        hand with http.client: no HTTP library sends a request without Host or with two."""
+        url = self.url_for(network)
+        parts = urlsplit(url)
+        host = parts.hostname or "localhost"
+        conn: http.client.HTTPConnection
+        if parts.scheme == "https":
+            verify = self.session.verify
+            context = ssl.create_default_context(cafile=verify if isinstance(verify, str) else None)
+            if verify is False:
+                context.check_hostname, context.verify_mode = False, ssl.CERT_NONE
+            conn = http.client.HTTPSConnection(
+                host, parts.port, timeout=self.timeout, context=context
+            )
+        else:
+            conn = http.client.HTTPConnection(host, parts.port, timeout=self.timeout)
+        target = parts.path + (f"?{parts.query}" if parts.query else "")
+        sent = {"Content-Type": "application/json", "Content-Length": str(len(body))}
+        try:
+            conn.putrequest("POST", target, skip_host=True, skip_accept_encoding=True)
+            for value in hosts:
+                conn.putheader("Host", value)
+            for name, value in sent.items():
+                conn.putheader(name, value)
+            conn.endheaders(body)
+            resp = conn.getresponse()
+            answer = resp.read()
+            answer_headers = {k.lower(): v for k, v in resp.getheaders()}
+        finally:
+            conn.close()
+        try:
+            doc, ok = (json.loads(answer), True) if answer.strip() else (None, False)
+        except ValueError:
+            doc, ok = None, False
+        reply = Reply(resp.status, answer_headers, answer, doc, ok)
+        reply.request = f"POST /v1/{network} with {len(hosts)} Host line(s) {list(hosts)}"
+        shown = {**sent, "Host": ", ".join(hosts) + f" ({len(hosts)} lines)"}
+        collector.add(Exchange.build("POST", url, resp.status, shown, answer_headers, answer, body))
         return reply
 
 
