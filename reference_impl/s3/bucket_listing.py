@@ -1,7 +1,7 @@
 """ListBuckets with the provider's paging: max-keys, start-after, continuation-token, prefix.
 
 Each is read from the query or from the `ext-` header of the same name (`cf-max-keys`, ...),
-the query winning; `per_page` is an alias of max-keys and 0 is a valid page size (empty page).
+the header winning; `per_page` is an alias of max-keys and 0 is a valid page size (empty page).
 A truncated page says so in `ext-is-truncated` / `ext-next-continuation-token` headers and in
 the XML (`IsTruncated`, `ContinuationToken`).
 """
@@ -23,9 +23,11 @@ MAX_PAGE = 1000
 
 
 def _param(call: Call, name: str, use_headers: bool) -> str | None:
-    value = call.query.get(name)
-    if value is None and use_headers:
-        value = call.header(EXT_PREFIX + name)
+    """The `ext-` header of that name, else the query parameter: "Values in headers take
+    precedence over the search parameters" (the provider's S3 extensions page, ListBuckets)."""
+    value = call.header(EXT_PREFIX + name) if use_headers else None
+    if value is None:
+        value = call.query.get(name)
     return value
 
 

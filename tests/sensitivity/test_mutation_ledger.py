@@ -28,7 +28,6 @@ def test_entries_have_a_kind_and_a_reason() -> None:
         assert key.before != key.after, key
 
 
-
 # a reason says why one mutant of one module is harmless; the same words under many modules are
 # a reason pasted onto mutants it does not describe. At f32aa5f a rewrite of the ledger gave 442
 # entries of ~40 modules (CORS, SigV4, XML, ...) the reason of five --durable-only mutants of
@@ -42,6 +41,7 @@ def test_no_reason_is_pasted_across_many_modules() -> None:
         modules.setdefault(" ".join(str(entry["reason"]).split()), set()).add(key.module)
     wide = {r[:80]: len(m) for r, m in modules.items() if len(m) > MODULES_PER_REASON_MAX}
     assert not wide, f"one reason under more than {MODULES_PER_REASON_MAX} modules: {wide}"
+
 
 @pytest.mark.parametrize("module", MODULES)
 def test_each_entry_names_one_mutant_the_harness_makes(module: str) -> None:

@@ -207,3 +207,45 @@ def test_wildcard_on_missing_key_put(bindings: Any, names: Any) -> None:
     assert bindings.put(key, b"first", onlyIf=star).value() is not None
     assert bindings.put(key, b"second", onlyIf=star).value() is None
     assert body_of(bindings.get(key).value()) == b"first"
+
+
+@pytest.mark.rule("storage.bindings.conditional-etag-precedence")
+@pytest.mark.parametrize("form", ["R2Conditional", "Headers"])
+@pytest.mark.parametrize("pair", ["match-over-before", "no-match-over-after"])
+def test_etag_condition_that_holds_overrides_its_time_condition(
+    bindings: Any, names: Any, form: str, pair: str
+) -> None:
+    """etagMatches (If-Match) of the object's ETag with uploadedBefore (If-Unmodified-Since) a
+    day before its upload, or etagDoesNotMatch (If-None-Match) of another ETag with
+    uploadedAfter (If-Modified-Since) a day after it: the ETag condition holds, so the time
+    condition is not evaluated (RFC 9110 13.2.2; miniflare's R2 validator tests, adapted from
+    R2's gateway tests) and both put() and get() proceed. The time alone fails."""
+    key = names.key()
+    first = bindings.put(key, b"old").value()
+    etag, uploaded = str(first["etag"]), _uploaded(first)
+    only_if: dict[str, Any]
+    if pair == "match-over-before":
+        only_if = (
+            {"etagMatches": etag, "uploadedBefore": _iso(uploaded - DAY)}
+            if form == "R2Conditional"
+            else {
+                "headers": {"If-Match": f'"{etag}"', "If-Unmodified-Since": _http(uploaded - DAY)}
+            }
+        )
+    else:
+        only_if = (
+            {"etagDoesNotMatch": OTHER, "uploadedAfter": _iso(uploaded + DAY)}
+            if form == "R2Conditional"
+            else {
+                "headers": {
+                    "If-None-Match": f'"{OTHER}"',
+                    "If-Modified-Since": _http(uploaded + DAY),
+                }
+            }
+        )
+    got = bindings.get(key, onlyIf=only_if).value()
+    assert got is not None and "body" in got, f"get() {only_if}: no body: {got!r}"
+    assert body_of(got) == b"old"
+    written = bindings.put(key, b"new", onlyIf=only_if).value()
+    assert written is not None, f"put() {only_if}: the ETag condition holds, nothing written"
+    assert body_of(bindings.get(key).value()) == b"new", only_if

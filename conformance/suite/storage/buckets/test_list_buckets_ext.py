@@ -119,6 +119,35 @@ def test_ext_truncation_headers(s3, family):
     assert _names(follow) == made[1:2]
 
 
+@pytest.mark.rule("storage.list-buckets.search-parameters")
+def test_search_parameters_in_the_url(s3, family):
+    """prefix, max-keys, start-after and continuation-token work as URL parameters too (the
+    provider's S3 extensions page: ListBuckets "supports all the same search parameters as
+    ListObjectsV2"; the headers are the fallback for tools that cannot set them)."""
+    base, made = family
+    assert _names(_list(s3, query=[("prefix", base)])) == made
+    first = _list(s3, query=[("prefix", base), ("max-keys", "2")])
+    assert _names(first) == made[:2]
+    assert _names(_list(s3, query=[("prefix", base), ("start-after", made[0])])) == made[1:]
+    token = _next_token(first, s3)
+    assert token, f"no continuation token on a truncated page: {dict(first.headers)}"
+    query = [("prefix", base), ("max-keys", "2"), ("continuation-token", token)]
+    assert _names(_list(s3, query=query)) == made[2:]
+
+
+@pytest.mark.rule("storage.list-buckets.search-parameters")
+def test_header_takes_precedence_over_parameter(s3, family):
+    """A header and the URL parameter of the same name disagreeing: the header's value is the
+    one used ("Values in headers take precedence over the search parameters", the provider's
+    S3 extensions page)."""
+    base, made = family
+    headers = {s3.wire.ext("prefix"): base, s3.wire.ext("max-keys"): "1"}
+    query = [("prefix", base + "-none"), ("max-keys", "3")]
+    assert _names(_list(s3, headers, query)) == made[:1]
+    headers = {s3.wire.ext("prefix"): base, s3.wire.ext("start-after"): made[1]}
+    assert _names(_list(s3, headers, [("start-after", made[0])])) == made[2:]
+
+
 @pytest.mark.rule("storage.list-buckets.per-page-zero")
 def test_per_page_zero_accepted(s3, bucket):
     """ListBuckets with per_page=0 is accepted (200); what it lists is the SHOULD rule's."""

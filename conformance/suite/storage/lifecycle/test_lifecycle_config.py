@@ -196,6 +196,27 @@ def test_expiration_date_round_trips(s3, bucket):
 
 
 @pytest.mark.rule("storage.lifecycle.put-get")
+def test_rule_with_both_actions_keeps_both(s3, bucket):
+    """One rule holding an Expiration and an AbortIncompleteMultipartUpload comes back with
+    both (S3's LifecycleRule: Expiration and AbortIncompleteMultipartUpload are members of the
+    same rule, each optional), not only the first action."""
+    both = expire_rule("both", "both/", 30).replace(
+        "</Expiration>",
+        "</Expiration><AbortIncompleteMultipartUpload><DaysAfterInitiation>5"
+        "</DaysAfterInitiation></AbortIncompleteMultipartUpload>",
+    )
+    put_lifecycle(s3, bucket, lifecycle_xml(both)).assert_ok()
+    reply = s3.wire.request("GET", bucket, query=LIFECYCLE).assert_ok()
+    root = reply.xml
+    assert root is not None, reply.body[:300]
+    rules = {_text(node, "ID"): node for node in root}
+    assert set(rules) == {"both"}, reply.body[:600]
+    assert _text(rules["both"], "Expiration/Days") == "30", reply.body[:600]
+    kept = _text(rules["both"], "AbortIncompleteMultipartUpload/DaysAfterInitiation")
+    assert kept == "5", reply.body[:600]
+
+
+@pytest.mark.rule("storage.lifecycle.put-get")
 def test_each_rule_keeps_its_status(s3, bucket):
     """A Disabled rule beside an Enabled one comes back Disabled (S3's LifecycleRule Status:
     Enabled or Disabled), each rule its own, not the first rule's."""

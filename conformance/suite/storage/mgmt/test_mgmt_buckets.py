@@ -78,6 +78,35 @@ def test_jurisdiction_is_the_one_created_with(mgmt, names):
         mgmt.delete_bucket(plain)
 
 
+@pytest.mark.rule("storage.mgmt.bucket.jurisdiction-field")
+def test_every_page_of_the_list_carries_jurisdiction(mgmt, names):
+    """Paged one bucket at a time with the cursor, every listed bucket carries its jurisdiction,
+    on the pages after the first as on the first (the spec's Bucket record names the field)."""
+    base = names.bucket()
+    made = [base + suffix for suffix in ("a", "b", "c")]
+    for name in made:
+        mgmt.create_bucket(name).assert_envelope_ok()
+    try:
+        shown: dict[str, object] = {}
+        cursor = None
+        for _ in range(10):
+            params = {"name_contains": base, "per_page": 1}
+            if cursor:
+                params["cursor"] = cursor
+            reply = mgmt.list_buckets(**params)
+            result = reply.assert_envelope_ok(200)
+            for item in result["buckets"]:
+                shown[item["name"]] = item.get("jurisdiction")
+            cursor = (reply.json.get("result_info") or {}).get("cursor")
+            if not cursor:
+                break
+        assert set(made) <= set(shown), f"listed {sorted(shown)}"
+        assert all(shown[name] == "default" for name in made), f"jurisdictions listed: {shown}"
+    finally:
+        for name in made:
+            mgmt.delete_bucket(name)
+
+
 @pytest.mark.rule("storage.mgmt.bucket.create-delete")
 def test_create_get_list_delete(mgmt, names):
     """A created bucket is got and listed; once deleted, GetBucket answers 404."""

@@ -100,3 +100,31 @@ def test_reference_links_the_suites_domain(s3, bucket, target):
     finally:
         if removed is None or removed.status >= 300:
             domains.delete(bucket, domain)
+
+
+@pytest.mark.rule("storage.mgmt.custom-domain.edit-keeps-min-tls")
+def test_edit_without_min_tls_keeps_it(s3, bucket, target):
+    """Edit Custom Domain Settings (PUT .../{domain}) sets minTLS 1.2; a later edit that names
+    only enabled leaves it 1.2 (the R2 API: minTLS "If not set, defaults to previous value"),
+    as Get Custom Domain Settings reads it back. A refused attach of the suite's made-up domain
+    is NOT-CHECKED, as above."""
+    if not target.offers("public"):
+        pytest.skip(f"{NA_PREFIX}surface public not offered by target {target.name}")
+    domains = CustomDomains(target.surface("mgmt"))
+    domain = domain_for(bucket)
+    attached = domains.create(bucket, domain)
+    if 400 <= attached.status < 500:
+        not_checked(f"the target refused to link {domain} (a real account links only domains "
+                    f"of a zone it owns): {attached.describe()}")  # fmt: skip
+    path = domains.path(bucket, domain)
+    try:
+        attached.assert_envelope_ok(200)
+        domains.request("PUT", path, {"enabled": True, "minTLS": "1.2"}).assert_envelope_ok(200)
+        domains.request("PUT", path, {"enabled": False}).assert_envelope_ok(200)
+        got = domains.request("GET", path)
+        read = got.assert_envelope_ok(200)
+        assert isinstance(read, dict) and read.get("minTLS") == "1.2", (
+            f"minTLS set to 1.2, then an edit without minTLS: {got.describe()}"
+        )
+    finally:
+        domains.delete(bucket, domain)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
 import pytest
 
 
@@ -55,3 +57,27 @@ def test_get_object_lock_configuration_none(s3, bucket):
     """GetObjectLockConfiguration answers 404 ObjectLockConfigurationNotFoundError."""
     reply = s3.wire.request("GET", bucket, query=[("object-lock", None)])
     reply.assert_error(404, "ObjectLockConfigurationNotFoundError")
+
+
+# The placeholders answer as a newly created basic bucket does: for a bucket that does not exist
+# there is no such bucket to answer for, and the standard S3 answer (dates.md's error codes) is
+# 404 NoSuchBucket, as for every other operation on a missing bucket. Each from its own date.
+PLACEHOLDERS_SINCE = {
+    "acl": dt.date(2022, 7, 21),
+    "versioning": dt.date(2022, 7, 20),
+    "replication": dt.date(2022, 7, 20),
+    "tagging": dt.date(2022, 7, 20),
+    "object-lock": dt.date(2022, 7, 20),
+}
+
+
+@pytest.mark.rule("storage.errors.no-such-bucket")
+@pytest.mark.parametrize("subresource", sorted(PLACEHOLDERS_SINCE))
+def test_placeholder_on_a_missing_bucket_is_no_such_bucket(s3, names, as_of, subresource):
+    """A placeholder read of a bucket that does not exist answers 404 NoSuchBucket, not the
+    new bucket's placeholder answer (GetBucketAcl / GetBucketVersioning would say 200)."""
+    if as_of < PLACEHOLDERS_SINCE[subresource]:
+        pytest.skip(f"N/A: the {subresource} placeholder is offered from "
+                    f"{PLACEHOLDERS_SINCE[subresource]}")  # fmt: skip
+    reply = s3.wire.request("GET", names.bucket(), query=[(subresource, None)])
+    reply.assert_error(404, "NoSuchBucket")

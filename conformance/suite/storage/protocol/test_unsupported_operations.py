@@ -24,6 +24,28 @@ def test_unsupported_operation_is_501_not_implemented(s3, bucket, method, subres
     reply.assert_error(501, "NotImplemented")
 
 
+# Object-level operations the provider lists as unimplemented (its S3 API compatibility page,
+# "Unimplemented object-level operations": GetObjectTagging, PutObjectTagging,
+# DeleteObjectTagging). Asked of an existing object they must not be served as the GetObject,
+# PutObject or DeleteObject the path alone would name: the object stays as it was.
+UNSUPPORTED_OBJECT = [("GET", "tagging"), ("PUT", "tagging"), ("DELETE", "tagging")]
+TAGGING = b"<Tagging><TagSet><Tag><Key>k</Key><Value>v</Value></Tag></TagSet></Tagging>"
+
+
+@pytest.mark.rule("storage.unsupported-operation.not-implemented")
+@pytest.mark.parametrize(("method", "subresource"), UNSUPPORTED_OBJECT)
+def test_unsupported_object_operation_is_not_implemented(s3, bucket, names, method, subresource):
+    """An unsupported object operation on an existing object is refused with HTTP 501 and the
+    object is left as it was (not read, overwritten or deleted as the plain operation)."""
+    key = names.key()
+    s3.boto.put_object(Bucket=bucket, Key=key, Body=b"object body")
+    body = TAGGING if method == "PUT" else b""
+    reply = s3.wire.request(method, bucket, key, query=[(subresource, None)], body=body)
+    reply.assert_error(501, None)
+    kept = s3.boto.get_object(Bucket=bucket, Key=key)["Body"].read()
+    assert kept == b"object body", f"{method} ?{subresource} changed the object: {kept[:80]!r}"
+
+
 # The side effect is looked for first and decides the rule: whether the refusal is a 501 is
 # not-implemented's rule, so a target that answers otherwise but changes nothing passes here.
 

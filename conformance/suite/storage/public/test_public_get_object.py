@@ -31,6 +31,19 @@ def test_unsigned_get_serves_the_object(public, stored):
 
 
 @pytest.mark.rule("storage.public.get-object")
+@pytest.mark.parametrize("suffix", ["/a b.txt", "/caf\u00e9.txt"], ids=["space", "non-ascii"])
+def test_key_percent_encoded_in_the_path_is_served(s3, public, names, suffix):
+    """A key holding a space or a non-ASCII character is sent percent-encoded in the path
+    (`%20`, the UTF-8 octets of RFC 3986 2.1 / 3.3); the entrypoint decodes it to the key and
+    serves the object."""
+    key = names.key(suffix)
+    s3.boto.put_object(Bucket=public.bucket, Key=key, Body=BODY, ContentType="text/plain")
+    reply = public.get(key)
+    assert reply.status == 200, reply.describe()
+    assert reply.body == BODY, reply.describe()
+
+
+@pytest.mark.rule("storage.public.get-object")
 def test_missing_key_is_404(public, names):
     """An unsigned GET of a key the bucket lacks answers 404, not a grant or a 5xx."""
     reply = public.get(names.key())
