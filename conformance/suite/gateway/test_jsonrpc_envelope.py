@@ -32,6 +32,17 @@ def test_id_is_echoed(gateway: GatewayClient, req_id: Any) -> None:
     assert type(reply.json["id"]) is type(req_id), reply.describe()
 
 
+
+@pytest.mark.rule("gateway.jsonrpc.id-echoed")
+def test_id_in_exponent_form_is_served(gateway: GatewayClient) -> None:
+    """An id written `7e0` is a JSON number (RFC 8259 section 6: the exponent is one of its
+    forms), the number 7: the request is served, not refused as unparseable, and the response's
+    id is 7. A reader that takes only `.` as the mark of a non-integer number fails on it."""
+    body = '{"jsonrpc": "2.0", "method": "eth_chainId", "params": [], "id": 7e0}'
+    reply = gateway.post_raw(served_network(gateway), body, JSON_HEADERS)
+    check_response(reply.json)
+    assert "result" in reply.json and reply.json.get("id") == 7, reply.describe()
+
 @pytest.mark.rule("gateway.jsonrpc.id-echoed")
 def test_id_is_echoed_on_errors(gateway: GatewayClient) -> None:
     """An error response carries the request's id too."""
