@@ -32,16 +32,22 @@ def test_id_is_echoed(gateway: GatewayClient, req_id: Any) -> None:
     assert type(reply.json["id"]) is type(req_id), reply.describe()
 
 
-
-@pytest.mark.rule("gateway.jsonrpc.id-echoed")
-def test_id_in_exponent_form_is_served(gateway: GatewayClient) -> None:
+@pytest.mark.rule("gateway.jsonrpc.exponent-number-parsed")
+def test_id_in_exponent_form_is_parsed(gateway: GatewayClient) -> None:
     """An id written `7e0` is a JSON number (RFC 8259 section 6: the exponent is one of its
-    forms), the number 7: the request is served, not refused as unparseable, and the response's
-    id is 7. A reader that takes only `.` as the mark of a non-integer number fails on it."""
+    forms), the number 7: the body is JSON, so it is never a parse error (-32700) nor a 5xx. A
+    gateway serves it with id 7, or, reading ids as integers only (the spec's table types id as
+    an integer), refuses it as an invalid request (-32600). A reader that takes only `.` as the
+    mark of a non-integer number answers -32700."""
     body = '{"jsonrpc": "2.0", "method": "eth_chainId", "params": [], "id": 7e0}'
     reply = gateway.post_raw(served_network(gateway), body, JSON_HEADERS)
+    assert reply.status < 500, f"a JSON body answered as a server failure: {reply.describe()}"
     check_response(reply.json)
-    assert "result" in reply.json and reply.json.get("id") == 7, reply.describe()
+    if "error" in reply.json:
+        assert reply.error()["code"] == -32600, f"valid JSON refused otherwise: {reply.describe()}"
+        return
+    assert reply.json.get("id") == 7, reply.describe()
+
 
 @pytest.mark.rule("gateway.jsonrpc.id-echoed")
 def test_id_is_echoed_on_errors(gateway: GatewayClient) -> None:

@@ -106,10 +106,11 @@ def test_if_none_match_on_two_field_lines_is_304(s3, stored, position):
     etag = stored[2]
     lines = [etag, OTHER] if position == "first" else [OTHER, etag]
     reply = _get_lines(s3, stored, "If-None-Match", lines)
-    if reply.status == 403 and b"SignatureDoesNotMatch" in reply.body:
+    if reply.status == 400 or (reply.status == 403 and b"SignatureDoesNotMatch" in reply.body):
         # a front that joins the lines with ", " (the Fetch standard's way) before the signature
-        # is checked sees another value than the one signed: the condition was never read
-        not_checked(f"the two field lines did not reach the signature check as signed: {reply}")
+        # is checked sees another value than the one signed, and a front may refuse repeated
+        # lines outright: either way the condition was never read
+        not_checked(f"the two field lines did not reach the target as sent: {reply}")
     _not_modified(reply)
 
 

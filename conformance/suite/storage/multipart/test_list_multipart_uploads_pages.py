@@ -19,8 +19,8 @@ from .test_list_multipart_uploads import _uploads
 @pytest.mark.rule("storage.list-multipart-uploads.supported")
 def test_pages_join_into_every_upload_once(s3, bucket, names):
     """max-uploads=2 pages, continued by NextKeyMarker / NextUploadIdMarker, list all six;
-    each page echoes MaxUploads 2 (S3's ListMultipartUploads response: MaxUploads, "Maximum
-    number of multipart uploads that could have been included in the response")."""
+    a page that carries MaxUploads echoes 2 (S3's ListMultipartUploads response: MaxUploads,
+    "Maximum number of multipart uploads that could have been included in the response")."""
     a, b, c = names.key("-a"), names.key("-b"), names.key("-c")
     started = {(k, mp.start(s3.wire, bucket, k)) for k in (a, b, b, b, b, c)}
     seen: list[tuple[str | None, str | None]] = []
@@ -28,7 +28,8 @@ def test_pages_join_into_every_upload_once(s3, bucket, names):
     for _ in range(5):
         listed, root = _uploads(mp.list_uploads(s3.wire, bucket, **params))
         assert len(listed) <= 2, f"max-uploads=2 page holds {len(listed)}"
-        assert root.findtext("MaxUploads") == "2", f"MaxUploads {root.findtext('MaxUploads')!r}"
+        echoed = root.findtext("MaxUploads")
+        assert echoed in (None, "2"), f"max-uploads=2 echoed as MaxUploads {echoed!r}"
         seen += listed
         if root.findtext("IsTruncated") != "true":
             break
