@@ -98,9 +98,15 @@ def test_public_rules_fail_against_deviating_reference(tmp_path: Path, group: st
 
 
 def test_every_public_rule_has_a_break_check() -> None:
-    """No public rule of the catalog escapes the groups above."""
+    """No public rule of the catalog escapes the groups above, unless not_break_checked.yaml lists
+    it with its reason (tests/sensitivity/test_break_check_ledger.py keeps that list exact)."""
+    import yaml
+
     from conformance.model.catalog import load_catalog
 
     public = {r.id for r in load_catalog().rules.values() if r.surface == "public"}
     covered = {rule for _, _, rules in GROUPS.values() for rule in rules}
-    assert public <= covered, f"public rules without a break-check: {sorted(public - covered)}"
+    # a rule no profile switch can break is listed, with the hand mutant that breaks it
+    listed = set(yaml.safe_load(Path(__file__).with_name("not_break_checked.yaml").read_text()))
+    missing = sorted(public - covered - listed)
+    assert not missing, f"public rules without a break-check or a listed reason: {missing}"
