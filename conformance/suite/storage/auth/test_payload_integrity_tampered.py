@@ -137,13 +137,16 @@ def test_aws_chunked_tampered_chunk_is_refused(s3, bucket, names, mode):
     s3.wire.request("HEAD", bucket, key).assert_error(404, None)
 
 
-def _flip_trailer_signature(body: bytes) -> bytes:
-    """The x-amz-trailer-signature value with its last hex digit changed (still 64 hex)."""
-    marker = b"x-amz-trailer-signature:"
-    start = body.index(marker) + len(marker)
-    end = start + 64
+def _flip_signature_after(body: bytes, marker: bytes) -> bytes:
+    """The 64-hex signature after the last `marker` in `body` with its last digit changed."""
+    end = body.rindex(marker) + len(marker) + 64
     last = body[end - 1 : end]
     return body[: end - 1] + (b"1" if last != b"1" else b"2") + body[end:]
+
+
+def _flip_trailer_signature(body: bytes) -> bytes:
+    """The x-amz-trailer-signature value with its last hex digit changed (still 64 hex)."""
+    return _flip_signature_after(body, b"x-amz-trailer-signature:")
 
 
 @pytest.mark.rule("storage.auth.signature-mismatch")
@@ -168,11 +171,7 @@ def test_aws_chunked_wrong_trailer_signature_is_refused(s3, bucket, names):
 
 def _flip_final_chunk_signature(body: bytes) -> bytes:
     """The signature of the final, zero-length chunk with its last hex digit changed."""
-    marker = b"\r\n0;chunk-signature="
-    start = body.rindex(marker) + len(marker)
-    end = start + 64
-    last = body[end - 1 : end]
-    return body[: end - 1] + (b"1" if last != b"1" else b"2") + body[end:]
+    return _flip_signature_after(body, b"\r\n0;chunk-signature=")
 
 
 @pytest.mark.rule("storage.auth.signature-mismatch")
