@@ -165,8 +165,10 @@ class EnvelopeClient:
         data: bytes | None = None,
         params: Mapping[str, str | int] | None = None,
         headers: Mapping[str, str] | None = None,
+        chunked: bool = False,
     ) -> Reply:
-        """One exchange below base_url; `headers` replaces the credentials when given."""
+        """One exchange below base_url; `headers` replaces the credentials when given; with
+        `chunked` the body goes in the chunked transfer coding, without Content-Length."""
         url = self.base_url + path
         sent_headers = dict(self.credentials if headers is None else headers)
         if data is not None:
@@ -175,7 +177,7 @@ class EnvelopeClient:
             resp = self.session.request(
                 method,
                 url,
-                data=data,
+                data=iter([data]) if chunked and data is not None else data,
                 params=dict(params or {}),
                 headers=sent_headers,
                 timeout=self.timeout,

@@ -118,15 +118,16 @@ def test_gzip_transfer_coding_is_decoded_or_refused(gateway: GatewayClient, codi
 
 
 @pytest.mark.rule("gateway.http.malformed-host-400")
-@pytest.mark.parametrize("hosts", ["none", "two", "not-a-host"])
+@pytest.mark.parametrize("hosts", ["none", "two", "not-a-host", "open-bracket"])
 def test_request_with_a_host_it_cannot_read_is_400(gateway: GatewayClient, hosts: str) -> None:
     """RFC 9112 section 3.2: "A server MUST respond with a 400 (Bad Request) status code to any
     HTTP/1.1 request message that lacks a Host header field and to any request message that
     contains more than one Host header field line or a Host header field with an invalid field
     value." The spec's own request, sent with no Host line, with the gateway's host on two lines,
-    or with `a b` (a space is in no uri-host): 400, never a result, never a 5xx. The spec names
-    no answer for it, so the rule is SHOULD."""
+    with `a b` (a space is in no uri-host), or with `[::1` (an IP literal never closed, RFC 3986
+    3.2.2): 400, never a result, never a 5xx. The spec names no answer for it, so the rule is
+    SHOULD."""
     netloc = urlsplit(gateway.url_for(served_network(gateway))).netloc
-    lines = {"none": [], "two": [netloc, netloc], "not-a-host": ["a b"]}[hosts]
-    reply = gateway.post_with_hosts(served_network(gateway), SPEC_BODY.encode(), lines)
+    lines = {"none": [], "two": [netloc, netloc], "not-a-host": ["a b"], "open-bracket": ["[::1"]}
+    reply = gateway.post_with_hosts(served_network(gateway), SPEC_BODY.encode(), lines[hosts])
     assert reply.status == 400, f"expected 400: {reply.describe()}"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import secrets
+import socket
 from typing import Any
 
 import pytest
@@ -27,6 +28,33 @@ def test_ownership_challenge_is_delivered(rules_api: RulesApiClient, run_prefix:
         assert isinstance(result.get("valid"), bool), result
         assert isinstance(result.get("message"), str), result
         assert challenge_token(received), "an empty challenge was delivered"
+
+
+def _closed_port() -> int:
+    """A loopback port nothing listens at: bound, read, closed."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.mark.rule("logs.logpush.ownership-unreachable")
+def test_challenge_for_an_unreachable_destination_is_not_valid(
+    rules_api: RulesApiClient, run_prefix: str
+) -> None:
+    """An HTTP destination nothing listens at: the answer says valid false, or refuses with a
+    4xx in the failure envelope; never valid true (no challenge was written), never a 5xx (the
+    destination is the client's). docs/decisions.md "Ownership challenge to an unreachable
+    destination"."""
+    url = f"http://127.0.0.1:{_closed_port()}/{run_prefix}/logs"
+    reply = rules_api.request_ownership(url)
+    assert reply.status < 500, f"a server error for an unreachable destination: {reply.describe()}"
+    if reply.status >= 400:
+        reply.assert_envelope_error(reply.status)
+        return
+    result = reply.assert_envelope_ok()
+    assert isinstance(result, dict) and result.get("valid") is False, (
+        f"a challenge for {url} (nothing listens there) answered {result}"
+    )
 
 
 @pytest.mark.rule("logs.logpush.ownership-challenge-required")

@@ -100,3 +100,30 @@ def test_next_request_after_an_early_answer(s3, stored, case):
         )
     finally:
         conn.close()
+
+
+@pytest.mark.rule("storage.protocol.error-content-type")
+@pytest.mark.parametrize("case", ["missing-bucket", "unmet-condition"])
+def test_early_error_answer_is_typed_as_xml(s3, stored, case):
+    """An error answered before the body (the same PUT as above) is an error response like any
+    other: with an XML body, `Content-Type: application/xml`. A target that strips an early
+    answer's headers to add `Connection: close` sends the XML untyped. No early answer, or one
+    without an XML body, is N/A; an early 5xx is NOT-CHECKED."""
+    url, headers = _early_request(s3, stored, case)
+    conn = connection(s3.wire, url, WAIT)
+    try:
+        try:
+            status, answer, body = _send(conn, "PUT", url, headers)
+        except TimeoutError:
+            pytest.skip(f"N/A: PUT {url} got no answer before its body (nothing answered early)")
+    finally:
+        conn.close()
+    if status >= 500:
+        not_checked(f"PUT {url} answered {status} (a server error) before its body")
+    if not 400 <= status < 500 or not body.lstrip().startswith(b"<"):
+        pytest.skip(f"N/A: PUT {url} answered {status} before its body, no XML error")
+    content_type = answer.get("content-type", "").split(";")[0].strip().lower()
+    assert content_type == "application/xml", (
+        f"PUT {url} (Expect: 100-continue) answered {status} with an XML error typed "
+        f"{answer.get('content-type')!r}; headers {sorted(answer)}"
+    )
