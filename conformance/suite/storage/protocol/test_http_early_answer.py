@@ -11,6 +11,8 @@ N/A; an early 5xx is NOT-CHECKED: the target failed on the request, so the rule 
 from __future__ import annotations
 
 import http.client
+from collections.abc import Iterator
+from contextlib import contextmanager
 from urllib.parse import urlsplit
 
 import pytest
@@ -67,22 +69,36 @@ def _early_request(s3, stored, case: str) -> tuple[str, dict[str, str]]:
     return prepared.url, prepared.headers
 
 
+@contextmanager
+def _early_answer(
+    s3, stored, case: str
+) -> Iterator[tuple[http.client.HTTPConnection, str, Answer]]:
+    """The PUT that announces a body it never sends, on its own connection: (connection, URL,
+    the 4xx answered before the body). No answer before the body, or one that is no error, is
+    N/A; an early 5xx is NOT-CHECKED (the target failed on the request)."""
+    url, headers = _early_request(s3, stored, case)
+    conn = connection(s3.wire, url, WAIT)
+    try:
+        try:
+            answer = _send(conn, "PUT", url, headers)
+        except TimeoutError:
+            pytest.skip(f"N/A: PUT {url} got no answer before its body (nothing answered early)")
+        status = answer[0]
+        if status >= 500:
+            not_checked(f"PUT {url} answered {status} (a server error) before its body")
+        if not 400 <= status < 500:
+            pytest.skip(f"N/A: PUT {url} answered {status} before its body, not an error")
+        yield conn, url, answer
+    finally:
+        conn.close()
+
+
 @pytest.mark.rule("storage.http.early-answer-keeps-stream")
 @pytest.mark.parametrize("case", ["missing-bucket", "unmet-condition"])
 def test_next_request_after_an_early_answer(s3, stored, case):
     """After a 4xx sent before the body, the next request on the connection is served."""
     bucket, key = stored
-    url, headers = _early_request(s3, stored, case)
-    conn = connection(s3.wire, url, WAIT)
-    try:
-        try:
-            status, answer, _ = _send(conn, "PUT", url, headers)
-        except TimeoutError:
-            pytest.skip(f"N/A: PUT {url} got no answer before its body (nothing answered early)")
-        if status >= 500:  # the target failed on the request: this rule went unchecked
-            not_checked(f"PUT {url} answered {status} (a server error) before its body")
-        if not 400 <= status < 500:
-            pytest.skip(f"N/A: PUT {url} answered {status} before its body, not an error")
+    with _early_answer(s3, stored, case) as (conn, url, (status, answer, _)):
         if "close" in answer.get("connection", "").lower():
             return  # the target closes: the client reconnects, nothing is misread
         follow = s3.wire.prepare("GET", bucket, key)
@@ -98,8 +114,6 @@ def test_next_request_after_an_early_answer(s3, stored, case):
             f"`Connection: close`; then GET {follow.url} on the same connection answered "
             f"{got} {data[:200]!r} (the request was read as the missing body)"
         )
-    finally:
-        conn.close()
 
 
 @pytest.mark.rule("storage.protocol.error-content-type")
@@ -107,23 +121,13 @@ def test_next_request_after_an_early_answer(s3, stored, case):
 def test_early_error_answer_is_typed_as_xml(s3, stored, case):
     """An error answered before the body (the same PUT as above) is an error response like any
     other: with an XML body, `Content-Type: application/xml`. A target that strips an early
-    answer's headers to add `Connection: close` sends the XML untyped. No early answer, or one
-    without an XML body, is N/A; an early 5xx is NOT-CHECKED."""
-    url, headers = _early_request(s3, stored, case)
-    conn = connection(s3.wire, url, WAIT)
-    try:
-        try:
-            status, answer, body = _send(conn, "PUT", url, headers)
-        except TimeoutError:
-            pytest.skip(f"N/A: PUT {url} got no answer before its body (nothing answered early)")
-    finally:
-        conn.close()
-    if status >= 500:
-        not_checked(f"PUT {url} answered {status} (a server error) before its body")
-    if not 400 <= status < 500 or not body.lstrip().startswith(b"<"):
-        pytest.skip(f"N/A: PUT {url} answered {status} before its body, no XML error")
-    content_type = answer.get("content-type", "").split(";")[0].strip().lower()
-    assert content_type == "application/xml", (
-        f"PUT {url} (Expect: 100-continue) answered {status} with an XML error typed "
-        f"{answer.get('content-type')!r}; headers {sorted(answer)}"
-    )
+    answer's headers to add `Connection: close` sends the XML untyped. An early answer without
+    an XML body is N/A."""
+    with _early_answer(s3, stored, case) as (_, url, (status, answer, body)):
+        if not body.lstrip().startswith(b"<"):
+            pytest.skip(f"N/A: PUT {url} answered {status} before its body, no XML error")
+        content_type = answer.get("content-type", "").split(";")[0].strip().lower()
+        assert content_type == "application/xml", (
+            f"PUT {url} (Expect: 100-continue) answered {status} with an XML error typed "
+            f"{answer.get('content-type')!r}; headers {sorted(answer)}"
+        )
