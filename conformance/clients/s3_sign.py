@@ -42,6 +42,7 @@ def sign(
     payload_hash: str | None = None,
     canonical_path: str | None = None,
     canonical_query: str | None = None,
+    sign_host: bool = True,
 ) -> PreparedWire:
     """Sign `headers` (plus Host and x-amz-content-sha256) for `timestamp`.
 
@@ -53,11 +54,14 @@ def sign(
     from the credential date and the region), `payload_hash` the x-amz-content-sha256 value
     (default the body's SHA-256). `canonical_path` / `canonical_query` are what the canonical
     request holds when the URL is sent in another, equivalent encoding (default: as sent).
+    `sign_host=False` sends Host unsigned (left out of SignedHeaders).
     """
     parts = urlsplit(url)
     payload = hashlib.sha256(body).hexdigest() if payload_hash is None else payload_hash
     sent = {**headers, "Host": parts.netloc, "x-amz-content-sha256": payload}
     canonical = {name.lower(): " ".join(value.split()) for name, value in sent.items()}
+    if not sign_host:
+        del canonical["host"]
     names = sorted(canonical)
     query = "&".join(sorted(parts.query.split("&"))) if parts.query else ""
     request = "\n".join(
@@ -101,12 +105,14 @@ def presign(
     sign_host: bool = True,
     stamp: str | None = None,
     scope: str | None = None,
+    algorithm: str | None = ALGORITHM,
 ) -> str:
     """A presigned URL (UNSIGNED-PAYLOAD) whose scope date may differ. `signed`: headers signed
     besides Host (the request must send them); `sign_host=False` leaves Host out of
     SignedHeaders and `expires=None` leaves X-Amz-Expires out (forms AWS refuses). `stamp`
     (X-Amz-Date as sent and signed), `scope` (the credential scope, signed; the key is still
-    the credential date's and the region's) and a text `expires` make the malformed forms."""
+    the credential date's and the region's), a text `expires` and `algorithm` (X-Amz-Algorithm
+    as sent, None: left out; the string to sign is AWS4-HMAC-SHA256's) make the malformed forms."""
     parts = urlsplit(url)
     date = credential_date or timestamp.strftime("%Y%m%d")
     scope = scope or f"{date}/{wire.region}/s3/aws4_request"
@@ -116,11 +122,12 @@ def presign(
         headers["host"] = parts.netloc
     names = sorted(headers)
     params = [
-        ("X-Amz-Algorithm", ALGORITHM),
         ("X-Amz-Credential", f"{wire.credentials.access_key}/{scope}"),
         ("X-Amz-Date", stamp),
         ("X-Amz-SignedHeaders", ";".join(names)),
     ]
+    if algorithm is not None:
+        params.append(("X-Amz-Algorithm", algorithm))
     if expires is not None:
         params.append(("X-Amz-Expires", str(expires)))
     query = "&".join(

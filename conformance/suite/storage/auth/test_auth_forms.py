@@ -14,17 +14,30 @@ from __future__ import annotations
 import datetime as dt
 from email.utils import format_datetime
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 
 from conformance.clients import s3_sign
-from conformance.clients.s3_wire import PreparedWire
+from conformance.clients.evidence import Exchange, collector
+from conformance.clients.s3_raw import SHORT_READ_TIMEOUT, connection
+from conformance.clients.s3_wire import PreparedWire, WireReply
 
 RULE = "storage.auth.signed-forms-accepted"
+PRESIGNED_SINCE = "2022-06-17"  # storage.auth.presigned-get
 
 
 def _now() -> dt.datetime:
     return dt.datetime.now(dt.UTC).replace(microsecond=0)
+
+
+@pytest.fixture
+def presigned_in_force(as_of):
+    """Skip (N/A) a presigned-URL case at a date before presigned URLs are supported: the
+    target then refuses every presigned URL (the reference: 501 NotImplemented), which says
+    nothing of the form under test."""
+    if as_of.isoformat() < PRESIGNED_SINCE:
+        pytest.skip(f"N/A: presigned URLs are not in force before {PRESIGNED_SINCE}")
 
 
 @pytest.mark.rule(RULE)
@@ -86,7 +99,38 @@ def test_credential_dated_another_day_is_refused(s3, bucket, names):
 
 
 @pytest.mark.rule(RULE)
-def test_presigned_credential_dated_another_day_is_refused(s3, bucket, names):
+def test_authorization_without_host_signed_is_refused(s3, bucket, names):
+    """Header auth whose SignedHeaders leaves out `host`, otherwise consistently signed: AWS's
+    header-based SigV4 page has the canonical headers include the HTTP host header (as its
+    query-string page does for presigned URLs); a 4xx, no write. Its twin with `host` signed
+    is accepted."""
+    now = _now()
+    key = names.key()
+    url = s3.wire.url(bucket, key)
+    headers = {"x-amz-date": now.strftime("%Y%m%dT%H%M%SZ")}
+    unsigned = s3_sign.sign(s3.wire, "PUT", url, headers, timestamp=now, body=b"x", sign_host=False)
+    reply = s3.wire.send(unsigned)
+    assert 400 <= reply.status < 500, f"host not signed: {reply.describe()}"
+    assert s3.wire.request("HEAD", bucket, key).status == 404, "the object was written"
+    s3.wire.send(s3_sign.sign(s3.wire, "PUT", url, headers, timestamp=now, body=b"x")).assert_ok()
+
+
+@pytest.mark.rule(RULE)
+def test_unsigned_x_amz_meta_header_added_to_a_signed_put_is_refused(s3, bucket, names):
+    """A header-signed PUT sent with an `x-amz-meta-*` header added after signing: AWS's
+    header-based SigV4 page has every x-amz-* header the request carries signed (S3 answers
+    403 AccessDenied, HeadersNotSigned), user metadata included; a 4xx, nothing stored. An
+    implementer may exempt metadata headers, which lets anyone on the path add metadata."""
+    key = names.key()
+    prepared = s3.wire.prepare("PUT", bucket, key, body=b"signed body")
+    prepared.headers[s3.wire.vendor("meta-added")] = "after signing"
+    reply = s3.wire.send(prepared)
+    assert 400 <= reply.status < 500, f"unsigned metadata header: {reply.describe()}"
+    assert s3.wire.request("HEAD", bucket, key).status == 404, "the object was written"
+
+
+@pytest.mark.rule(RULE)
+def test_presigned_credential_dated_another_day_is_refused(s3, bucket, names, presigned_in_force):
     """A presigned GET whose scope is dated the day before X-Amz-Date: a 4xx, no body."""
     now = _now()
     yesterday = (now - dt.timedelta(days=1)).strftime("%Y%m%d")
@@ -97,7 +141,7 @@ def test_presigned_credential_dated_another_day_is_refused(s3, bucket, names):
 
 
 @pytest.mark.rule(RULE)
-def test_presigned_url_signed_by_hand_is_accepted(s3, bucket, names):
+def test_presigned_url_signed_by_hand_is_accepted(s3, bucket, names, presigned_in_force):
     """The same URL dated consistently is accepted: the refusal above is the date's doing."""
     key = names.key()
     s3.wire.put_object(bucket, key, b"secret").assert_ok()
@@ -114,7 +158,9 @@ def test_query_sent_out_of_order_is_accepted(s3, bucket):
 
 
 @pytest.mark.rule(RULE)
-def test_unsigned_x_amz_header_added_to_a_presigned_put_is_refused(s3, bucket, names):
+def test_unsigned_x_amz_header_added_to_a_presigned_put_is_refused(
+    s3, bucket, names, presigned_in_force
+):
     """A presigned PUT sent with an unsigned `x-amz-copy-source` naming another object: AWS
     refuses x-amz-* headers left out of SignedHeaders (HeadersNotSigned); it never becomes a
     copy of that object."""
@@ -144,7 +190,7 @@ def test_request_dated_an_hour_away_is_refused(s3, bucket, names, hours):
 
 
 @pytest.mark.rule(RULE)
-def test_presigned_url_dated_an_hour_ahead_is_refused(s3, bucket, names):
+def test_presigned_url_dated_an_hour_ahead_is_refused(s3, bucket, names, presigned_in_force):
     """A presigned GET whose X-Amz-Date is an hour ahead is not valid yet: a 4xx, no body."""
     ahead = _now() + dt.timedelta(hours=1)
     _presigned_get_refused(s3, bucket, names, "dated an hour ahead", timestamp=ahead)
@@ -164,7 +210,7 @@ def _presigned_get_refused(
 
 
 @pytest.mark.rule(RULE)
-def test_presigned_url_without_host_signed_is_refused(s3, bucket, names):
+def test_presigned_url_without_host_signed_is_refused(s3, bucket, names, presigned_in_force):
     """A presigned GET whose X-Amz-SignedHeaders leaves out `host` (it signs another header):
     AWS's SigV4 query-string page has `host` signed always (a URL not bound to its host can be
     replayed elsewhere); a 4xx, no body. Its twin with `host` signed too is accepted."""
@@ -180,7 +226,7 @@ def test_presigned_url_without_host_signed_is_refused(s3, bucket, names):
 
 
 @pytest.mark.rule(RULE)
-def test_presigned_url_without_expires_is_refused(s3, bucket, names):
+def test_presigned_url_without_expires_is_refused(s3, bucket, names, presigned_in_force):
     """A presigned GET without X-Amz-Expires, otherwise consistently signed: AWS's SigV4
     query-string page requires it (AuthorizationQueryParametersError); a 4xx, not a 5xx or the
     object served without a lifetime."""
@@ -188,7 +234,62 @@ def test_presigned_url_without_expires_is_refused(s3, bucket, names):
 
 
 @pytest.mark.rule(RULE)
-def test_presigned_url_signs_its_other_query_parameters(s3, bucket, names):
+@pytest.mark.parametrize("algorithm", [None, "AWS4-ECDSA-P256-SHA256"], ids=["none", "other"])
+def test_presigned_url_without_the_sigv4_algorithm_is_refused(
+    s3, bucket, names, algorithm, presigned_in_force
+):
+    """A presigned GET whose X-Amz-Algorithm is missing, or names another algorithm (SigV4a's),
+    otherwise signed as SigV4 (the parameter signed over, as sent): AWS's SigV4 query-string
+    page requires X-Amz-Algorithm and sets it to AWS4-HMAC-SHA256 for SigV4; a 4xx, no body."""
+    _presigned_get_refused(
+        s3, bucket, names, f"X-Amz-Algorithm {algorithm!r}", timestamp=_now(), algorithm=algorithm
+    )
+
+
+def _send_lines(s3, prepared: PreparedWire, header: str, lines: list[str]) -> WireReply:
+    """Send `prepared` with `header` as one field line per item of `lines` (http.client:
+    `requests` sends one line per name)."""
+    parts = urlsplit(prepared.url)
+    conn = connection(s3.wire, prepared.url, SHORT_READ_TIMEOUT)
+    sent = [(k, v) for k, v in prepared.headers.items() if k.lower() != header.lower()]
+    sent += [(header, line) for line in lines]
+    try:
+        conn.putrequest(prepared.method, parts.path + (f"?{parts.query}" if parts.query else ""),
+                        skip_host=True, skip_accept_encoding=True)  # fmt: skip
+        for name, value in sent:
+            conn.putheader(name, value)
+        if "host" not in {name.lower() for name, _ in sent}:
+            conn.putheader("Host", parts.netloc)
+        conn.endheaders()
+        response = conn.getresponse()
+        body = response.read()
+    finally:
+        conn.close()
+    answer = dict(response.getheaders())
+    collector.add(
+        Exchange.build(prepared.method, prepared.url, response.status, dict(sent), answer, body)
+    )
+    return WireReply(prepared.method, prepared.url, response.status, answer, body)
+
+
+@pytest.mark.rule(RULE)
+def test_header_signed_over_its_first_line_only_is_refused(s3, bucket, names):
+    """A signed header sent as two field lines, `one` then `two`, whose signature covers only
+    the first (`x-ec-probe:one`): SigV4's canonical headers join the values of a multi-value
+    header with commas (AWS's "Create a signed AWS API request" page; the SigV4 test suite's
+    get-header-key-duplicate), so the value signed is `one,two` (or, behind a front that joins
+    the lines itself, `one, two`) and this signature does not match: a 4xx, no body. A server
+    that canonicalises the first line alone accepts a request whose second line nobody signed."""
+    key = names.key()
+    s3.wire.put_object(bucket, key, b"secret").assert_ok()
+    prepared = s3.wire.prepare("GET", bucket, key, headers={"x-ec-probe": "one"})
+    reply = _send_lines(s3, prepared, "x-ec-probe", ["one", "two"])
+    assert 400 <= reply.status < 500, f"second line unsigned: {reply.describe()}"
+    assert reply.body != b"secret", "the object was served"
+
+
+@pytest.mark.rule(RULE)
+def test_presigned_url_signs_its_other_query_parameters(s3, bucket, names, presigned_in_force):
     """A presigned GET carrying `response-content-type`: the canonical query signs every
     parameter, not only the X-Amz-* ones, so the URL is served with that type, and the same
     URL with the value changed after signing is refused (a 4xx, not the object)."""

@@ -25,6 +25,17 @@ from conformance.clients.s3_wire import PreparedWire
 from conformance.suite.storage.auth.presigned_get import check_lifetime
 
 RULE = "storage.auth.signed-forms-accepted"
+PRESIGNED_SINCE = "2022-06-17"  # storage.auth.presigned-get
+
+
+@pytest.fixture
+def presigned_in_force(as_of):
+    """Skip (N/A) a presigned-URL case at a date before presigned URLs are supported (the
+    target then refuses every presigned URL, which says nothing of the form under test)."""
+    if as_of.isoformat() < PRESIGNED_SINCE:
+        pytest.skip(f"N/A: presigned URLs are not in force before {PRESIGNED_SINCE}")
+
+
 WEEK = 604_800
 
 
@@ -145,7 +156,9 @@ def _presigned_refused(s3: Any, bucket: str, names: Any, what: str, **presign: A
 
 @pytest.mark.rule(RULE)
 @pytest.mark.parametrize("expires", ["soon", "-1", "60.5", "+60"])
-def test_presigned_url_with_a_malformed_expires_is_refused(s3, bucket, names, expires):
+def test_presigned_url_with_a_malformed_expires_is_refused(
+    s3, bucket, names, expires, presigned_in_force
+):
     """X-Amz-Expires that is not a number of seconds (a word, a sign, a fraction), signed:
     AWS's query-string page makes it an integer; a 4xx (AuthorizationQueryParametersError),
     not a 5xx, not the object."""
@@ -166,7 +179,9 @@ def test_presigned_url_with_a_malformed_expires_is_refused(s3, bucket, names, ex
         "one-digit-second",
     ],
 )
-def test_presigned_url_with_a_malformed_date_is_refused(s3, bucket, names, form):
+def test_presigned_url_with_a_malformed_date_is_refused(
+    s3, bucket, names, form, presigned_in_force
+):
     """X-Amz-Date not in ISO 8601 basic form, signed, with a week's X-Amz-Expires: a month 13,
     X for T, or yesterday's 01:00 written as a lax integer parse still reads it (a sign in the
     hour `T+10000Z`, a space in the seconds `T01000 Z`, fullwidth digits, one digit of seconds

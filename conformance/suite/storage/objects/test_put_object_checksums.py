@@ -185,6 +185,27 @@ def test_checksum_of_an_unsigned_payload_is_verified(s3, bucket, names, algorith
 
 
 @pytest.mark.rule("storage.put-object.checksum-mismatch")
+@pytest.mark.parametrize(("right", "wrong"), [("sha1", "sha256"), ("sha256", "sha1")],
+                         ids=["right-sha1-wrong-sha256", "wrong-sha1-right-sha256"])  # fmt: skip
+def test_wrong_checksum_beside_a_right_one_is_refused(s3, bucket, names, right, wrong):
+    """Two x-amz-checksum-* headers, one right and one wrong (a SHA-256 that is not the body's
+    beside its right SHA-1, and the other way round; the spec's PutObject supports both): the
+    wrong one is a checksum that does not match the body, so the PUT is refused with 400 (AWS
+    answers InvalidRequest to a second algorithm, a mismatch is BadDigest; either code) and
+    nothing is stored. An implementer who reads only the first (or the last) checksum header
+    it finds stores the body."""
+    key = names.key()
+    values = {"sha256": WRONG, "sha1": _b64(hashlib.sha1(b"other").digest())}
+    headers = {
+        s3.wire.vendor(f"checksum-{right}"): CHECKSUMS[right],
+        s3.wire.vendor(f"checksum-{wrong}"): values[wrong],
+    }
+    reply = s3.wire.put_object(bucket, key, BODY, headers=headers)
+    assert reply.status == 400, f"right {right}, wrong {wrong}: {reply.describe()}; expected 400"
+    s3.wire.get_object(bucket, key).assert_error(404, "NoSuchKey")
+
+
+@pytest.mark.rule("storage.put-object.checksum-mismatch")
 @pytest.mark.parametrize("algorithm", ["sha256", "sha1"])
 def test_a_checksum_that_is_not_base64_is_refused(s3, bucket, names, algorithm):
     """A checksum header whose value is not base64 at all cannot name the body's digest: the
