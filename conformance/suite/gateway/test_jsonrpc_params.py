@@ -54,6 +54,8 @@ VALID: list[tuple[str, list[Any]]] = [
     ("eth_feeHistory", ["0x1", "latest", [0, 12.5, 100]]),
     ("eth_call", [{"to": ADDR, "gasPrice": "0x3b9aca00"}]),  # a legacy fee alone
     ("eth_call", [{"to": ADDR, "maxFeePerGas": "0x77359400", "maxPriorityFeePerGas": "0x1"}]),
+    # the execution API's GenericTransaction names the call's data `input` (hand mutant hm6b HM294)
+    ("eth_call", [{"to": ADDR, "input": "0x"}]),
 ]
 
 
@@ -118,6 +120,8 @@ INVALID: list[tuple[str, list[Any]]] = [
     ("eth_getBalance", [ADDR, "0x01"]),
     ("eth_feeHistory", ["0x01", "latest", []]),
     ("eth_getBlockByNumber", ["0x", False]),
+    # every item of a topic's OR list, not only the first (hand mutant hm6b HM293)
+    ("eth_getLogs", [{"topics": [[HASH0, 42]]}]),
 ]
 
 
