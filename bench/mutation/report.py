@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -238,7 +239,7 @@ def area_table(summary: Summary) -> str:
 
 def _line(r: Row) -> str:
     cells = " | ".join(str(getattr(r, c)) for c in COLUMNS)
-    return f"| {r.module} | {cells} | {r.score:.0f}% |"
+    return f"| {r.module} | {cells} | {math.floor(r.score)}% |"  # rounded down, as published
 
 
 def baselines_md(summary: Summary) -> str:

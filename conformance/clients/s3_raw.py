@@ -18,7 +18,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from conformance.clients.evidence import Exchange, collector
-from conformance.clients.s3_wire import Query, WireClient, WireReply
+from conformance.clients.s3_wire import PreparedWire, Query, WireClient, WireReply
 
 SHORT_READ_TIMEOUT = 5.0
 LOCAL_STORAGE_HOST = "localhost"
@@ -113,3 +113,35 @@ def send_head(
     answer = dict(response.getheaders())
     collector.add(Exchange.build(method, prepared.url, response.status, sent, answer, body))
     return WireReply(method, prepared.url, response.status, answer, body)
+
+
+def send_header_lines(
+    wire: WireClient,
+    prepared: PreparedWire,
+    header: str,
+    lines: list[str],
+    timeout: float = SHORT_READ_TIMEOUT,
+) -> WireReply:
+    """Send `prepared` with `header` as one field line per item of `lines` (`requests` sends
+    one line per name); the other headers as prepared, Host added when it names none."""
+    parts = urlsplit(prepared.url)
+    conn = connection(wire, prepared.url, timeout)
+    sent = [(k, v) for k, v in prepared.headers.items() if k.lower() != header.lower()]
+    sent += [(header, line) for line in lines]
+    try:
+        conn.putrequest(prepared.method, parts.path + (f"?{parts.query}" if parts.query else ""),
+                        skip_host=True, skip_accept_encoding=True)  # fmt: skip
+        for name, value in sent:
+            conn.putheader(name, value)
+        if "host" not in {name.lower() for name, _ in sent}:
+            conn.putheader("Host", parts.netloc)
+        conn.endheaders()
+        response = conn.getresponse()
+        body = response.read()
+    finally:
+        conn.close()
+    answer = dict(response.getheaders())
+    collector.add(
+        Exchange.build(prepared.method, prepared.url, response.status, dict(sent), answer, body)
+    )
+    return WireReply(prepared.method, prepared.url, response.status, answer, body)

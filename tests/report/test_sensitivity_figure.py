@@ -33,6 +33,14 @@ def test_areas_sum_their_modules_and_score_only_what_is_not_excused() -> None:
     assert areas["core"]["score"] == 50.0
 
 
+def test_the_published_score_is_rounded_down_as_the_report_prints_it() -> None:
+    """122 of 147 is 82.99%: published 82.9, as the run's console prints 82%; never 83.0."""
+    row = dict(ROWS[0], module="reference_impl/jsonbody.py", mutants=147, killed=122, survived=25)
+    row["equivalent"] = 0
+    (area,) = publish.areas_from({"rows": [row]})
+    assert area["score"] == 82.9
+
+
 def test_publish_writes_a_figure_the_report_reads(tmp_path: Path) -> None:
     (tmp_path / "results.json").write_text(json.dumps({"rows": ROWS}), "utf-8")
     target = tmp_path / "sensitivity.json"

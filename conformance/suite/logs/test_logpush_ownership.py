@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import secrets
 import socket
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
@@ -30,11 +32,13 @@ def test_ownership_challenge_is_delivered(rules_api: RulesApiClient, run_prefix:
         assert challenge_token(received), "an empty challenge was delivered"
 
 
-def _closed_port() -> int:
-    """A loopback port nothing listens at: bound, read, closed."""
+@contextmanager
+def _port_nothing_listens_at() -> Iterator[int]:
+    """A loopback port held bound, never listened on, while the block runs: a connection to it
+    is refused, and no other listener can take the number meanwhile."""
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+        yield int(sock.getsockname()[1])
 
 
 @pytest.mark.rule("logs.logpush.ownership-unreachable")
@@ -45,8 +49,9 @@ def test_challenge_for_an_unreachable_destination_is_not_valid(
     4xx in the failure envelope; never valid true (no challenge was written), never a 5xx (the
     destination is the client's). docs/decisions.md "Ownership challenge to an unreachable
     destination"."""
-    url = f"http://127.0.0.1:{_closed_port()}/{run_prefix}/logs"
-    reply = rules_api.request_ownership(url)
+    with _port_nothing_listens_at() as port:
+        url = f"http://127.0.0.1:{port}/{run_prefix}/logs"
+        reply = rules_api.request_ownership(url)
     assert reply.status < 500, f"a server error for an unreachable destination: {reply.describe()}"
     if reply.status >= 400:
         reply.assert_envelope_error(reply.status)

@@ -17,7 +17,10 @@ import pytest
 
 from conformance.clients.rules_api import RulesApiClient
 from conformance.suite.logs.helpers import entrypoint_guard, log_rule
-from conformance.suite.setup_check import require_ok
+from conformance.suite.setup_check import not_checked, require_ok
+
+# what a far API answers when it sheds load; the retry layer re-sends other bodies on it
+TRANSIENT = frozenset({429, 502, 503})
 
 # raw JSON text of a description -> the string it encodes (RFC 8259 section 7)
 DESCRIPTIONS = {
@@ -101,6 +104,8 @@ def test_chunked_put_is_served(rules_api: RulesApiClient) -> None:
         reply = rules_api.send("PUT", path, data=body, chunked=True)
         if reply.status == 411:
             return
+        if reply.status in TRANSIENT:  # a chunked body is never re-sent (clients/retry.py)
+            not_checked(f"the chunked PUT met a transient answer: {reply.describe()}")
         answered = reply.assert_envelope_ok(200)
         later = require_ok(rules_api.get_entrypoint(), "GET of the entry point").result
         for shown in (answered, later):

@@ -14,14 +14,12 @@ from __future__ import annotations
 import datetime as dt
 from email.utils import format_datetime
 from typing import Any
-from urllib.parse import urlsplit
 
 import pytest
 
 from conformance.clients import s3_sign
-from conformance.clients.evidence import Exchange, collector
-from conformance.clients.s3_raw import SHORT_READ_TIMEOUT, connection
-from conformance.clients.s3_wire import PreparedWire, WireReply
+from conformance.clients.s3_raw import send_header_lines
+from conformance.clients.s3_wire import PreparedWire
 
 RULE = "storage.auth.signed-forms-accepted"
 PRESIGNED_SINCE = "2022-06-17"  # storage.auth.presigned-get
@@ -246,32 +244,6 @@ def test_presigned_url_without_the_sigv4_algorithm_is_refused(
     )
 
 
-def _send_lines(s3, prepared: PreparedWire, header: str, lines: list[str]) -> WireReply:
-    """Send `prepared` with `header` as one field line per item of `lines` (http.client:
-    `requests` sends one line per name)."""
-    parts = urlsplit(prepared.url)
-    conn = connection(s3.wire, prepared.url, SHORT_READ_TIMEOUT)
-    sent = [(k, v) for k, v in prepared.headers.items() if k.lower() != header.lower()]
-    sent += [(header, line) for line in lines]
-    try:
-        conn.putrequest(prepared.method, parts.path + (f"?{parts.query}" if parts.query else ""),
-                        skip_host=True, skip_accept_encoding=True)  # fmt: skip
-        for name, value in sent:
-            conn.putheader(name, value)
-        if "host" not in {name.lower() for name, _ in sent}:
-            conn.putheader("Host", parts.netloc)
-        conn.endheaders()
-        response = conn.getresponse()
-        body = response.read()
-    finally:
-        conn.close()
-    answer = dict(response.getheaders())
-    collector.add(
-        Exchange.build(prepared.method, prepared.url, response.status, dict(sent), answer, body)
-    )
-    return WireReply(prepared.method, prepared.url, response.status, answer, body)
-
-
 @pytest.mark.rule(RULE)
 def test_header_signed_over_its_first_line_only_is_refused(s3, bucket, names):
     """A signed header sent as two field lines, `one` then `two`, whose signature covers only
@@ -283,7 +255,7 @@ def test_header_signed_over_its_first_line_only_is_refused(s3, bucket, names):
     key = names.key()
     s3.wire.put_object(bucket, key, b"secret").assert_ok()
     prepared = s3.wire.prepare("GET", bucket, key, headers={"x-ec-probe": "one"})
-    reply = _send_lines(s3, prepared, "x-ec-probe", ["one", "two"])
+    reply = send_header_lines(s3.wire, prepared, "x-ec-probe", ["one", "two"])
     assert 400 <= reply.status < 500, f"second line unsigned: {reply.describe()}"
     assert reply.body != b"secret", "the object was served"
 

@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-from urllib.parse import urlsplit
-
 import pytest
 
 from conformance.clients import s3_multipart as mp
-from conformance.clients.evidence import Exchange, collector
-from conformance.clients.s3_raw import SHORT_READ_TIMEOUT, connection
-from conformance.clients.s3_wire import WireReply
+from conformance.clients.s3_raw import send_header_lines
 from conformance.suite.setup_check import not_checked
 
 BODY = b"conditional reads"
@@ -76,25 +72,7 @@ def _get_lines(s3, stored, header, lines):
     joined and sent split."""
     bucket, key, _ = stored
     prepared = s3.wire.prepare("GET", bucket, key, headers={header: ",".join(lines)})
-    parts = urlsplit(prepared.url)
-    conn = connection(s3.wire, prepared.url, SHORT_READ_TIMEOUT)
-    sent = [(k, v) for k, v in prepared.headers.items() if k.lower() != header.lower()]
-    sent += [(header, line) for line in lines]
-    try:
-        conn.putrequest("GET", parts.path + (f"?{parts.query}" if parts.query else ""),
-                        skip_host=True, skip_accept_encoding=True)  # fmt: skip
-        for name, value in sent:
-            conn.putheader(name, value)
-        if "host" not in {name.lower() for name, _ in sent}:
-            conn.putheader("Host", parts.netloc)
-        conn.endheaders()
-        response = conn.getresponse()
-        body = response.read()
-    finally:
-        conn.close()
-    answer = dict(response.getheaders())
-    collector.add(Exchange.build("GET", prepared.url, response.status, dict(sent), answer, body))
-    return WireReply("GET", prepared.url, response.status, answer, body)
+    return send_header_lines(s3.wire, prepared, header, lines)
 
 
 @pytest.mark.rule("storage.get-object.if-none-match-list")

@@ -9,34 +9,22 @@ Both requests name the bucket's own linked domain, so only the malformed form ca
 
 from __future__ import annotations
 
-import http.client
 from urllib.parse import urlsplit
 
 import pytest
 
-from conformance.clients.evidence import Exchange, collector
 from conformance.clients.public import PublicClient
+from conformance.clients.s3_raw import send_header_lines
+from conformance.clients.s3_wire import PreparedWire
 
 TIMEOUT_S = 60.0
 
 
-def _twice(public: PublicClient, key: str) -> tuple[int, bytes]:
+def _twice(s3, public: PublicClient, key: str) -> tuple[int, bytes]:
     """GET with the linked domain sent on two Host lines (http.client, plain HTTP only)."""
-    url = urlsplit(public.url)
-    conn = http.client.HTTPConnection(url.hostname or "127.0.0.1", url.port, timeout=TIMEOUT_S)
-    path = f"{url.path}/{key}"
-    try:
-        conn.putrequest("GET", path, skip_host=True, skip_accept_encoding=True)
-        conn.putheader("Host", public.domain)
-        conn.putheader("Host", public.domain)
-        conn.endheaders()
-        resp = conn.getresponse()
-        body = resp.read()
-    finally:
-        conn.close()
-    sent = {"Host": f"{public.domain}, {public.domain} (two lines)"}
-    collector.add(Exchange.build("GET", public.url + path, resp.status, sent, resp.headers, body))
-    return resp.status, body
+    prepared = PreparedWire("GET", f"{public.url}/{key}")
+    reply = send_header_lines(s3.wire, prepared, "Host", [public.domain] * 2, TIMEOUT_S)
+    return reply.status, reply.body
 
 
 @pytest.mark.rule("storage.public.malformed-host-400")
@@ -46,7 +34,7 @@ def test_two_host_lines_are_400(s3, public, names):
         pytest.skip("not checked here: the two-line request is sent over plain HTTP only")
     key = names.key(".txt")
     s3.boto.put_object(Bucket=public.bucket, Key=key, Body=b"host-twice")
-    status, body = _twice(public, key)
+    status, body = _twice(s3, public, key)
     assert status == 400 and body != b"host-twice", (status, body[:200])
 
 
