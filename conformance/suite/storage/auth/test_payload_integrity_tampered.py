@@ -123,18 +123,26 @@ def test_presigned_put_with_content_sha256_binds_the_body(s3, bucket, names):
 @pytest.mark.parametrize("mode", [chunked.SIGNED, chunked.SIGNED_TRAILER])
 def test_aws_chunked_tampered_chunk_is_refused(s3, bucket, names, mode):
     """Signed aws-chunked body with one chunk's bytes changed after signing: 403, no object."""
-    key = names.key()
     chunks = [b"a" * 8192, b"second chunk"]
+    key, reply = _put_tampered(s3, bucket, names, chunks, mode, _change_second_chunk)
+    reply.assert_error(403, "SignatureDoesNotMatch")
+    s3.wire.request("HEAD", bucket, key).assert_error(404, None)
+
+
+def _change_second_chunk(body: bytes) -> bytes:
+    return body.replace(b"second chunk", b"SECOND chunk")
+
+
+def _put_tampered(s3, bucket, names, chunks, mode, tamper):
+    """(key, reply) of an aws-chunked PUT of `chunks` whose wire body `tamper` changed after
+    signing, once the same PUT untampered (to another key) is shown to be accepted."""
+    key = names.key()
     trailers = {"x-amz-checksum-crc32": chunked.checksum("crc32", b"".join(chunks))}
     extra = trailers if mode == chunked.SIGNED_TRAILER else None
     control = chunked.put_chunked(s3.wire, bucket, names.key(), chunks, mode, trailers=extra)
     control.assert_ok()
-    reply = chunked.put_chunked(
-        s3.wire, bucket, key, chunks, mode, trailers=extra,
-        tamper=lambda body: body.replace(b"second chunk", b"SECOND chunk"),
-    )  # fmt: skip
-    reply.assert_error(403, "SignatureDoesNotMatch")
-    s3.wire.request("HEAD", bucket, key).assert_error(404, None)
+    reply = chunked.put_chunked(s3.wire, bucket, key, chunks, mode, trailers=extra, tamper=tamper)
+    return key, reply
 
 
 def _flip_signature_after(body: bytes, marker: bytes) -> bytes:
@@ -182,14 +190,7 @@ def test_aws_chunked_wrong_final_chunk_signature_is_refused(s3, bucket, names, m
     chains from the last data chunk's over the empty payload). Every data chunk signed right,
     the final chunk's signature wrong: 403 SignatureDoesNotMatch and no object. An implementer
     may verify only the chunks that carry data, so the end of the stream goes unsigned."""
-    key = names.key()
     chunks = [b"a" * 8192, b"final chunk signed"]
-    trailers = {"x-amz-checksum-crc32": chunked.checksum("crc32", b"".join(chunks))}
-    extra = trailers if mode == chunked.SIGNED_TRAILER else None
-    control = chunked.put_chunked(s3.wire, bucket, names.key(), chunks, mode, trailers=extra)
-    control.assert_ok()
-    reply = chunked.put_chunked(
-        s3.wire, bucket, key, chunks, mode, trailers=extra, tamper=_flip_final_chunk_signature
-    )
+    key, reply = _put_tampered(s3, bucket, names, chunks, mode, _flip_final_chunk_signature)
     reply.assert_error(403, "SignatureDoesNotMatch")
     s3.wire.request("HEAD", bucket, key).assert_error(404, None)
