@@ -22,20 +22,10 @@ from conformance.clients.s3_raw import send_header_lines
 from conformance.clients.s3_wire import PreparedWire
 
 RULE = "storage.auth.signed-forms-accepted"
-PRESIGNED_SINCE = "2022-06-17"  # storage.auth.presigned-get
 
 
 def _now() -> dt.datetime:
     return dt.datetime.now(dt.UTC).replace(microsecond=0)
-
-
-@pytest.fixture
-def presigned_in_force(as_of):
-    """Skip (N/A) a presigned-URL case at a date before presigned URLs are supported: the
-    target then refuses every presigned URL (the reference: 501 NotImplemented), which says
-    nothing of the form under test."""
-    if as_of.isoformat() < PRESIGNED_SINCE:
-        pytest.skip(f"N/A: presigned URLs are not in force before {PRESIGNED_SINCE}")
 
 
 @pytest.mark.rule(RULE)

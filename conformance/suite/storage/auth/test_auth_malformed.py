@@ -25,15 +25,6 @@ from conformance.clients.s3_wire import PreparedWire
 from conformance.suite.storage.auth.presigned_get import check_lifetime
 
 RULE = "storage.auth.signed-forms-accepted"
-PRESIGNED_SINCE = "2022-06-17"  # storage.auth.presigned-get
-
-
-@pytest.fixture
-def presigned_in_force(as_of):
-    """Skip (N/A) a presigned-URL case at a date before presigned URLs are supported (the
-    target then refuses every presigned URL, which says nothing of the form under test)."""
-    if as_of.isoformat() < PRESIGNED_SINCE:
-        pytest.skip(f"N/A: presigned URLs are not in force before {PRESIGNED_SINCE}")
 
 
 WEEK = 604_800

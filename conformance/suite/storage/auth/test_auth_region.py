@@ -36,18 +36,13 @@ def test_other_region_is_refused(s3, bucket, region):
     assert s3.wire.request("HEAD", bucket, "other-region").status == 404, "object written"
 
 
-PRESIGNED_SINCE = "2022-06-17"  # storage.auth.presigned-get
-
-
 @pytest.mark.rule("storage.auth.region-other-refused")
 @pytest.mark.parametrize("region", ["eu-west-1", "wnam"])
-def test_presigned_url_for_another_region_is_refused(s3, bucket, names, region, as_of):
+def test_presigned_url_for_another_region_is_refused(s3, bucket, names, region, presigned_in_force):
     """A presigned URL is a SigV4 request too (spec, Authentication item 2: requests are
     signed for `auto`, presigned URLs supported): one signed for another region is refused
     with a 4xx, serves nothing (GET) and writes nothing (PUT); the same URLs signed for `auto`
     work (presigned-get, presigned-put)."""
-    if as_of.isoformat() < PRESIGNED_SINCE:
-        pytest.skip(f"N/A: presigned URLs are not in force before {PRESIGNED_SINCE}")
     key = names.key()
     s3.wire.put_object(bucket, key, b"regional secret").assert_ok()
     for method, body in (("GET", b""), ("PUT", b"overwritten")):
