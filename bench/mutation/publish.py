@@ -46,8 +46,7 @@ def areas_from(doc: dict[str, Any]) -> list[dict[str, Any]]:
 def score_down(area: Row) -> float:
     """The score to one decimal, rounded down as the report prints it (82.99 is 82.9, never
     83.0: a figure rounded up would claim kills the run did not make)."""
-    judged = area.mutants - area.equivalent - area.out_of_spec - area.harness
-    return math.floor(1000 * area.killed / judged) / 10 if judged else 100.0
+    return math.floor(1000 * area.killed / area.judged) / 10 if area.judged else 100.0
 
 
 def figure(doc: dict[str, Any], scope: str, commit: str, measured: str) -> dict[str, Any]:

@@ -53,9 +53,13 @@ class Row:
     harness: int = 0
 
     @property
+    def judged(self) -> int:
+        """The mutants the score is taken over: all but those excused or not valid."""
+        return self.mutants - self.equivalent - self.out_of_spec - self.harness
+
+    @property
     def score(self) -> float:
-        judged = self.mutants - self.equivalent - self.out_of_spec - self.harness
-        return 100.0 * self.killed / judged if judged else 100.0
+        return 100.0 * self.killed / self.judged if self.judged else 100.0
 
 
 @dataclass

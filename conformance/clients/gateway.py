@@ -6,9 +6,7 @@ answers (status, headers, body), and each exchange is recorded as evidence.
 
 from __future__ import annotations
 
-import http.client
 import json
-import ssl
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,6 +16,7 @@ import requests
 
 from conformance.clients import retry
 from conformance.clients.evidence import Exchange, collector
+from conformance.clients.hand_http import hand_connection
 
 DEFAULT_NETWORKS = ("sepolia", "rinkeby")
 # behaviours of the provider's gateway in front of the nodes: a 403 for a method outside its
@@ -179,18 +178,7 @@ class GatewayClient:
         hand with http.client: no HTTP library sends a request without Host or with two."""
         url = self.url_for(network)
         parts = urlsplit(url)
-        host = parts.hostname or "localhost"
-        conn: http.client.HTTPConnection
-        if parts.scheme == "https":
-            verify = self.session.verify
-            context = ssl.create_default_context(cafile=verify if isinstance(verify, str) else None)
-            if verify is False:
-                context.check_hostname, context.verify_mode = False, ssl.CERT_NONE
-            conn = http.client.HTTPSConnection(
-                host, parts.port, timeout=self.timeout, context=context
-            )
-        else:
-            conn = http.client.HTTPConnection(host, parts.port, timeout=self.timeout)
+        conn = hand_connection(url, self.session.verify, self.timeout)
         target = parts.path + (f"?{parts.query}" if parts.query else "")
         sent = {"Content-Type": "application/json", "Content-Length": str(len(body))}
         try:

@@ -18,6 +18,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from conformance.clients.evidence import Exchange, collector
+from conformance.clients.hand_http import hand_connection
 from conformance.clients.s3_wire import PreparedWire, Query, WireClient, WireReply
 
 SHORT_READ_TIMEOUT = 5.0
@@ -51,15 +52,7 @@ def _continued(conn: http.client.HTTPConnection) -> bool:
 def connection(wire: WireClient, url: str, timeout: float) -> http.client.HTTPConnection:
     """An unopened HTTP(S) connection to `url`'s host, TLS verified as `wire` verifies it, for a
     test that writes a request by hand (http.client, not `requests`)."""
-    parts = urlsplit(url)
-    host = parts.hostname or "localhost"
-    if parts.scheme != "https":
-        return http.client.HTTPConnection(host, parts.port, timeout=timeout)
-    verify = wire.verify
-    context = ssl.create_default_context(cafile=verify if isinstance(verify, str) else None)
-    if verify is False:
-        context.check_hostname, context.verify_mode = False, ssl.CERT_NONE
-    return http.client.HTTPSConnection(host, parts.port, timeout=timeout, context=context)
+    return hand_connection(url, wire.verify, timeout)
 
 
 def send_head(
