@@ -214,7 +214,7 @@ def finished(result: WorkResult, retry_unjudged: bool) -> bool:
     found = verdict.from_output(result.output)
     if found is None:
         return False
-    return found.judged or not retry_unjudged
+    return found.settled or not retry_unjudged
 
 
 def run_items(

@@ -6,7 +6,9 @@ selection executes their lines, bench/mutation/executed.py), equivalent and out-
 (survivors the ledger lists), and the mutants the suite did not judge, each in its own column
 and never a kill: timeouts, reference start failures, collection errors, other non-zero exits;
 `harness` counts mutants cosmic-ray could not run and those that are not valid Python
-(validity.py). score = killed / (mutants - equivalent - out-of-spec - harness): an unjudged or
+(validity.py); `stillborn` those under which the reference exits before it is ready, in the
+suite's run and again when started directly (stillborn.py): no implementation to judge.
+score = killed / (mutants - equivalent - out-of-spec - harness - stillborn): an unjudged or
 unexecuted mutant counts as not killed.
 """
 
@@ -29,11 +31,12 @@ from bench.mutation.plan import ROOT
 
 COLUMNS = (
     "mutants", "killed", "survived", "not_executed", "equivalent", "out_of_spec", "timeouts",
-    "start_failures", "collection_errors", "other_exits", "harness",
+    "start_failures", "collection_errors", "other_exits", "harness", "stillborn",
 )  # fmt: skip
 CLASS_COLUMN = {
     verdict.KILLED: "killed", verdict.TIMEOUT: "timeouts", verdict.START: "start_failures",
     verdict.COLLECTION: "collection_errors", verdict.OTHER: "other_exits",
+    verdict.STILLBORN: "stillborn",
 }  # fmt: skip
 
 
@@ -51,11 +54,13 @@ class Row:
     collection_errors: int = 0
     other_exits: int = 0
     harness: int = 0
+    stillborn: int = 0
 
     @property
     def judged(self) -> int:
-        """The mutants the score is taken over: all but those excused or not valid."""
-        return self.mutants - self.equivalent - self.out_of_spec - self.harness
+        """The mutants the score is taken over: all but those excused, not valid, or under
+        which the reference cannot start."""
+        return self.mutants - self.equivalent - self.out_of_spec - self.harness - self.stillborn
 
     @property
     def score(self) -> float:

@@ -26,7 +26,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from bench.mutation import forkrun, verdict
+from bench.mutation import forkrun, stillborn, verdict
 from bench.mutation.context_plugin import DAY_ENV, DIR_ENV
 from conformance.cli_run import suite_plugin_args
 
@@ -165,10 +165,16 @@ def _judge(
     per_day: dict[str, list[str]] | None = None,
 ) -> verdict.Verdict:
     runs: list[verdict.Run] = []
+    dead_at: list[str] = []  # why the reference is stillborn, per date it did not start
     for day in days:
         sel = (per_day or {}).get(day, selection)
         stop_first = baseline.clean(day)
         run, output = _run(args, sel, day, stop_first)
+        if _exited_at_start(baseline, run) and (why := stillborn.probe(day, sel, _env())):
+            dead_at.append(why)  # no run without -x: the reference does not start at this date
+            runs.append(run)
+            sys.stdout.write(output[-OUTPUT_TAIL:])
+            continue
         if stop_first and run.exit != 0 and not verdict.kills(baseline, run):
             # -x stopped on something that is not a kill: a later rule may still kill
             run, output = _run(args, sel, day, stop_first=False)
@@ -177,7 +183,19 @@ def _judge(
             sys.stdout.write(output[-OUTPUT_TAIL:])
         if verdict.kills(baseline, run):
             break
-    return verdict.classify(baseline, runs)
+    found = verdict.classify(baseline, runs)
+    if found.cls == verdict.START and len(dead_at) == len(runs):  # at every date it was run
+        return verdict.Verdict(verdict.STILLBORN, notes=[*found.notes, *dead_at])
+    return found
+
+
+def _exited_at_start(baseline: verdict.Baseline, run: verdict.Run) -> bool:
+    """The suite's run says the reference exited before it was ready, and nothing was killed."""
+    return (
+        verdict.START_KIND in run.kinds()
+        and stillborn.exited_at_start(run.start_notes)
+        and not verdict.kills(baseline, run)
+    )
 
 
 # The suite and the reference it launches run on a zone half a day from UTC: on a UTC host a
@@ -198,6 +216,15 @@ def with_testing_exception(env: dict[str, str]) -> dict[str, str]:
     return {**env, "PYTHONPATH": os.pathsep.join(path)}
 
 
+_SUITE_ENV = {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "TZ": HOST_ZONE}
+
+
+def _env() -> dict[str, str]:
+    """A mutant's run's environment (and its stillborn probe's): the suite's plugins only, the
+    host zone, cosmic-ray's testing exception."""
+    return with_testing_exception({**os.environ, **_SUITE_ENV})
+
+
 def _run(
     args: argparse.Namespace, selection: list[str], day: str, stop_first: bool
 ) -> tuple[verdict.Run, str]:
@@ -208,12 +235,10 @@ def _run(
             "--no-html", *selection, "--", *(["-x"] if stop_first else []), *PLUGINS,
             "-p", ORDER_PLUGIN, "-q", "--model-shrink-seconds", "0",
         ]  # fmt: skip
-        env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "TZ": HOST_ZONE}
-        if env.get(DIR_ENV):  # the coverage baseline: a context per test (contexts.py)
+        env = _env()
+        if os.environ.get(DIR_ENV):  # the coverage baseline: a context per test (contexts.py)
             command += ["-p", CONTEXT_PLUGIN]
-            env[DAY_ENV] = day
-        else:
-            env = with_testing_exception(env)
+            env = {**os.environ, **_SUITE_ENV, DAY_ENV: day}
         if forkrun.FORKED:  # forked by the harness's fork server: fork this run too
             code, output = forkrun.run_captured(command[2], command[3:], env)
         else:

@@ -19,7 +19,10 @@ KILLED, SURVIVED = "killed", "survived"
 # a survivor not run: no suite test of its selection executes its lines (bench/mutation/executed.py)
 NOT_EXECUTED = "not-executed"
 TIMEOUT, START, COLLECTION, OTHER = "timeout", "start-failure", "collection-error", "other-exit"
-CLASSES = (KILLED, SURVIVED, NOT_EXECUTED, TIMEOUT, START, COLLECTION, OTHER)
+# the reference exits before it is ready under the mutant, twice (stillborn.py): no
+# implementation to judge, left out of the score like a mutant that does not compile
+STILLBORN = "stillborn"
+CLASSES = (KILLED, SURVIVED, NOT_EXECUTED, TIMEOUT, START, COLLECTION, OTHER, STILLBORN)
 SURVIVORS = (SURVIVED, NOT_EXECUTED)  # judged and not killed
 UNJUDGED = (TIMEOUT, START, COLLECTION, OTHER)  # the suite said nothing about the mutant
 MARKER = "MUTANT-VERDICT "
@@ -74,6 +77,7 @@ class Run:
     failures: dict[str, list[str]] = field(default_factory=dict)  # rule id -> case kinds
     problems: list[str] = field(default_factory=list)  # run.problems kinds
     stop_first: bool = False  # ran with -x: rules after the first failure did not run
+    start_notes: list[str] = field(default_factory=list)  # first lines of start-failure cases
 
     def kinds(self) -> set[str]:
         return {kind for kinds in self.failures.values() for kind in kinds}
@@ -89,6 +93,8 @@ def condense(doc: Mapping[str, Any] | None, exit_code: int, as_of: str, stop_fir
         kind = case_kind(case)
         if kind is not None:
             run.failures.setdefault(str(case["rule_id"]), []).append(kind)
+        if kind == START_KIND:
+            run.start_notes.append(str(case.get("message") or "").splitlines()[0])
     run.problems = [str(p.get("kind")) for p in (doc.get("run") or {}).get("problems") or []]
     return run
 
@@ -138,6 +144,11 @@ class Verdict:
     @property
     def judged(self) -> bool:
         return self.cls in (KILLED, *SURVIVORS)
+
+    @property
+    def settled(self) -> bool:
+        """Nothing to learn by running it again: judged, or no implementation (stillborn)."""
+        return self.judged or self.cls == STILLBORN
 
 
 def kills(baseline: Baseline, run: Run) -> list[str]:

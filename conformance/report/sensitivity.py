@@ -48,22 +48,24 @@ class AreaScore:
     equivalent: int
     out_of_spec: int
     not_judged: int  # timeouts, start failures, collection errors, other exits
-    score: float  # killed / (mutants - equivalent - out-of-spec - harness), in percent
+    score: float  # killed / (mutants - equivalent - out-of-spec - harness - stillborn), in %
     not_executed: int = 0  # survivors not run: no suite test executes their lines
     source: Measured | None = None  # its own run (a full one), else the file's figure
     harness: int = 0  # no mutant to judge: cosmic-ray could not make it, or it does not compile
+    stillborn: int = 0  # no implementation to judge: the reference exits before it is ready
 
     @property
     def judged(self) -> int:
         """Mutants the suite either killed or let survive (not excused, not unjudged)."""
-        unjudged = self.not_judged + self.harness
+        unjudged = self.not_judged + self.harness + self.stillborn
         return max(self.mutants - self.equivalent - self.out_of_spec - unjudged, 0)
 
     @property
     def scored(self) -> int:
         """The %'s denominator: every mutant the ledger does not excuse, not-judged included
-        (harness ones are no mutants: they are named, never scored)."""
-        return max(self.mutants - self.equivalent - self.out_of_spec - self.harness, 0)
+        (harness and stillborn ones are no mutants a suite could judge: named, never scored)."""
+        excluded = self.harness + self.stillborn
+        return max(self.mutants - self.equivalent - self.out_of_spec - excluded, 0)
 
     def phrase(self) -> str:
         """`s3 20 of 31 killed, 2 not judged (64%)`: the fraction is the %'s, so a not-judged
@@ -84,6 +86,8 @@ class AreaScore:
             counts += f", {self.not_judged} not judged"
         if self.harness:
             counts += f", {self.harness} no valid mutant (harness)"
+        if self.stillborn:
+            counts += f", {self.stillborn} stillborn (the reference does not start)"
         # from the counts, rounded down: 99.6% (or the file's 99.95 -> 100.0) is not "100%",
         # which would read as every mutant killed
         percent = self.killed * 100 // self.scored if self.scored else 0
@@ -145,6 +149,7 @@ def parse(doc: dict[str, Any]) -> Sensitivity:
             not_executed=int(row.get("not_executed") or 0),
             source=_source(row),
             harness=int(row.get("harness") or 0),
+            stillborn=int(row.get("stillborn") or 0),
         )
         for row in doc["areas"]
     )

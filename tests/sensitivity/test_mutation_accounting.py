@@ -111,7 +111,7 @@ def test_each_verdict_has_its_column_and_stale_entries_are_named(
     assert any(s.startswith("no longer made") and "is 7" in s for s in summary.stale)
     sampled = report.summarise(session, of, known, full_modules=[], root=tree)
     assert len(sampled.stale) == 1  # a sampled run cannot tell an entry is no longer made
-    assert "| m.py | 6 | 1 | 1 | 0 | 1 | 0 | 1 | 1 | 0 | 1 | 0 | 20% |" in report.table(summary)
+    assert "| m.py | 6 | 1 | 1 | 0 | 1 | 0 | 1 | 1 | 0 | 1 | 0 | 0 | 20% |" in report.table(summary)
 
 
 def _carry(
