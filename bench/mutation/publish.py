@@ -61,6 +61,19 @@ def figure(doc: dict[str, Any], scope: str, commit: str, measured: str) -> dict[
     }
 
 
+def impossible(areas: list[dict[str, Any]]) -> list[str]:
+    """Areas whose counts no run can give: more kills than mutants scored, or columns that add
+    up to more mutants than the area has (a hand-edited or half-merged results.json)."""
+    bad = []
+    for area in areas:
+        row = Row(str(area["area"]), **{column: int(area[column]) for column in COLUMNS})
+        parts = sum(getattr(row, column) for column in COLUMNS if column != "mutants")
+        if row.killed > row.judged or parts > row.mutants or min(area[c] for c in COLUMNS) < 0:
+            bad.append(f"{row.module}: {row.killed} killed of {row.judged} scored, "
+                       f"{parts} counted of {row.mutants} mutants")  # fmt: skip
+    return bad
+
+
 def incomplete(doc: dict[str, Any], cfg: plan.Config | None = None) -> list[str]:
     """What keeps the run from being a full run of its areas: a module of an area it has no
     row for, or a row with fewer mutants than the harness makes of its module now."""
@@ -114,6 +127,9 @@ def main(argv: list[str] | None = None) -> int:
     published = figure(doc, args.scope, commit, measured)
     if not published["areas"]:
         print(f"error: {args.out}/results.json holds no mutant", file=sys.stderr)
+        return 1
+    if bad := impossible(published["areas"]):
+        print("error: counts that cannot be: " + "; ".join(bad), file=sys.stderr)
         return 1
     if published["full_run"] and (gaps := incomplete(doc)):
         print("error: not a full run of its areas: " + "; ".join(gaps), file=sys.stderr)

@@ -6,17 +6,18 @@ answers (status, headers, body), and each exchange is recorded as evidence.
 
 from __future__ import annotations
 
+import http.client
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import urlsplit, urlunsplit
 
 import requests
 
 from conformance.clients import retry
 from conformance.clients.evidence import Exchange, collector
-from conformance.clients.hand_http import hand_connection
+from conformance.clients.hand_http import broken_answer, hand_connection
 
 DEFAULT_NETWORKS = ("sepolia", "rinkeby")
 # behaviours of the provider's gateway in front of the nodes: a 403 for a method outside its
@@ -99,7 +100,7 @@ class GatewayClient:
         return behaviour in self.provider_gateway
 
     def url_for(self, network: str) -> str:
-        return f"{self.url}/v1/{network}"
+        return below(self.url, f"/v1/{network}")
 
     def call(self, network: str, method: str, params: Any = _UNSET, id: Any = 1) -> Reply:
         """One JSON-RPC request; `params=_UNSET` leaves the member out."""
@@ -130,7 +131,7 @@ class GatewayClient:
         http_method: str = "POST",
     ) -> Reply:
         """`post_raw` to any path below the gateway URL (`/v2/sepolia`: another version)."""
-        url = self.url + path
+        url = below(self.url, path)
         data = body.encode("utf-8") if isinstance(body, str) else body
         sent = dict(headers or {})
         resp = self.session.request(
@@ -191,6 +192,9 @@ class GatewayClient:
             resp = conn.getresponse()
             answer = resp.read()
             answer_headers = {k.lower(): v for k, v in resp.getheaders()}
+        except (http.client.HTTPException, ConnectionError) as exc:
+            collector.add(broken_answer("POST", url, {**sent, "Host": ", ".join(hosts)}, exc))
+            raise
         finally:
             conn.close()
         try:
@@ -202,6 +206,14 @@ class GatewayClient:
         shown = {**sent, "Host": ", ".join(hosts) + f" ({len(hosts)} lines)"}
         collector.add(Exchange.build("POST", url, resp.status, shown, answer_headers, answer, body))
         return reply
+
+
+def below(base: str, path: str) -> str:
+    """`path` under the base URL's path, the base's query kept after it: a gateway URL that
+    carries its key as a query (`https://gw.example/?key=k`) gives `/v1/sepolia?key=k`, not
+    `/?key=k/v1/sepolia`."""
+    parts = urlsplit(base)
+    return urlunsplit(parts._replace(path=parts.path.rstrip("/") + path))
 
 
 def request_object(method: str, params: Any = _UNSET, id: Any = _UNSET) -> dict[str, Any]:
@@ -220,7 +232,7 @@ def preflight(surface: Mapping[str, Any]) -> str | None:
     if not url:
         return "gateway surface: no url configured"
     networks = list(surface.get("networks") or DEFAULT_NETWORKS)
-    probe = f"{url}/v1/{networks[0]}"
+    probe = below(url, f"/v1/{networks[0]}")
     body = json.dumps(request_object("eth_chainId", [], 1))
     try:
         requests.post(probe, data=body, headers=JSON_HEADERS, timeout=DEFAULT_TIMEOUT_S)

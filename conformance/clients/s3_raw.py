@@ -18,7 +18,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from conformance.clients.evidence import Exchange, collector
-from conformance.clients.hand_http import hand_connection
+from conformance.clients.hand_http import broken_answer, hand_connection, host_header
 from conformance.clients.s3_wire import PreparedWire, Query, WireClient, WireReply
 
 SHORT_READ_TIMEOUT = 5.0
@@ -88,7 +88,7 @@ def send_head(
         for name, value in sent.items():
             conn.putheader(name, value)
         if "host" not in {name.lower() for name in sent}:
-            conn.putheader("Host", parts.netloc)
+            conn.putheader("Host", host_header(prepared.url))
         conn.endheaders()
         if _continued(conn):
             # the target asked for the body (100 Continue) instead of answering from the head
@@ -101,6 +101,9 @@ def send_head(
             Exchange.build(method, prepared.url, None, sent, {}, f"no answer in {timeout} s")
         )
         return None
+    except (http.client.HTTPException, ConnectionError) as exc:
+        collector.add(broken_answer(method, prepared.url, sent, exc))
+        raise
     finally:
         conn.close()
     answer = dict(response.getheaders())
@@ -127,10 +130,13 @@ def send_header_lines(
         for name, value in sent:
             conn.putheader(name, value)
         if "host" not in {name.lower() for name, _ in sent}:
-            conn.putheader("Host", parts.netloc)
+            conn.putheader("Host", host_header(prepared.url))
         conn.endheaders()
         response = conn.getresponse()
         body = response.read()
+    except (http.client.HTTPException, ConnectionError) as exc:
+        collector.add(broken_answer(prepared.method, prepared.url, dict(sent), exc))
+        raise
     finally:
         conn.close()
     answer = dict(response.getheaders())

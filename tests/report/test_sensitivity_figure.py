@@ -67,6 +67,21 @@ def test_publish_refuses_a_run_without_mutants(tmp_path: Path) -> None:
     assert not (tmp_path / "s").exists()
 
 
+@pytest.mark.parametrize(
+    "change",
+    [{"killed": 4, "equivalent": 2},  # 6 counted of 4 mutants (4 killed of 2 scored)
+     {"killed": 4, "equivalent": 1, "survived": -1}],  # a negative column
+    ids=["more-counted-than-mutants", "negative"],
+)  # fmt: skip
+def test_publish_refuses_counts_no_run_gives(tmp_path: Path, change: dict[str, int]) -> None:
+    """A hand-edited or half-merged results.json is not published (a review's finding)."""
+    row = dict(ROWS[0], **change)
+    (tmp_path / "results.json").write_text(json.dumps({"rows": [row]}), "utf-8")
+    target = tmp_path / "s.json"
+    assert publish.main([str(tmp_path), "--scope", "sample", "--to", str(target)]) == 1
+    assert not target.exists()
+
+
 def test_the_report_and_the_terminal_name_the_figure_or_its_absence(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
