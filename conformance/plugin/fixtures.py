@@ -9,7 +9,7 @@ from __future__ import annotations
 import datetime as dt
 import difflib
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -54,6 +54,14 @@ def use_surface(request: pytest.FixtureRequest, target: Target, name: str) -> di
 def as_of(pytestconfig: pytest.Config) -> dt.date:
     """The date whose rules and limits apply to this run (--as-of)."""
     return get_state(pytestconfig).options.as_of
+
+
+@pytest.fixture(scope="session")
+def in_force(pytestconfig: pytest.Config, as_of: dt.date) -> Callable[[str], bool]:
+    """Whether a catalog rule is in force at the as-of date: a test of one rule that leans on
+    another operation (ListParts to see what a refused call stored) asks before it does."""
+    catalog = get_state(pytestconfig).catalog(pytestconfig)
+    return lambda rule_id: catalog.get(rule_id).in_force(as_of)
 
 
 @pytest.fixture(scope="session")
