@@ -18,6 +18,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from conformance.clients.evidence import Exchange, collector
+from conformance.clients.hand_http import host_header
 from conformance.clients.s3_raw import connection
 from conformance.suite.setup_check import not_checked
 
@@ -38,7 +39,7 @@ def _send(
     for name, value in headers.items():
         conn.putheader(name, value)
     if "host" not in names:
-        conn.putheader("Host", parts.netloc)
+        conn.putheader("Host", host_header(url))
     conn.endheaders()
     response = conn.getresponse()
     body = response.read()

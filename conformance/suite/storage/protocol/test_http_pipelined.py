@@ -1,0 +1,46 @@
+"""A PUT followed on its connection by bytes that are no request keeps its answer.
+
+RFC 9112 section 9.3.2: a server sends the answers to pipelined requests in the order it
+received them. A target that reads a complete PUT and stores it, then meets bytes it cannot
+parse and answers only the 400, leaves its client believing the write failed while the object
+is there. Taken: the PUT's answer first (a 400 or a close may follow), or no 2xx for the PUT
+and no object stored (docs/decisions.md, `storage.http.pipelined-answer-kept`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import pytest
+
+from conformance.clients.s3_raw import send_pipelined
+
+BODY = b"written before bytes that are no request"
+# each a second "request" no HTTP/1.1 parser takes: a request line with no version, a NUL in
+# the method, a header line without a colon
+NOT_A_REQUEST = {
+    "no-version": b"GARBAGE\r\n\r\n",
+    "nul-method": b"G\x00T / HTTP/1.1\r\nHost: x\r\n\r\n",
+    "header-without-colon": b"GET / HTTP/1.1\r\nno colon here\r\n\r\n",
+}
+
+
+@pytest.mark.rule("storage.http.pipelined-answer-kept")
+@pytest.mark.parametrize("after", list(NOT_A_REQUEST.values()), ids=list(NOT_A_REQUEST))
+def test_a_put_keeps_its_answer_before_a_parse_error(s3, bucket, names, after: bytes) -> None:
+    key = names.key()
+    prepared = s3.wire.prepare("PUT", bucket, key, body=BODY)
+    answers = send_pipelined(s3.wire, prepared, after)
+    stored = s3.wire.get_object(bucket, key)
+    seen = [reply.status for reply in answers]
+    if answers and 200 <= answers[0].status < 300:
+        etag = str(answers[0].headers.get("ETag") or answers[0].headers.get("etag") or "")
+        assert etag.strip('"') == hashlib.md5(BODY).hexdigest(), (
+            f"the first answer is a 2xx that is not the PUT's (ETag {etag!r}); answers {seen}"
+        )
+        assert stored.status == 200 and stored.body == BODY, stored.describe()
+        return
+    assert stored.status == 404, (
+        f"the PUT was stored, but its client was answered {seen or 'nothing'} first: "
+        f"{stored.describe()}"
+    )
