@@ -100,6 +100,10 @@ class Summary:
     def unjudged(self) -> list[Mutant]:
         return [m for m in self.mutants if m.cls in verdict.UNJUDGED]
 
+    @property
+    def stillborn(self) -> list[Mutant]:
+        return [m for m in self.mutants if m.cls == verdict.STILLBORN]
+
 
 def verdict_of(result: WorkResult) -> verdict.Verdict:
     found = verdict.from_output(result.output)
@@ -276,6 +280,12 @@ def survivors_md(summary: Summary) -> str:
         out.append(
             f"### {m.module}:{m.line} ({m.operator}): NOT JUDGED, {m.cls}\n\n{notes}\n\n"
             f"```diff\n{m.diff}\n```\n"
+        )
+    for m in summary.stillborn:  # out of the score: each shown with the probe's evidence
+        notes = "; ".join(m.notes)
+        out.append(
+            f"### {m.module}:{m.line} ({m.operator}): STILLBORN, out of the score\n\n{notes}"
+            f"\n\n```diff\n{m.diff}\n```\n"
         )
     for line in summary.stale:
         out.append(f"### STALE LEDGER ENTRY\n\n{line}\n")

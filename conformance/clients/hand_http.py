@@ -51,9 +51,15 @@ def _bundle_from_env() -> str | None:
 
 
 def host_header(url: str) -> str:
-    """The Host a client sends for `url`: its authority without user information (RFC 9110
-    7.2), the port only when the URL names one."""
-    return urlsplit(url).netloc.rpartition("@")[2]
+    """The Host a client sends for `url`, as botocore signs it: no user information (RFC 9110
+    7.2), the host lowercased, an IPv6 literal in brackets, the port only when it is not the
+    scheme's default (a Host of `s3.example:443` fails a signature made over `s3.example`)."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    if ":" in host:
+        host = f"[{host}]"
+    default = {"http": 80, "https": 443}.get(parts.scheme)
+    return host if parts.port in (None, default) else f"{host}:{parts.port}"
 
 
 def broken_answer(method: str, url: str, sent: Mapping[str, str], exc: Exception) -> Exchange:

@@ -22,6 +22,7 @@ from conformance.clients.hand_http import broken_answer, hand_connection, host_h
 from conformance.clients.s3_wire import PreparedWire, Query, WireClient, WireReply
 
 SHORT_READ_TIMEOUT = 5.0
+FIRST_ANSWER_WAIT = 60.0  # a pipelined write's first answer: the store may be slow
 LOCAL_STORAGE_HOST = "localhost"
 
 
@@ -147,11 +148,12 @@ def send_header_lines(
 
 
 def send_pipelined(
-    wire: WireClient, prepared: PreparedWire, after: bytes, timeout: float = SHORT_READ_TIMEOUT
+    wire: WireClient, prepared: PreparedWire, after: bytes, first_wait: float = FIRST_ANSWER_WAIT
 ) -> list[WireReply]:
     """Write `prepared` (its head and body, with Content-Length and Host) and `after` in one
-    write on a fresh connection, then read every answer until the target closes, goes quiet
-    for `timeout` seconds, or has answered twice. No HTTP library pipelines, so this does."""
+    write on a fresh connection, then read the final answers in turn: up to `first_wait`
+    seconds for the first (a slow store), then until the target closes, goes quiet for
+    SHORT_READ_TIMEOUT seconds, or has answered twice. No HTTP library pipelines, so this does."""
     parts = urlsplit(prepared.url)
     if not isinstance(prepared.body, bytes):
         raise TypeError("a pipelined request's body is bytes")
@@ -165,13 +167,13 @@ def send_pipelined(
     target = parts.path + (f"?{parts.query}" if parts.query else "")
     head = f"{prepared.method} {target} HTTP/1.1\r\n"
     head += "".join(f"{name}: {value}\r\n" for name, value in headers.items()) + "\r\n"
-    conn = connection(wire, prepared.url, timeout)
+    conn = connection(wire, prepared.url, first_wait)
     answers: list[WireReply] = []
     try:
         conn.connect()
         assert conn.sock is not None
         conn.sock.sendall(head.encode("latin-1") + body + after)
-        answers = read_answers(conn.sock.makefile("rb"), prepared.method, prepared.url, limit=2)
+        answers = read_answers(conn.sock, prepared.method, prepared.url, limit=2)
     finally:
         conn.close()
     shown = f"{len(answers)} answer(s) to the request and {len(after)} bytes after it"
@@ -183,9 +185,12 @@ def send_pipelined(
     return answers
 
 
-def read_answers(stream: Any, method: str, url: str, limit: int) -> list[WireReply]:
-    """Up to `limit` answers read in turn from one connection's stream (Content-Length or
-    chunked bodies); stops at a close, a quiet connection or an answer it cannot read."""
+def read_answers(sock: socket.socket, method: str, url: str, limit: int) -> list[WireReply]:
+    """Up to `limit` final answers read in turn from one connection (Content-Length or chunked
+    bodies; interim 1xx answers skipped, RFC 9110 15.2); the first waits as long as the
+    socket's timeout, later ones SHORT_READ_TIMEOUT. Stops at a close, a quiet connection or
+    an answer it cannot read: what was read stands."""
+    stream = sock.makefile("rb")
     answers: list[WireReply] = []
     try:
         while len(answers) < limit:
@@ -194,6 +199,8 @@ def read_answers(stream: Any, method: str, url: str, limit: int) -> list[WireRep
                 break
             status = int(line.split(b" ", 2)[1])
             fields = http.client.parse_headers(stream)
+            if 100 <= status < 200:
+                continue
             if fields.get("Transfer-Encoding", "").lower().endswith("chunked"):
                 data = _chunked(stream)
             else:
@@ -201,8 +208,9 @@ def read_answers(stream: Any, method: str, url: str, limit: int) -> list[WireRep
             answers.append(WireReply(method, url, status, dict(fields.items()), data))
             if fields.get("Connection", "").lower() == "close":
                 break
+            sock.settimeout(SHORT_READ_TIMEOUT)
     except (OSError, ValueError, IndexError, http.client.HTTPException):
-        pass  # what was read stands: a close or a quiet connection ends the answers
+        pass
     return answers
 
 

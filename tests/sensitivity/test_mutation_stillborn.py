@@ -124,3 +124,11 @@ def test_the_probe_starts_the_real_reference() -> None:
     bad = stillborn.probe(today, ["--reference-profile", "no_such_field=1"], env)
     assert bad is not None and "exited with code" in bad, bad
     assert stillborn.probe(today, [], dict(os.environ)) is None
+
+
+def test_a_stillborn_mutant_is_listed_with_its_evidence() -> None:
+    """Out of the score, never out of sight: survivors.md shows its diff and the probe's note."""
+    why = "a second start at d exited with code 1 before it was ready: TypeError: x"
+    mutant = report.Mutant("m.py", "AddNot", 3, 0, v.STILLBORN, notes=[why], diff="-a\n+b")
+    text = report.survivors_md(report.Summary(mutants=[mutant]))
+    assert "m.py:3 (AddNot): STILLBORN" in text and why in text and "+b" in text
