@@ -167,15 +167,7 @@ def send_pipelined(
     target = parts.path + (f"?{parts.query}" if parts.query else "")
     head = f"{prepared.method} {target} HTTP/1.1\r\n"
     head += "".join(f"{name}: {value}\r\n" for name, value in headers.items()) + "\r\n"
-    conn = connection(wire, prepared.url, first_wait)
-    answers: list[WireReply] = []
-    try:
-        conn.connect()
-        assert conn.sock is not None
-        conn.sock.sendall(head.encode("latin-1") + body + after)
-        answers = read_answers(conn.sock, prepared.method, prepared.url, limit=2)
-    finally:
-        conn.close()
+    answers = _exchange(wire, prepared.url, head.encode("latin-1") + body + after, first_wait, 2)
     shown = f"{len(answers)} answer(s) to the request and {len(after)} bytes after it"
     for reply in answers or [WireReply(prepared.method, prepared.url, 0, {}, b"")]:
         collector.add(
@@ -183,6 +175,30 @@ def send_pipelined(
                            reply.headers, reply.body or shown, body)
         )  # fmt: skip
     return answers
+
+
+def send_raw(wire: WireClient, url: str, data: bytes) -> list[WireReply]:
+    """Write `data` as it is on a fresh connection to `url`'s host; the answer, if any (read
+    as send_pipelined reads its first)."""
+    answers = _exchange(wire, url, data, SHORT_READ_TIMEOUT, 1)
+    shown = f"{len(data)} bytes written as they are: {data[:80]!r}"
+    for reply in answers or [WireReply("RAW", url, 0, {}, b"")]:
+        collector.add(
+            Exchange.build("RAW", url, reply.status or None, {}, reply.headers,
+                           reply.body or "no answer", shown)
+        )  # fmt: skip
+    return answers
+
+
+def _exchange(wire: WireClient, url: str, data: bytes, wait: float, limit: int) -> list[WireReply]:
+    conn = connection(wire, url, wait)
+    try:
+        conn.connect()
+        assert conn.sock is not None
+        conn.sock.sendall(data)
+        return read_answers(conn.sock, "RAW", url, limit)
+    finally:
+        conn.close()
 
 
 def read_answers(sock: socket.socket, method: str, url: str, limit: int) -> list[WireReply]:

@@ -1,4 +1,5 @@
-"""A PUT followed on its connection by bytes that are no request keeps its answer.
+"""A PUT followed on its connection by bytes that are no request keeps its answer, and those
+bytes are answered 400.
 
 RFC 9112 section 9.3.2: a server sends the answers to pipelined requests in the order it
 received them. A target that reads a complete PUT and stores it, then meets bytes it cannot
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from conformance.clients.s3_raw import send_pipelined
+from conformance.clients.s3_raw import send_pipelined, send_raw
 
 BODY = b"written before bytes that are no request"
 # each a second "request" no HTTP/1.1 parser takes: a request line with no version, a NUL in
@@ -40,3 +41,19 @@ def test_a_put_keeps_its_answer_before_a_parse_error(s3, bucket, names, after: b
         f"the PUT was stored, but its client was answered {seen or 'nothing'} first: "
         f"{stored.describe()}"
     )
+
+
+@pytest.mark.rule("storage.http.unparseable-request-400")
+@pytest.mark.parametrize("after", list(NOT_A_REQUEST.values()), ids=list(NOT_A_REQUEST))
+def test_bytes_that_are_no_request_are_answered_400(s3, bucket, names, after: bytes) -> None:
+    """RFC 9112 section 3: an invalid request line is answered 400; alone on a connection, and
+    after the answer to a pipelined PUT (docs/decisions.md)."""
+    alone = send_raw(s3.wire, s3.wire.url(bucket, None), after)
+    assert [reply.status for reply in alone][:1] == [400], (
+        f"{after!r} alone on a connection: answered {[r.status for r in alone] or 'nothing'}"
+    )
+    prepared = s3.wire.prepare("PUT", bucket, names.key(), body=BODY)
+    answers = send_pipelined(s3.wire, prepared, after)
+    seen = [reply.status for reply in answers]
+    if answers and 200 <= answers[0].status < 300:  # else only the bytes alone are judged here
+        assert seen[1:2] == [400], f"{after!r} after the PUT's answer: answered {seen[1:]}"
