@@ -38,21 +38,25 @@ def test_the_connection_goes_to_the_urls_host_and_port(url: str, host: str, port
     assert (conn.host, conn.port) == (host, port)
 
 
+def _answer_once(server: socket.socket, answer: bytes) -> int:
+    """Serve one connection of `server` in a thread: read the request, write `answer`, close."""
+
+    def serve() -> None:
+        peer, _ = server.accept()
+        with peer:
+            peer.recv(4096)
+            peer.sendall(answer)
+
+    threading.Thread(target=serve, daemon=True).start()
+    return int(server.getsockname()[1])
+
+
 def test_an_ipv6_literal_is_reached() -> None:
     try:
         server = socket.create_server(("::1", 0), family=socket.AF_INET6)
     except OSError:
         pytest.skip("no IPv6 loopback on this machine")
-    port = server.getsockname()[1]
-
-    def answer() -> None:
-        peer, _ = server.accept()
-        with peer:
-            peer.recv(4096)
-            peer.sendall(b"HTTP/1.1 204 No Content\r\nContent-Length: 0\r\n\r\n")
-
-    worker = threading.Thread(target=answer, daemon=True)
-    worker.start()
+    port = _answer_once(server, b"HTTP/1.1 204 No Content\r\nContent-Length: 0\r\n\r\n")
     conn = hand_connection(f"http://[::1]:{port}/", None, 5)
     try:
         conn.request("GET", "/")
@@ -136,15 +140,7 @@ def test_an_answer_cut_short_leaves_evidence() -> None:
     from conformance.clients.gateway import GatewayClient
 
     server = socket.create_server(("127.0.0.1", 0))
-    port = server.getsockname()[1]
-
-    def hang_up() -> None:
-        peer, _ = server.accept()
-        with peer:
-            peer.recv(4096)
-            peer.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n{")
-
-    threading.Thread(target=hang_up, daemon=True).start()
+    port = _answer_once(server, b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n{")
     client = GatewayClient(f"http://127.0.0.1:{port}", ["sepolia"], timeout=5)
     before = len(collector.exchanges)
     try:
