@@ -6,6 +6,7 @@ directory raised, REQUESTS_CA_BUNDLE was ignored, user information went into Hos
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import http.client
 import socket
@@ -44,7 +45,10 @@ def _answer_once(server: socket.socket, answer: bytes) -> int:
     def serve() -> None:
         peer, _ = server.accept()
         with peer:
-            peer.recv(4096)
+            peer.settimeout(0.5)
+            with contextlib.suppress(OSError):  # read all the request: unread bytes reset it
+                while peer.recv(4096):
+                    pass
             peer.sendall(answer)
 
     threading.Thread(target=serve, daemon=True).start()
