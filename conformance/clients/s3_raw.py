@@ -22,7 +22,6 @@ from conformance.clients.hand_http import broken_answer, hand_connection, host_h
 from conformance.clients.s3_wire import PreparedWire, Query, WireClient, WireReply
 
 SHORT_READ_TIMEOUT = 5.0
-FIRST_ANSWER_WAIT = 60.0  # a pipelined write's first answer: the store may be slow
 LOCAL_STORAGE_HOST = "localhost"
 
 
@@ -145,96 +144,3 @@ def send_header_lines(
         Exchange.build(prepared.method, prepared.url, response.status, dict(sent), answer, body)
     )
     return WireReply(prepared.method, prepared.url, response.status, answer, body)
-
-
-def send_pipelined(
-    wire: WireClient, prepared: PreparedWire, after: bytes, first_wait: float = FIRST_ANSWER_WAIT
-) -> list[WireReply]:
-    """Write `prepared` (its head and body, with Content-Length and Host) and `after` in one
-    write on a fresh connection, then read the final answers in turn: up to `first_wait`
-    seconds for the first (a slow store), then until the target closes, goes quiet for
-    SHORT_READ_TIMEOUT seconds, or has answered twice. No HTTP library pipelines, so this does."""
-    parts = urlsplit(prepared.url)
-    if not isinstance(prepared.body, bytes):
-        raise TypeError("a pipelined request's body is bytes")
-    body = prepared.body
-    headers = dict(prepared.headers)
-    names = {name.lower() for name in headers}
-    if "content-length" not in names:
-        headers["Content-Length"] = str(len(body))
-    if "host" not in names:
-        headers["Host"] = host_header(prepared.url)
-    target = parts.path + (f"?{parts.query}" if parts.query else "")
-    head = f"{prepared.method} {target} HTTP/1.1\r\n"
-    head += "".join(f"{name}: {value}\r\n" for name, value in headers.items()) + "\r\n"
-    answers = _exchange(wire, prepared.url, head.encode("latin-1") + body + after, first_wait, 2)
-    shown = f"{len(answers)} answer(s) to the request and {len(after)} bytes after it"
-    for reply in answers or [WireReply(prepared.method, prepared.url, 0, {}, b"")]:
-        collector.add(
-            Exchange.build(prepared.method, prepared.url, reply.status or None, headers,
-                           reply.headers, reply.body or shown, body)
-        )  # fmt: skip
-    return answers
-
-
-def send_raw(wire: WireClient, url: str, data: bytes) -> list[WireReply]:
-    """Write `data` as it is on a fresh connection to `url`'s host; the answer, if any (read
-    as send_pipelined reads its first)."""
-    answers = _exchange(wire, url, data, SHORT_READ_TIMEOUT, 1)
-    shown = f"{len(data)} bytes written as they are: {data[:80]!r}"
-    for reply in answers or [WireReply("RAW", url, 0, {}, b"")]:
-        collector.add(
-            Exchange.build("RAW", url, reply.status or None, {}, reply.headers,
-                           reply.body or "no answer", shown)
-        )  # fmt: skip
-    return answers
-
-
-def _exchange(wire: WireClient, url: str, data: bytes, wait: float, limit: int) -> list[WireReply]:
-    conn = connection(wire, url, wait)
-    try:
-        conn.connect()
-        assert conn.sock is not None
-        conn.sock.sendall(data)
-        return read_answers(conn.sock, "RAW", url, limit)
-    finally:
-        conn.close()
-
-
-def read_answers(sock: socket.socket, method: str, url: str, limit: int) -> list[WireReply]:
-    """Up to `limit` final answers read in turn from one connection (Content-Length or chunked
-    bodies; interim 1xx answers skipped, RFC 9110 15.2); the first waits as long as the
-    socket's timeout, later ones SHORT_READ_TIMEOUT. Stops at a close, a quiet connection or
-    an answer it cannot read: what was read stands."""
-    stream = sock.makefile("rb")
-    answers: list[WireReply] = []
-    try:
-        while len(answers) < limit:
-            line = stream.readline(65537)
-            if not line:
-                break
-            status = int(line.split(b" ", 2)[1])
-            fields = http.client.parse_headers(stream)
-            if 100 <= status < 200:
-                continue
-            if fields.get("Transfer-Encoding", "").lower().endswith("chunked"):
-                data = _chunked(stream)
-            else:
-                data = stream.read(int(fields.get("Content-Length") or 0))
-            answers.append(WireReply(method, url, status, dict(fields.items()), data))
-            if fields.get("Connection", "").lower() == "close":
-                break
-            sock.settimeout(SHORT_READ_TIMEOUT)
-    except (OSError, ValueError, IndexError, http.client.HTTPException):
-        pass
-    return answers
-
-
-def _chunked(stream: Any) -> bytes:
-    data = b""
-    while size := int(stream.readline(1024).split(b";")[0].strip() or b"0", 16):
-        data += stream.read(size)
-        stream.readline(3)
-    while stream.readline(65537).strip():  # trailer fields
-        pass
-    return data

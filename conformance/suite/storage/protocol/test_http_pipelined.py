@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from conformance.clients.s3_raw import send_pipelined, send_raw
+from conformance.clients.raw_wire import send_pipelined, send_raw
 
 BODY = b"written before bytes that are no request"
 # each a second "request" no HTTP/1.1 parser takes: a request line with no version, a NUL in
@@ -57,3 +57,14 @@ def test_bytes_that_are_no_request_are_answered_400(s3, bucket, names, after: by
     seen = [reply.status for reply in answers]
     if answers and 200 <= answers[0].status < 300:  # else only the bytes alone are judged here
         assert seen[1:2] == [400], f"{after!r} after the PUT's answer: answered {seen[1:]}"
+
+
+@pytest.mark.rule("storage.http.malformed-request-answer-dated")
+@pytest.mark.parametrize("after", list(NOT_A_REQUEST.values()), ids=list(NOT_A_REQUEST))
+def test_the_answer_to_bytes_that_are_no_request_is_dated(s3, bucket, after: bytes) -> None:
+    """RFC 9110 section 6.6.1: every 4xx of an origin server with a clock carries a Date."""
+    answers = send_raw(s3.wire, s3.wire.url(bucket, None), after)
+    if not answers or not 400 <= answers[0].status < 500:
+        pytest.skip(f"N/A: no 4xx to date ({[r.status for r in answers] or 'no answer'})")
+    names = {name.lower() for name in answers[0].headers}
+    assert "date" in names, f"{after!r} answered {answers[0].status} without a Date"

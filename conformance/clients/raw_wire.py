@@ -1,0 +1,140 @@
+"""Requests written to the wire as bytes, in pieces or pipelined, and the answers read back
+in turn: what no HTTP library sends (a head split across writes, a request behind another in
+one write, bytes that are no request). The S3 tests of storage.http use these."""
+
+from __future__ import annotations
+
+import http.client
+import socket
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any
+from urllib.parse import urlsplit
+
+from conformance.clients.evidence import Exchange, collector
+from conformance.clients.hand_http import host_header
+from conformance.clients.s3_raw import SHORT_READ_TIMEOUT, connection
+from conformance.clients.s3_wire import PreparedWire, WireClient, WireReply
+
+FIRST_ANSWER_WAIT = 60.0  # the first answer to a written request: the store may be slow
+
+
+def request_bytes(
+    prepared: PreparedWire, unsigned: Mapping[str, str] | None = None
+) -> tuple[bytes, dict[str, str]]:
+    """`prepared` as HTTP/1.1 bytes (head and body, with Content-Length and Host), with the
+    `unsigned` headers added after signing (hop-by-hop ones a proxy may strip before the
+    signature is checked), and the headers it carries."""
+    if not isinstance(prepared.body, bytes):
+        raise TypeError("a request written as bytes has a bytes body")
+    parts = urlsplit(prepared.url)
+    headers = {**prepared.headers, **(unsigned or {})}
+    names = {name.lower() for name in headers}
+    if "content-length" not in names and (prepared.body or prepared.method in ("PUT", "POST")):
+        headers["Content-Length"] = str(len(prepared.body))
+    if "host" not in names:
+        headers["Host"] = host_header(prepared.url)
+    target = parts.path + (f"?{parts.query}" if parts.query else "")
+    head = f"{prepared.method} {target} HTTP/1.1\r\n"
+    head += "".join(f"{name}: {value}\r\n" for name, value in headers.items()) + "\r\n"
+    return head.encode("latin-1") + prepared.body, headers
+
+
+def send_pieces(
+    wire: WireClient, url: str, pieces: Sequence[bytes], limit: int, pause: float = 0.3
+) -> list[WireReply]:
+    """Write `pieces` on one fresh connection, `pause` seconds apart, then read up to `limit`
+    final answers (read_answers). The evidence names the pieces and what came back."""
+    answers = _exchange(wire, url, pieces, pause, FIRST_ANSWER_WAIT, limit)
+    sizes = "+".join(str(len(piece)) for piece in pieces)
+    shown = f"{sizes} bytes written in {len(pieces)} piece(s) {pause} s apart: {pieces[0][:60]!r}"
+    for reply in answers or [WireReply("RAW", url, 0, {}, b"")]:
+        collector.add(
+            Exchange.build("RAW", url, reply.status or None, {}, reply.headers,
+                           reply.body or f"no answer ({len(answers)} read)", shown)
+        )  # fmt: skip
+    return answers
+
+
+def send_pipelined(
+    wire: WireClient, prepared: PreparedWire, after: bytes, first_wait: float = FIRST_ANSWER_WAIT
+) -> list[WireReply]:
+    """Write `prepared` and `after` in one write on a fresh connection, then read the final
+    answers in turn: up to `first_wait` seconds for the first (a slow store), then until the
+    target closes, goes quiet for SHORT_READ_TIMEOUT seconds, or has answered twice."""
+    data, headers = request_bytes(prepared)
+    answers = _exchange(wire, prepared.url, [data + after], 0.0, first_wait, 2)
+    shown = f"{len(answers)} answer(s) to the request and {len(after)} bytes after it"
+    for reply in answers or [WireReply(prepared.method, prepared.url, 0, {}, b"")]:
+        collector.add(
+            Exchange.build(prepared.method, prepared.url, reply.status or None, headers,
+                           reply.headers, reply.body or shown, prepared.body)
+        )  # fmt: skip
+    return answers
+
+
+def send_raw(wire: WireClient, url: str, data: bytes) -> list[WireReply]:
+    """Write `data` as it is on a fresh connection to `url`'s host; the answer, if any."""
+    answers = _exchange(wire, url, [data], 0.0, SHORT_READ_TIMEOUT, 1)
+    shown = f"{len(data)} bytes written as they are: {data[:80]!r}"
+    for reply in answers or [WireReply("RAW", url, 0, {}, b"")]:
+        collector.add(
+            Exchange.build("RAW", url, reply.status or None, {}, reply.headers,
+                           reply.body or "no answer", shown)
+        )  # fmt: skip
+    return answers
+
+
+def _exchange(
+    wire: WireClient, url: str, pieces: Sequence[bytes], pause: float, wait: float, limit: int
+) -> list[WireReply]:
+    conn = connection(wire, url, wait)
+    try:
+        conn.connect()
+        assert conn.sock is not None
+        for index, piece in enumerate(pieces):
+            if index:
+                time.sleep(pause)
+            conn.sock.sendall(piece)
+        return read_answers(conn.sock, "RAW", url, limit)
+    finally:
+        conn.close()
+
+
+def read_answers(sock: socket.socket, method: str, url: str, limit: int) -> list[WireReply]:
+    """Up to `limit` final answers read in turn from one connection (Content-Length or chunked
+    bodies; interim 1xx answers skipped, RFC 9110 15.2); the first waits as long as the
+    socket's timeout, later ones SHORT_READ_TIMEOUT. Stops at a close, a quiet connection or
+    an answer it cannot read: what was read stands."""
+    stream = sock.makefile("rb")
+    answers: list[WireReply] = []
+    try:
+        while len(answers) < limit:
+            line = stream.readline(65537)
+            if not line:
+                break
+            status = int(line.split(b" ", 2)[1])
+            fields = http.client.parse_headers(stream)
+            if 100 <= status < 200:
+                continue
+            if fields.get("Transfer-Encoding", "").lower().endswith("chunked"):
+                data = _chunked(stream)
+            else:
+                data = stream.read(int(fields.get("Content-Length") or 0))
+            answers.append(WireReply(method, url, status, dict(fields.items()), data))
+            if fields.get("Connection", "").lower() == "close":
+                break
+            sock.settimeout(SHORT_READ_TIMEOUT)
+    except (OSError, ValueError, IndexError, http.client.HTTPException):
+        pass
+    return answers
+
+
+def _chunked(stream: Any) -> bytes:
+    data = b""
+    while size := int(stream.readline(1024).split(b";")[0].strip() or b"0", 16):
+        data += stream.read(size)
+        stream.readline(3)
+    while stream.readline(65537).strip():  # trailer fields
+        pass
+    return data
