@@ -17,6 +17,8 @@ from conformance.clients.s3_raw import SHORT_READ_TIMEOUT, connection
 from conformance.clients.s3_wire import PreparedWire, WireClient, WireReply
 
 FIRST_ANSWER_WAIT = 60.0  # the first answer to a written request: the store may be slow
+READ_BUDGET = 150.0  # every answer of one exchange, however slowly they drip in
+MAX_INTERIM = 5  # 1xx answers skipped before the exchange is given up
 
 
 def request_bytes(
@@ -45,7 +47,7 @@ def send_pieces(
 ) -> list[WireReply]:
     """Write `pieces` on one fresh connection, `pause` seconds apart, then read up to `limit`
     final answers (read_answers). The evidence names the pieces and what came back."""
-    answers = _exchange(wire, url, pieces, pause, FIRST_ANSWER_WAIT, limit)
+    answers = _exchange(wire, url, pieces, pause, FIRST_ANSWER_WAIT, limit, FIRST_ANSWER_WAIT)
     sizes = "+".join(str(len(piece)) for piece in pieces)
     shown = f"{sizes} bytes written in {len(pieces)} piece(s) {pause} s apart: {pieces[0][:60]!r}"
     for reply in answers or [WireReply("RAW", url, 0, {}, b"")]:
@@ -86,7 +88,13 @@ def send_raw(wire: WireClient, url: str, data: bytes) -> list[WireReply]:
 
 
 def _exchange(
-    wire: WireClient, url: str, pieces: Sequence[bytes], pause: float, wait: float, limit: int
+    wire: WireClient,
+    url: str,
+    pieces: Sequence[bytes],
+    pause: float,
+    wait: float,
+    limit: int,
+    then_wait: float = SHORT_READ_TIMEOUT,
 ) -> list[WireReply]:
     conn = connection(wire, url, wait)
     try:
@@ -96,38 +104,54 @@ def _exchange(
             if index:
                 time.sleep(pause)
             conn.sock.sendall(piece)
-        return read_answers(conn.sock, "RAW", url, limit)
+        return read_answers(conn.sock, "RAW", url, limit, then_wait)
     finally:
         conn.close()
 
 
-def read_answers(sock: socket.socket, method: str, url: str, limit: int) -> list[WireReply]:
-    """Up to `limit` final answers read in turn from one connection (Content-Length or chunked
-    bodies; interim 1xx answers skipped, RFC 9110 15.2); the first waits as long as the
-    socket's timeout, later ones SHORT_READ_TIMEOUT. Stops at a close, a quiet connection or
-    an answer it cannot read: what was read stands."""
+def read_answers(
+    sock: socket.socket, method: str, url: str, limit: int, then_wait: float = SHORT_READ_TIMEOUT
+) -> list[WireReply]:
+    """Up to `limit` final answers read in turn from one connection; the first waits as long
+    as the socket's timeout, later ones `then_wait`, and the whole read at most READ_BUDGET
+    seconds. Interim 1xx answers are skipped (RFC 9110 15.2, at most MAX_INTERIM), but a 101
+    is the answer: the connection speaks another protocol after it. A body is read by its
+    Content-Length, chunked, or to the close (RFC 9112 6.3). Stops at a close, a quiet
+    connection or an answer it cannot read: what was read stands."""
     stream = sock.makefile("rb")
     answers: list[WireReply] = []
+    deadline, interim = time.monotonic() + READ_BUDGET, 0
     try:
-        while len(answers) < limit:
+        while len(answers) < limit and interim <= MAX_INTERIM and time.monotonic() < deadline:
             line = stream.readline(65537)
             if not line:
                 break
             status = int(line.split(b" ", 2)[1])
             fields = http.client.parse_headers(stream)
-            if 100 <= status < 200:
+            if 100 <= status < 200 and status != 101:
+                interim += 1
                 continue
-            if fields.get("Transfer-Encoding", "").lower().endswith("chunked"):
-                data = _chunked(stream)
-            else:
-                data = stream.read(int(fields.get("Content-Length") or 0))
+            closes = "close" in fields.get("Connection", "").lower()
+            data = b"" if status in (101, 204, 304) else _body(stream, fields)
             answers.append(WireReply(method, url, status, dict(fields.items()), data))
-            if fields.get("Connection", "").lower() == "close":
+            if closes or status == 101 or not (status in (204, 304) or _framed(fields)):
                 break
-            sock.settimeout(SHORT_READ_TIMEOUT)
+            sock.settimeout(then_wait)
     except (OSError, ValueError, IndexError, http.client.HTTPException):
         pass
     return answers
+
+
+def _framed(fields: Any) -> bool:
+    return "Content-Length" in fields or "chunked" in fields.get("Transfer-Encoding", "").lower()
+
+
+def _body(stream: Any, fields: Any) -> bytes:
+    if "chunked" in fields.get("Transfer-Encoding", "").lower():
+        return _chunked(stream)
+    if "Content-Length" in fields:
+        return bytes(stream.read(int(fields["Content-Length"].split(",")[0].strip())))
+    return bytes(stream.read())  # delimited by the close (RFC 9112 6.3)
 
 
 def _chunked(stream: Any) -> bytes:

@@ -10,6 +10,8 @@ and no object stored (docs/decisions.md, `storage.http.pipelined-answer-kept`).
 
 from __future__ import annotations
 
+import email.utils
+
 import pytest
 
 from conformance.clients.raw_wire import send_pipelined, send_raw
@@ -66,5 +68,9 @@ def test_the_answer_to_bytes_that_are_no_request_is_dated(s3, bucket, after: byt
     answers = send_raw(s3.wire, s3.wire.url(bucket, None), after)
     if not answers or not 400 <= answers[0].status < 500:
         pytest.skip(f"N/A: no 4xx to date ({[r.status for r in answers] or 'no answer'})")
-    names = {name.lower() for name in answers[0].headers}
-    assert "date" in names, f"{after!r} answered {answers[0].status} without a Date"
+    dates = [value for name, value in answers[0].headers.items() if name.lower() == "date"]
+    assert dates, f"{after!r} answered {answers[0].status} without a Date"
+    try:  # an HTTP-date (RFC 9110 5.6.7), not any text
+        email.utils.parsedate_to_datetime(dates[0])
+    except (TypeError, ValueError):
+        pytest.fail(f"{after!r} answered {answers[0].status} with Date {dates[0]!r}")
