@@ -50,11 +50,7 @@ def send_pieces(
     answers = _exchange(wire, url, pieces, pause, FIRST_ANSWER_WAIT, limit, FIRST_ANSWER_WAIT)
     sizes = "+".join(str(len(piece)) for piece in pieces)
     shown = f"{sizes} bytes written in {len(pieces)} piece(s) {pause} s apart: {pieces[0][:60]!r}"
-    for reply in answers or [WireReply("RAW", url, 0, {}, b"")]:
-        collector.add(
-            Exchange.build("RAW", url, reply.status or None, {}, reply.headers,
-                           reply.body or f"no answer ({len(answers)} read)", shown)
-        )  # fmt: skip
+    _record("RAW", url, {}, answers, f"no answer ({len(answers)} read)", shown)
     return answers
 
 
@@ -67,11 +63,8 @@ def send_pipelined(
     data, headers = request_bytes(prepared)
     answers = _exchange(wire, prepared.url, [data + after], 0.0, first_wait, 2)
     shown = f"{len(answers)} answer(s) to the request and {len(after)} bytes after it"
-    for reply in answers or [WireReply(prepared.method, prepared.url, 0, {}, b"")]:
-        collector.add(
-            Exchange.build(prepared.method, prepared.url, reply.status or None, headers,
-                           reply.headers, reply.body or shown, prepared.body)
-        )  # fmt: skip
+    body = prepared.body if isinstance(prepared.body, bytes) else b""  # request_bytes checked
+    _record(prepared.method, prepared.url, headers, answers, shown, body)
     return answers
 
 
@@ -79,12 +72,24 @@ def send_raw(wire: WireClient, url: str, data: bytes) -> list[WireReply]:
     """Write `data` as it is on a fresh connection to `url`'s host; the answer, if any."""
     answers = _exchange(wire, url, [data], 0.0, SHORT_READ_TIMEOUT, 1)
     shown = f"{len(data)} bytes written as they are: {data[:80]!r}"
-    for reply in answers or [WireReply("RAW", url, 0, {}, b"")]:
-        collector.add(
-            Exchange.build("RAW", url, reply.status or None, {}, reply.headers,
-                           reply.body or "no answer", shown)
-        )  # fmt: skip
+    _record("RAW", url, {}, answers, "no answer", shown)
     return answers
+
+
+def _record(
+    method: str,
+    url: str,
+    sent: Mapping[str, str],
+    answers: list[WireReply],
+    unanswered: str,
+    request_body: bytes | str,
+) -> None:
+    """The evidence: one exchange per answer read, or one saying none came."""
+    for reply in answers or [WireReply(method, url, 0, {}, b"")]:
+        collector.add(
+            Exchange.build(method, url, reply.status or None, sent, reply.headers,
+                           reply.body or unanswered, request_body)
+        )  # fmt: skip
 
 
 def _exchange(
