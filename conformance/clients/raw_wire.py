@@ -19,6 +19,7 @@ from conformance.clients.s3_wire import PreparedWire, WireClient, WireReply
 FIRST_ANSWER_WAIT = 60.0  # the first answer to a written request: the store may be slow
 READ_BUDGET = 150.0  # every answer of one exchange, however slowly they drip in
 MAX_INTERIM = 5  # 1xx answers skipped before the exchange is given up
+MAX_BODY = 16 * 1024 * 1024  # bytes of one answer's body kept: the rules read small bodies
 
 
 def request_bytes(
@@ -119,10 +120,10 @@ def read_answers(
 ) -> list[WireReply]:
     """Up to `limit` final answers read in turn from one connection; the first waits as long
     as the socket's timeout, later ones `then_wait`, and the whole read at most READ_BUDGET
-    seconds. Interim 1xx answers are skipped (RFC 9110 15.2, at most MAX_INTERIM), but a 101
-    is the answer: the connection speaks another protocol after it. A body is read by its
-    Content-Length, chunked, or to the close (RFC 9112 6.3). Stops at a close, a quiet
-    connection or an answer it cannot read: what was read stands."""
+    seconds and MAX_BODY bytes a body. Interim 1xx answers are skipped (RFC 9110 15.2, at most
+    MAX_INTERIM), but a 101 is the answer: the connection speaks another protocol after it. A
+    body is read by its Content-Length, chunked, or to the close (RFC 9112 6.3). Stops at a
+    close, a quiet connection or an answer it cannot read: what was read stands."""
     stream = sock.makefile("rb")
     answers: list[WireReply] = []
     deadline, interim = time.monotonic() + READ_BUDGET, 0
@@ -136,33 +137,52 @@ def read_answers(
             if 100 <= status < 200 and status != 101:
                 interim += 1
                 continue
-            closes = "close" in fields.get("Connection", "").lower()
-            data = b"" if status in (101, 204, 304) else _body(stream, fields)
+            closes = "close" in _joined(fields, "Connection")
+            data = b"" if status in (101, 204, 304) else _body(stream, fields, deadline)
             answers.append(WireReply(method, url, status, dict(fields.items()), data))
             if closes or status == 101 or not (status in (204, 304) or _framed(fields)):
                 break
             sock.settimeout(then_wait)
-    except (OSError, ValueError, IndexError, http.client.HTTPException):
+    except (OSError, ValueError, IndexError, OverflowError, http.client.HTTPException):
         pass
     return answers
 
 
+def _joined(fields: Any, name: str) -> str:
+    """Every line of a field, lowercased, as one list (RFC 9110 5.3)."""
+    return ", ".join(fields.get_all(name) or []).lower()
+
+
 def _framed(fields: Any) -> bool:
-    return "Content-Length" in fields or "chunked" in fields.get("Transfer-Encoding", "").lower()
+    return "Content-Length" in fields or "chunked" in _joined(fields, "Transfer-Encoding")
 
 
-def _body(stream: Any, fields: Any) -> bytes:
-    if "chunked" in fields.get("Transfer-Encoding", "").lower():
-        return _chunked(stream)
+def _body(stream: Any, fields: Any, deadline: float) -> bytes:
+    if "chunked" in _joined(fields, "Transfer-Encoding"):
+        return _chunked(stream, deadline)
     if "Content-Length" in fields:
-        return bytes(stream.read(int(fields["Content-Length"].split(",")[0].strip())))
-    return bytes(stream.read())  # delimited by the close (RFC 9112 6.3)
+        return _read(stream, int(fields["Content-Length"].split(",")[0].strip()), deadline)
+    return _read(stream, MAX_BODY, deadline)  # delimited by the close (RFC 9112 6.3)
 
 
-def _chunked(stream: Any) -> bytes:
+def _read(stream: Any, size: int, deadline: float) -> bytes:
+    """Up to `size` bytes (never past MAX_BODY), in pieces, until the deadline passes."""
+    data = b""
+    want = min(max(size, 0), MAX_BODY)
+    while len(data) < want and time.monotonic() < deadline:
+        piece = stream.read1(min(want - len(data), 65536))
+        if not piece:
+            break
+        data += piece
+    return data
+
+
+def _chunked(stream: Any, deadline: float) -> bytes:
     data = b""
     while size := int(stream.readline(1024).split(b";")[0].strip() or b"0", 16):
-        data += stream.read(size)
+        data += _read(stream, min(size, MAX_BODY - len(data)), deadline)
+        if len(data) >= MAX_BODY or time.monotonic() >= deadline:
+            return data
         stream.readline(3)
     while stream.readline(65537).strip():  # trailer fields
         pass

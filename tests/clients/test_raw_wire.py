@@ -36,9 +36,15 @@ def _read(answer: bytes, limit: int = 2) -> list[tuple[int, bytes]]:
          b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n", [(200, b"ok"), (400, b"")]),
         (b"HTTP/1.1 204 No Content\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nx",
          [(204, b""), (200, b"x")]),
+        (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\nTransfer-Encoding: chunked\r\n\r\n"
+         b"2\r\nok\r\n0\r\n\r\n", [(200, b"ok")]),
+        (b"HTTP/1.1 200 OK\r\nContent-Length: 99999999999999999999\r\n\r\nshort",
+         [(200, b"short")]),
+        (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nFFFFFFFFFFFFFFFFFF\r\nab",
+         [(200, b"ab")]),
     ],
     ids=["101-is-the-answer", "body-to-the-close", "interim-skipped", "chunked-then-next",
-         "no-body-204"],
+         "no-body-204", "coding-on-two-lines", "huge-length", "huge-chunk"],
 )  # fmt: skip
 def test_answer_shapes(answer: bytes, seen: list[tuple[int, bytes]]) -> None:
     assert _read(answer) == seen
