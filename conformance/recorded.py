@@ -16,6 +16,9 @@ from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 S3, MGMT, GATEWAY, PLAIN = "s3", "mgmt", "gateway", "plain"
+# the method of an exchange written to the wire as bytes (a head split across writes, bytes
+# that are no request): no HTTP library, and so neither replay nor curl, can send it again
+RAW = "RAW"
 # environment variables the commands name (never values)
 S3_KEY_ENV, S3_SECRET_ENV = "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"
 MGMT_EMAIL_ENV, MGMT_KEY_ENV = "X_AUTH_EMAIL", "X_AUTH_KEY"
@@ -112,9 +115,12 @@ def curl_command(exchange: Mapping[str, Any], surface: str | None = None) -> str
     """A curl command line that sends the recorded request again, secrets from the environment.
 
     S3 requests are signed by curl itself (`--aws-sigv4`); a presigned one is sent header-signed
-    (its signature is never recorded). A body cut at the recording limit is marked.
+    (its signature is never recorded). A body cut at the recording limit is marked. "" for bytes
+    written as they are (RAW): curl writes a well-formed request, which is not what was sent.
     """
     rec = from_exchange(exchange, surface)
+    if rec.method == RAW:
+        return ""
     words = ["curl", "-sS", "-i"]
     if rec.method == "HEAD":
         words.append("--head")

@@ -20,7 +20,7 @@ from urllib.parse import urlsplit, urlunsplit
 import requests
 
 from conformance import recorded as rec_mod
-from conformance.recorded import GATEWAY, MGMT, S3, Recorded
+from conformance.recorded import GATEWAY, MGMT, RAW, S3, Recorded
 from conformance.results import NEEDS_ACTION
 
 REPLAY_STATUSES = NEEDS_ACTION
@@ -39,6 +39,9 @@ _ERROR_CODE = re.compile(r"<Code>([^<]*)</Code>|\"code\"\s*:\s*\"?([\w.-]+)")
 _ABOUT_STATUS = re.compile(r"\bexpected (a )?(\d{3}|4xx|refusal|success)\b.*\banswered \d{3}")
 # ids a target mints (an upload): today's replaces the recorded one in the requests that follow
 _MINTED = re.compile(r"<UploadId>([^<]+)</UploadId>")
+NOT_SENT = ("it was written to the wire as bytes (a split head, a pipelined or unparseable "
+            "request), which an HTTP library cannot send; run the rule again with "
+            "`conformance run --rule RULE`")  # fmt: skip
 
 
 class ReplayError(Exception):
@@ -58,23 +61,26 @@ class Replayed:
     url: str
     answer: Answer
     notes: list[str]
+    sent: bool = True  # False for bytes written as they are (RAW): not sent again
 
     @property
     def same(self) -> bool:
         """Today's answer is the recorded one (status and body, volatile ids masked)."""
-        return self.same_status and _masked(self.recorded.response_body) == _masked(
+        return self.sent and self.same_status and _masked(self.recorded.response_body) == _masked(
             self.answer.body
         )
 
     @property
     def same_status(self) -> bool:
         """The same status and error code (the body may differ with the target's state)."""
-        return self.recorded.status == self.answer.status and _code(
+        return self.sent and self.recorded.status == self.answer.status and _code(
             self.recorded.response_body
         ) == _code(self.answer.body)
 
     @property
     def verdict(self) -> str:
+        if not self.sent:
+            return "not sent again: " + NOT_SENT
         if self.same:
             return "same answer as recorded"
         if self.same_status:
@@ -101,6 +107,8 @@ class Outcome:
 
     @property
     def verdict(self) -> str:
+        if not self.failing.sent:
+            return "not replayable: " + NOT_SENT
         if self.failing.same:
             return "reproduced"
         if self.reproduced:
@@ -193,6 +201,8 @@ def _sign_s3(rec: Recorded, url: str, s3: dict[str, Any]) -> tuple[str, dict[str
 def send_one(rec: Recorded, surfaces: dict[str, dict[str, Any]], session: Any) -> Replayed:
     """Sign `rec` for today's target and send it; the answer, or the error, comes back."""
     url, notes = retarget(rec, surfaces), []
+    if rec.method == RAW:
+        return Replayed(rec, url, Answer(None, {}, "(not sent)"), notes, sent=False)
     headers = dict(rec.headers)
     if rec.kind == S3 and "s3" in surfaces:
         url, headers = _sign_s3(rec, url, surfaces["s3"])

@@ -15,6 +15,7 @@ from conformance.clients.evidence import Exchange, collector
 from conformance.clients.hand_http import host_header
 from conformance.clients.s3_raw import SHORT_READ_TIMEOUT, connection
 from conformance.clients.s3_wire import PreparedWire, WireClient, WireReply
+from conformance.recorded import RAW
 
 FIRST_ANSWER_WAIT = 60.0  # the first answer to a written request: the store may be slow
 READ_BUDGET = 150.0  # every answer of one exchange, however slowly they drip in
@@ -51,7 +52,7 @@ def send_pieces(
     answers = _exchange(wire, url, pieces, pause, FIRST_ANSWER_WAIT, limit, FIRST_ANSWER_WAIT)
     sizes = "+".join(str(len(piece)) for piece in pieces)
     shown = f"{sizes} bytes written in {len(pieces)} piece(s) {pause} s apart: {pieces[0][:60]!r}"
-    _record("RAW", url, {}, answers, f"no answer ({len(answers)} read)", shown)
+    _record(RAW, url, {}, answers, f"no answer ({len(answers)} read)", shown)
     return answers
 
 
@@ -63,9 +64,9 @@ def send_pipelined(
     target closes, goes quiet for SHORT_READ_TIMEOUT seconds, or has answered twice."""
     data, headers = request_bytes(prepared)
     answers = _exchange(wire, prepared.url, [data + after], 0.0, first_wait, 2)
-    shown = f"{len(answers)} answer(s) to the request and {len(after)} bytes after it"
-    body = prepared.body if isinstance(prepared.body, bytes) else b""  # request_bytes checked
-    _record(prepared.method, prepared.url, headers, answers, shown, body)
+    unanswered = f"{len(answers)} answer(s) to the request and {len(after)} bytes after it"
+    shown = f"{prepared.method} with a {len(data)}-byte head and body, {after[:60]!r} after it"
+    _record(RAW, prepared.url, headers, answers, unanswered, shown)
     return answers
 
 
@@ -73,7 +74,7 @@ def send_raw(wire: WireClient, url: str, data: bytes) -> list[WireReply]:
     """Write `data` as it is on a fresh connection to `url`'s host; the answer, if any."""
     answers = _exchange(wire, url, [data], 0.0, SHORT_READ_TIMEOUT, 1)
     shown = f"{len(data)} bytes written as they are: {data[:80]!r}"
-    _record("RAW", url, {}, answers, "no answer", shown)
+    _record(RAW, url, {}, answers, "no answer", shown)
     return answers
 
 
@@ -110,7 +111,7 @@ def _exchange(
             if index:
                 time.sleep(pause)
             conn.sock.sendall(piece)
-        return read_answers(conn.sock, "RAW", url, limit, then_wait)
+        return read_answers(conn.sock, RAW, url, limit, then_wait)
     finally:
         conn.close()
 

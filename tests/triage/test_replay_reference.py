@@ -138,3 +138,23 @@ def test_the_failing_request_is_the_one_the_assertion_names() -> None:
     )
     assert failing_index({"message": message}, done) == 0
     assert failing_index({"message": "assert 1 == 2"}, done) == 1
+
+
+def test_bytes_written_as_they_are_are_named_not_sent_again() -> None:
+    """A raw write (a split head, a pipelined pair, bytes that are no request) is not sent by
+    replay as a request of method RAW, and the report offers no curl command for it: both would
+    send a well-formed request, not what the rule sent."""
+    from conformance.recorded import RAW, curl_command
+    from conformance.replay import Outcome, replay_case
+
+    case = {"case": "split-head", "evidence": [
+        {"method": RAW, "url": "http://127.0.0.1:9/b/k", "status": 431,
+         "request_body_excerpt": "40+20 bytes written in 2 piece(s)", "body_excerpt": ""},
+    ]}  # fmt: skip
+    assert curl_command(case["evidence"][0], "s3") == ""
+    done = replay_case(case, {"s3": {"endpoint": "http://127.0.0.1:9"}}, "s3")
+    assert [item.sent for item in done] == [False]  # port 9 was never connected to
+    outcome = Outcome(done, 0, about_status=True)
+    assert not outcome.reproduced
+    assert outcome.verdict.startswith("not replayable: ")
+    assert "conformance run --rule" in outcome.verdict
