@@ -66,16 +66,20 @@ class Replayed:
     @property
     def same(self) -> bool:
         """Today's answer is the recorded one (status and body, volatile ids masked)."""
-        return self.sent and self.same_status and _masked(self.recorded.response_body) == _masked(
-            self.answer.body
+        return (
+            self.sent
+            and self.same_status
+            and _masked(self.recorded.response_body) == _masked(self.answer.body)
         )
 
     @property
     def same_status(self) -> bool:
         """The same status and error code (the body may differ with the target's state)."""
-        return self.sent and self.recorded.status == self.answer.status and _code(
-            self.recorded.response_body
-        ) == _code(self.answer.body)
+        return (
+            self.sent
+            and self.recorded.status == self.answer.status
+            and _code(self.recorded.response_body) == _code(self.answer.body)
+        )
 
     @property
     def verdict(self) -> str:
@@ -200,7 +204,7 @@ def _sign_s3(rec: Recorded, url: str, s3: dict[str, Any]) -> tuple[str, dict[str
 
 def send_one(rec: Recorded, surfaces: dict[str, dict[str, Any]], session: Any) -> Replayed:
     """Sign `rec` for today's target and send it; the answer, or the error, comes back."""
-    url, notes = retarget(rec, surfaces), []
+    url, notes = retarget(rec, surfaces), list[str]()
     if rec.method == RAW:
         return Replayed(rec, url, Answer(None, {}, "(not sent)"), notes, sent=False)
     headers = dict(rec.headers)
