@@ -86,3 +86,36 @@ def test_a_slow_steady_reader_is_not_cut(ref: RefProcess) -> None:
             received += len(chunk)
     finally:
         sock.close()
+
+
+def test_a_connection_whose_reply_once_waited_stays_open(ref: RefProcess) -> None:
+    """A reply that filled the send buffer and then drained leaves no timer behind: the
+    keep-alive connection still answers a request made well after `send_idle_timeout_s`.
+    A timer left armed (its cancel skipped) aborted the idle connection two timeouts later,
+    and the client's next request on it got no answer (ledgered guarded_http mutants)."""
+    prepared = ref.wire().prepare("GET", BUCKET, "large")
+    sock = connect(prepared.url)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 16384)
+    sock.settimeout(30)
+    try:
+        sock.sendall(request_head("GET", prepared.url, dict(prepared.headers)))
+        raw = sock.recv(1024)
+        time.sleep(0.5)  # the reply fills both buffers: the server pauses writing
+        while b"\r\n\r\n" not in raw:
+            raw += sock.recv(1024)
+        head, _, body = raw.partition(b"\r\n\r\n")
+        assert head.startswith(b"HTTP/1.1 200"), head[:200]
+        received = len(body)
+        while received < SIZE:
+            chunk = sock.recv(1 << 20)
+            assert chunk, f"cut after {received} bytes of {SIZE}"
+            received += len(chunk)
+        time.sleep(STALL * 3)  # idle, past two timeouts
+        again = ref.wire().prepare("HEAD", BUCKET, "large")
+        sock.sendall(request_head("HEAD", again.url, dict(again.headers)))
+        answer = sock.recv(1024)
+    except ConnectionResetError:
+        answer = b""
+    finally:
+        sock.close()
+    assert answer.startswith(b"HTTP/1.1 200"), f"the idle connection answered {answer[:80]!r}"
