@@ -28,7 +28,7 @@ from typing import Any
 
 from bench.mutation import forkrun, stillborn, verdict
 from bench.mutation.context_plugin import DAY_ENV, DIR_ENV
-from conformance.cli_run import suite_plugin_args
+from conformance.cli_run import RunOptions, suite_plugin_args
 
 MOTO_STARTUP_S = 30.0
 # the plugins a run needs, with autoloading off (conformance.cli_run.SUITE_PLUGINS says why)
@@ -37,6 +37,8 @@ OUTPUT_TAIL = 3000
 CONTEXT_PLUGIN = "bench.mutation.context_plugin"
 ORDER_PLUGIN = "bench.mutation.order_plugin"  # the storage model's test last (-x runs stop early)
 PROFILE = "--reference-profile"
+# a user's run's bound on one case (conformance.cli_run); a case it stops is no kill (verdict.py)
+CASE_TIMEOUT = RunOptions.case_timeout
 
 
 @contextlib.contextmanager
@@ -77,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--area", action="append", default=[])
     parser.add_argument("--rule", action="append", default=[])
     parser.add_argument("--as-of", action="append", default=[])
-    parser.add_argument("--case-timeout", default="60")
+    parser.add_argument("--case-timeout", default=str(CASE_TIMEOUT))
     parser.add_argument("--moto", action="store_true", help="a moto server as migration source")
     mode = parser.add_mutually_exclusive_group(required=True)
     mode.add_argument("--baseline", type=Path, help="judge a mutant against this baseline")
@@ -247,7 +249,7 @@ def _run(
             )  # fmt: skip
             code, output = proc.returncode, proc.stdout.decode("utf-8", "replace")
         doc = _results(Path(reports) / "mutant" / "results.json")
-        return verdict.condense(doc, code, day, stop_first), output
+        return verdict.condense(doc, code, day, stop_first, float(args.case_timeout)), output
 
 
 def _results(path: Path) -> dict[str, Any] | None:

@@ -32,14 +32,22 @@ PASS, FAIL, ERROR = "PASS", "FAIL", "ERROR"
 COLLECTION_EXITS = frozenset({2, 3, 4, 5})
 
 # what a case's failure is (case_kind): only FAILING_KINDS can kill
-FAILS, ERRORS, SETUP, TEARDOWN, START_KIND, COLLECTION_KIND = (
-    "fail", "error", "setup", "teardown", "start", "collection",
+FAILS, ERRORS, SETUP, TEARDOWN, START_KIND, COLLECTION_KIND, SLOW_KIND = (
+    "fail", "error", "setup", "teardown", "start", "collection", "case-timeout",
 )  # fmt: skip
+# a case stopped by the run's --case-timeout ends within about this much of it (pytest-timeout
+# fires on time; the recorded duration adds the fixture's teardown)
+CASE_TIMEOUT_SLACK = 0.98
 FAILING_KINDS = frozenset({FAILS, ERRORS})
 
 
-def case_kind(case: Mapping[str, Any]) -> str | None:
+def case_kind(case: Mapping[str, Any], case_timeout: float | None = None) -> str | None:
     """What a case's outcome is, None when it did not go wrong (PASS, N/A, XFAIL, ...).
+
+    A FAIL or ERROR that took the run's whole `case_timeout` is SLOW_KIND, never a kill: the
+    case was stopped, not shown wrong (a mutant that parses every XML body a second slower
+    "failed" the storage model's test at the harness's old 60 s bound, with hypothesis's
+    wrapped exception as its message, and passes in 136 s under a user's 300 s).
 
     The recorder words a fixture's failure "setup: ..." / "teardown: ..." (case_records.py), a test
     whose precondition did not hold raises SetupFailed ("setup did not hold, the rule was not
@@ -47,6 +55,8 @@ def case_kind(case: Mapping[str, Any]) -> str | None:
     "target '...': ...", and a module that did not import becomes a "collection" case.
     """
     status = str(case.get("status"))
+    if status in (FAIL, ERROR) and case_timeout and _ran_out(case, case_timeout):
+        return SLOW_KIND
     if status == FAIL:
         return FAILS
     if status != ERROR:
@@ -66,6 +76,13 @@ def case_kind(case: Mapping[str, Any]) -> str | None:
     return ERRORS
 
 
+def _ran_out(case: Mapping[str, Any], case_timeout: float) -> bool:
+    try:
+        return float(case.get("duration") or 0.0) >= case_timeout * CASE_TIMEOUT_SLACK
+    except (TypeError, ValueError):
+        return False
+
+
 @dataclass
 class Run:
     """One `conformance run` (one as-of date) of a selection, condensed."""
@@ -83,14 +100,21 @@ class Run:
         return {kind for kinds in self.failures.values() for kind in kinds}
 
 
-def condense(doc: Mapping[str, Any] | None, exit_code: int, as_of: str, stop_first: bool) -> Run:
-    """The part of a results.json (None when the run wrote none) a verdict needs."""
+def condense(
+    doc: Mapping[str, Any] | None,
+    exit_code: int,
+    as_of: str,
+    stop_first: bool,
+    case_timeout: float | None = None,
+) -> Run:
+    """The part of a results.json (None when the run wrote none) a verdict needs; a case that
+    ran the whole `case_timeout` (the run's --case-timeout) counts as stopped, not failed."""
     run = Run(as_of=as_of, exit=exit_code, stop_first=stop_first, has_results=doc is not None)
     if doc is None:
         return run
     run.statuses = {str(r["id"]): str(r["status"]) for r in doc.get("rules", [])}
     for case in doc.get("cases", []):
-        kind = case_kind(case)
+        kind = case_kind(case, case_timeout)
         if kind is not None:
             run.failures.setdefault(str(case["rule_id"]), []).append(kind)
         if kind == START_KIND:
@@ -168,7 +192,8 @@ def classify(baseline: Baseline, runs: Iterable[Run]) -> Verdict:
     killed = [k for run in runs for k in kills(baseline, run)]
     if killed:
         return Verdict(KILLED, kills=killed)
-    for cls, check in ((START, _start), (COLLECTION, _collection), (OTHER, _other)):
+    checks = ((START, _start), (COLLECTION, _collection), (TIMEOUT, _slow), (OTHER, _other))
+    for cls, check in checks:
         notes = [note for run in runs for note in check(baseline, run)]
         if notes:
             return Verdict(cls, notes=notes)
@@ -187,6 +212,16 @@ def _collection(baseline: Baseline, run: Run) -> list[str]:
     if COLLECTION_KIND in run.kinds() or "collection" in run.problems:
         return [f"{run.as_of}: collection error"]
     return []
+
+
+def _slow(baseline: Baseline, run: Run) -> list[str]:
+    """A case of a passing rule stopped by the case timeout: slower, not shown wrong."""
+    passing = baseline.passing(run.as_of)
+    return [
+        f"{run.as_of} {rule}: a case ran the whole --case-timeout (stopped, not a kill)"
+        for rule, found in sorted(run.failures.items())
+        if rule in passing and SLOW_KIND in found
+    ]
 
 
 def _other(baseline: Baseline, run: Run) -> list[str]:

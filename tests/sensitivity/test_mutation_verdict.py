@@ -190,3 +190,30 @@ def test_a_stop_at_first_failure_that_is_not_a_kill_is_run_again_in_full(
     found = suite_cmd._judge(None, [], [DAY], clean)  # type: ignore[arg-type]
     assert calls == [True, False]
     assert found.kills == [f"{DAY} a.two"]
+
+
+@pytest.mark.parametrize("status", ["FAIL", "ERROR"])
+def test_a_case_stopped_by_the_case_timeout_is_a_timeout_not_a_kill(status: str) -> None:
+    """Slower is not wrong: a case that ran the run's whole --case-timeout was stopped, and
+    hypothesis words that as a wrapped exception, so its duration decides, not its message."""
+    slow = {**case("a.one", status, "_WrappedBaseException() [single exception in FlakyFailure]"),
+            "duration": 60.4}  # fmt: skip
+    mutant = v.condense(doc({"a.one": status}, [slow]), 1, DAY, True, case_timeout=60)
+    found = v.classify(BASE, [mutant])
+    assert found.cls == v.TIMEOUT and "case-timeout" in found.notes[0]
+    quick = {**slow, "duration": 12.0}  # a failure well inside the bound still kills
+    mutant = v.condense(doc({"a.one": status}, [quick]), 1, DAY, True, case_timeout=60)
+    assert v.classify(BASE, [mutant]).cls == v.KILLED
+
+
+def test_a_slow_case_does_not_hide_a_kill_of_another_rule() -> None:
+    slow = {**case("a.one", "FAIL", "Failed: Timeout >60.0s"), "duration": 61.0}
+    wrong = {**case("a.two", "FAIL", "AssertionError: 200 != 404"), "duration": 3.0}
+    mutant = v.condense(doc({"a.one": "FAIL", "a.two": "FAIL"}, [slow, wrong]), 1, DAY, True, 60)
+    assert v.classify(BASE, [mutant]).kills == [f"{DAY} a.two"]
+
+
+def test_the_harness_bounds_a_case_as_a_users_run_does() -> None:
+    from conformance.cli_run import RunOptions
+
+    assert RunOptions.case_timeout == suite_cmd.CASE_TIMEOUT  # was 60: slow mutants "killed"
