@@ -23,6 +23,18 @@ def test_batch_answers_each_request(gateway: GatewayClient) -> None:
 
 
 @pytest.mark.rule("gateway.jsonrpc.batch")
+def test_batch_of_one_answers_an_array(gateway: GatewayClient) -> None:
+    """A batch holding one request is still a batch: it answers an array holding one response
+    (JSON-RPC 2.0 section 6: the response to a batch is an Array), not the bare response
+    object of a single request (hand mutant hm7b HM470)."""
+    reply = gateway.post_json(served_network(gateway), [request_object("eth_chainId", [], 21)])
+    assert reply.status == 200 and isinstance(reply.json, list), reply.describe()
+    assert len(reply.json) == 1, reply.describe()
+    check_response(reply.json[0])
+    assert reply.json[0]["id"] == 21 and "result" in reply.json[0], reply.describe()
+
+
+@pytest.mark.rule("gateway.jsonrpc.batch")
 def test_mixed_batch(gateway: GatewayClient) -> None:
     """Valid and invalid entries of one batch each get their own response."""
     batch = [request_object("eth_chainId", [], 1), 1, request_object("eth_noSuchEc", [], 3)]

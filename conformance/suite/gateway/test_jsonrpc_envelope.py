@@ -115,6 +115,8 @@ def test_parse_error(gateway: GatewayClient, body: bytes | str) -> None:
         '{"jsonrpc": "2.0", "id": 1}',
         '"just a string"',
         "42",
+        # JSON-RPC 2.0 section 7, "rpc call with invalid Request object": no id, and answered
+        '{"jsonrpc": "2.0", "method": 1, "params": "bar"}',
     ],
     ids=[
         "version-1.0",
@@ -123,13 +125,16 @@ def test_parse_error(gateway: GatewayClient, body: bytes | str) -> None:
         "no-method",
         "string",
         "number",
+        "spec-example-no-id",
     ],
 )
 def test_invalid_request(gateway: GatewayClient, body: str) -> None:
     """A JSON body that is not a valid request object answers -32600. A params member that is
     not structured is its own SHOULD rule (below: geth answers it -32602), and `"params": null`
     is not asserted: JSON-RPC 2.0 makes it invalid, yet geth serves it as params omitted, and
-    the gateway's own answer is not public (docs/decisions.md "params null")."""
+    the gateway's own answer is not public (docs/decisions.md "params null"). An invalid object
+    without an id is answered too: it is no notification (JSON-RPC 2.0 section 7's example of
+    an invalid Request object has no id and gets -32600 with id null; hand mutant hm7b HM471)."""
     code, _ = _error_code(gateway, body)
     assert code == -32600, f"error code {code}, expected -32600 for {body}"
 

@@ -56,6 +56,13 @@ VALID: list[tuple[str, list[Any]]] = [
     ("eth_call", [{"to": ADDR, "maxFeePerGas": "0x77359400", "maxPriorityFeePerGas": "0x1"}]),
     # the execution API's GenericTransaction names the call's data `input` (hand mutant hm6b HM294)
     ("eth_call", [{"to": ADDR, "input": "0x"}]),
+    # every tag of the execution API's BlockTag (earliest, finalized, safe, latest, pending), not
+    # only latest and earliest: a node answers safe and finalized with a block or, before the
+    # merge, -39001 Unknown block, never -32602 (hand mutants hm7b HM468, HM469)
+    ("eth_getBalance", [ADDR, "safe"]),
+    ("eth_getBalance", [ADDR, "finalized"]),
+    ("eth_getBalance", [ADDR, "pending"]),
+    ("eth_getBlockByNumber", ["finalized", False]),
 ]
 
 
@@ -122,6 +129,9 @@ INVALID: list[tuple[str, list[Any]]] = [
     ("eth_getBlockByNumber", ["0x", False]),
     # every item of a topic's OR list, not only the first (hand mutant hm6b HM293)
     ("eth_getLogs", [{"topics": [[HASH0, 42]]}]),
+    # a block number is hex (the execution API's uint; geth: "hex string without 0x prefix"),
+    # a decimal string is no block (hand mutant hm7b HM480: `"10"` read as block 10)
+    ("eth_getBlockByNumber", ["10", False]),
 ]
 
 

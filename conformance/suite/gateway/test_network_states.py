@@ -152,3 +152,17 @@ def test_unknown_network_is_404_for_every_body_form(gateway: GatewayClient, body
     for item in reply.json if isinstance(reply.json, list) else [reply.json]:
         check_response(item)
         assert "error" in item, reply.describe()
+
+
+@pytest.mark.rule("gateway.network.unknown-404")
+@pytest.mark.parametrize("network", ["sepolia-ec", "sepoliaec"])
+def test_network_named_after_a_served_one_is_unknown(gateway: GatewayClient, network: str) -> None:
+    """The last path segment names the network whole: a segment that only begins with a served
+    network's name (`sepolia-ec`) names another network, unknown, and answers 404 like any
+    other, never sepolia's chain (hand mutant hm7b HM476: networks matched by prefix)."""
+    need_behaviour(gateway, "network-routing")
+    need(gateway, SEPOLIA)
+    reply = gateway.call(network, "eth_chainId", [], id=8)
+    assert reply.status == 404, f"/v1/{network}: expected 404, got {reply.describe()}"
+    check_response(reply.json)
+    assert "error" in reply.json, reply.describe()

@@ -29,11 +29,13 @@ from collections.abc import Collection, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit
 
 import requests
 
 from conformance import settings
 from conformance.clients.evidence import Exchange, collector
+from conformance.clients.hand_http import hand_connection
 from conformance.clients.rules_api import RulesApiClient
 from conformance.suite.logs.helpers import ensure_entrypoint, entrypoint_guard
 from conformance.suite.setup_check import require
@@ -73,7 +75,8 @@ class Traffic:
     `pause` seconds pass before it is sent. `suffix` is sent after the path's last segment but
     is no part of `path`: an entry is still found when a target logs the suffix re-encoded, and
     the test comparing the logged URI with the one sent then fails alone (no round left
-    incomplete)."""
+    incomplete). `lines` are header field lines sent after `headers`, a name possibly more
+    than once (a header sent on two lines, which no HTTP library sends from a mapping)."""
 
     name: str
     headers: dict[str, str]
@@ -83,6 +86,7 @@ class Traffic:
     path: str = ""
     echoed: dict[str, Any] = field(default_factory=dict)
     pause: float = 0.0
+    lines: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass
@@ -153,22 +157,58 @@ def r2_destination(bucket: str, folder: str, s3_surface: Mapping[str, Any]) -> s
     return dest
 
 
-def _send(edge_url: str, path: str, headers: dict[str, str], method: str) -> dict[str, Any]:
+def _send(
+    edge_url: str,
+    path: str,
+    headers: dict[str, str],
+    method: str,
+    lines: tuple[tuple[str, str], ...] = (),
+) -> dict[str, Any]:
     url = edge_url.rstrip("/") + path
     body = b"edge-conformance" if method in ("POST", "PUT", "PATCH") else None
-    reply = requests.request(method, url, headers=headers, data=body, timeout=15)
-    collector.add(
-        Exchange.build(method, url, reply.status_code, headers, reply.headers, reply.content)
-    )
+    if lines:
+        status, content = _send_lines(url, headers, method, lines, body)
+    else:
+        reply = requests.request(method, url, headers=headers, data=body, timeout=15)
+        status, content = reply.status_code, reply.content
+        collector.add(Exchange.build(method, url, status, headers, reply.headers, content))
     if method != "GET":
         return {}  # logged whatever the answer: a real zone's origin may refuse the method (405)
-    if reply.status_code >= 400:
-        raise EdgeRefused(reply.status_code, path)
+    if status >= 400:
+        raise EdgeRefused(status, path)
     try:
-        decoded = reply.json()
+        decoded = json.loads(content)
     except ValueError:
         return {}
     return decoded if isinstance(decoded, dict) else {}
+
+
+def _send_lines(
+    url: str,
+    headers: dict[str, str],
+    method: str,
+    lines: tuple[tuple[str, str], ...],
+    body: bytes | None,
+) -> tuple[int, bytes]:
+    """The request written by hand (http.client): `headers`, then each of `lines` as a field
+    line of its own, in order (a name sent twice is two lines, not one joined value)."""
+    parts = urlsplit(url)
+    target = f"{parts.path}?{parts.query}" if parts.query else parts.path
+    connection = hand_connection(url, None, 15)
+    try:
+        connection.putrequest(method, target, skip_accept_encoding=True)
+        for name, value in [*headers.items(), *lines]:
+            connection.putheader(name, value)
+        if body is not None:
+            connection.putheader("Content-Length", str(len(body)))
+        connection.endheaders(body)
+        answer = connection.getresponse()
+        content = answer.read()
+    finally:
+        connection.close()
+    sent = {**headers, **{name: " | ".join(v for n, v in lines if n == name) for name, _ in lines}}
+    collector.add(Exchange.build(method, url, answer.status, sent, answer.getheaders(), content))
+    return answer.status, content
 
 
 class EdgeRefused(AssertionError):
@@ -319,7 +359,7 @@ def _send_while_configured(
             sent = f"{target}?{item.query}" if item.query else target
             time.sleep(item.pause)
             try:
-                item.echoed = _send(edge_url, sent, item.headers, item.method)
+                item.echoed = _send(edge_url, sent, item.headers, item.method, item.lines)
             except EdgeRefused as exc:
                 if refused is None:
                     raise

@@ -45,6 +45,13 @@ RESPONSE_VALUE = "response-value-2"
 # logged, not the part before a second '='
 COOKIE_VALUE = "cookie-value-3=="
 POSTED_VALUE = "posted-value-4"
+# a request header sent on two lines (the spec's Limits: only the first instance is logged),
+# named by a second enabled rule of the ruleset
+REPEATED = "x-ec-req-twice"
+REPEATED_FIRST = "first-instance-5"
+REPEATED_SECOND = "second-instance-6"
+# the provider's change adding preserve_duplicates (changelog and custom-fields page)
+PRESERVE_SINCE = dt.date(2025, 4, 18)
 QUERY = "ec-q=1&ec-r=two"
 # reserved characters a path segment may hold as they are (RFC 3986 3.3): a target that
 # rebuilds the URI from the decoded path and re-encodes it logs another URI (`:` as `%3A`).
@@ -79,15 +86,20 @@ def logs(
     zone_lock: Any,
     as_of: dt.date,
 ) -> Iterator[Delivered]:
-    rules = [
-        # a disabled rule first: its header is not logged, and the enabled rule after it is
-        log_rule(request=("x-ec-unconfigured",), enabled=False),
-        log_rule(
-            request=("x-ec-req",),
-            response=("x-ec-resp", "set-cookie"),
-            cookies=("SessionId",),
-        ),
-    ]
+    # a disabled rule first: its header is not logged, and the enabled rules after it are; from
+    # the provider's change of 2025-04-18 it asks for preserve_duplicates, and the enabled rule
+    # says false: only the first instance of a repeated header is still logged
+    disabled = log_rule(request=("x-ec-unconfigured",), enabled=False)
+    enabled = log_rule(
+        request=("x-ec-req",),
+        response=("x-ec-resp", "set-cookie"),
+        cookies=("SessionId",),
+    )
+    if as_of >= PRESERVE_SINCE:
+        disabled["action_parameters"]["preserve_duplicates"] = True
+        enabled["action_parameters"]["preserve_duplicates"] = False
+    # a second enabled rule naming a request header too: every enabled rule's fields are logged
+    rules = [disabled, enabled, log_rule(request=(REPEATED,))]
     jobs = {
         SELECTED: f"fields={ALL_FIELDS}&timestamps=rfc3339",
         # with the redaction option (from its date): it rewrites `${` in text, and the line's
@@ -106,6 +118,8 @@ def logs(
             },
             query=QUERY,
             suffix=PATH_SUFFIX,
+            # the second rule's header sent on two field lines: its first instance is logged
+            lines=((REPEATED, REPEATED_FIRST), (REPEATED, REPEATED_SECOND)),
         ),
         # a request with a body: the zone's every request is logged, not only its GETs
         Traffic("post", {"x-ec-req": POSTED_VALUE}, method="POST"),
@@ -136,9 +150,15 @@ def _want(name: str, expected: Any, entry: dict[str, Any]) -> str:
 
 @pytest.mark.rule("logs.records.request-header")
 def test_configured_request_header_is_logged(logs: Delivered) -> None:
+    """The request headers every enabled rule names are logged, those of the second rule too
+    (whose value, sent on two lines, is repeated-header-first's); the disabled rule's not."""
     entry = logs.entry(SELECTED, "all")
-    expected = {"x-ec-req": REQUEST_VALUE}
-    assert entry.get("RequestHeaders") == expected, _want("RequestHeaders", expected, entry)
+    expected = {"x-ec-req": REQUEST_VALUE, REPEATED: REPEATED_FIRST}
+    logged = entry.get("RequestHeaders")
+    assert isinstance(logged, dict) and set(logged) == set(expected), _want(
+        "RequestHeaders", expected, entry
+    )
+    assert logged.get("x-ec-req") == REQUEST_VALUE, _want("RequestHeaders", expected, entry)
 
 
 @pytest.mark.rule("logs.records.request-header")
@@ -181,11 +201,22 @@ def test_cookie_is_logged_under_its_configured_case(logs: Delivered) -> None:
 
 @pytest.mark.rule("logs.records.repeated-header-first")
 def test_repeated_response_header_logs_its_first_instance(logs: Delivered) -> None:
+    """Of the origin's two set-cookie lines the first is logged; from 2025-04-18 the enabled
+    rule says preserve_duplicates false and only the disabled one true, which does not count."""
     entry = logs.entry(SELECTED, "all")
     found = _object(entry, "ResponseHeaders").get("set-cookie")
     assert found == FIRST_ORIGIN_COOKIE, _want(
         "ResponseHeaders", {"set-cookie": FIRST_ORIGIN_COOKIE, "...": "..."}, entry
     )
+
+
+@pytest.mark.rule("logs.records.repeated-header-first")
+def test_repeated_request_header_logs_its_first_instance(logs: Delivered) -> None:
+    """A request header sent on two field lines is logged with its first line's value, not the
+    last, nor both joined (the spec's Limits: only the first instance of a repeated header)."""
+    entry = logs.entry(SELECTED, "all")
+    found = _object(entry, "RequestHeaders").get(REPEATED)
+    assert found == REPEATED_FIRST, _want("RequestHeaders", {REPEATED: REPEATED_FIRST}, entry)
 
 
 @pytest.mark.rule("logs.records.field-objects")

@@ -38,6 +38,11 @@ TRANSFORMED_VALUE = "rewritten-by-transform-rule"
 SIZES = {"x-ec-h1": 4000, "x-ec-h2": 3000, "x-ec-h3": 2000, "x-ec-h4": 10}
 # the same names, h1+h2 leaving 3 bytes of the 8192: fewer than h3's name, so nothing of h3 fits
 TIGHT = {"x-ec-h1": 4000, "x-ec-h2": 4175, "x-ec-h3": 50, "x-ec-h4": 10}
+# the limit is on the record's combined data: a request header, a response header and a cookie,
+# each below 8 KB, together above it (each name configured once, request header first)
+ACROSS_REQUEST = "x-ec-h1"
+ACROSS_RESPONSE = ("x-ec-big-resp", 3000)
+ACROSS_COOKIE = ("ec_big", 3000)
 # the edge's fixed response transform rule (rewrites this header from the origin)
 RESPONSE_TRANSFORMED = "x-ec-response-transform"
 RESPONSE_TRANSFORMED_VALUE = "rewritten-by-response-transform-rule"
@@ -56,24 +61,37 @@ def _data_bytes(fields: dict[str, str]) -> int:
 def logs(
     rules_api: RulesApiClient, s3: Any, edge: dict[str, Any], run_prefix: str, zone_lock: Any
 ) -> Iterator[Delivered]:
-    rules = [log_rule(request=tuple(SIZES))]
+    rules = [
+        log_rule(request=tuple(SIZES), response=(ACROSS_RESPONSE[0],), cookies=(ACROSS_COOKIE[0],))
+    ]
     transform_rules = [log_rule(request=(TRANSFORMED,), response=(RESPONSE_TRANSFORMED,))]
     jobs = {JOB: f"fields={ALL_FIELDS}&timestamps=unix"}
     first_jobs = {**jobs, NANO: NANO_OPTIONS}
     big = Traffic("big", {name: _value(name) for name in SIZES})
     tight = Traffic("tight", {name: _value(name, TIGHT) for name in TIGHT})
+    across = Traffic(
+        "across",
+        {
+            ACROSS_REQUEST: _value(ACROSS_REQUEST),
+            RESPOND_PREFIX + ACROSS_RESPONSE[0]: "r" * ACROSS_RESPONSE[1],
+            "cookie": f"{ACROSS_COOKIE[0]}={'c' * ACROSS_COOKIE[1]}",
+        },
+    )
     sent = {TRANSFORMED: ORIGINAL_VALUE, RESPOND_PREFIX + RESPONSE_TRANSFORMED: ORIGIN_VALUE}
     changed = [Traffic("transformed", sent)]
     url = edge["url"]
     with (
         zone_lock,
-        delivered_logs(rules_api, s3, url, run_prefix, rules, first_jobs, [big, tight]) as first,
+        delivered_logs(
+            rules_api, s3, url, run_prefix, rules, first_jobs, [big, tight, across]
+        ) as first,
         delivered_logs(rules_api, s3, url, run_prefix, transform_rules, jobs, changed) as second,
     ):
         yield Delivered(
             {
                 "big": first.entries[JOB],
                 "tight": first.entries[JOB],
+                "across": first.entries[JOB],
                 "transformed": second.entries[JOB],
                 NANO: first.entries[NANO],
             },
@@ -103,6 +121,31 @@ def test_data_beyond_the_limit_is_truncated(logs: Delivered, expected: Any) -> N
     assert _data_bytes(tight) <= expected.custom_field_data_bytes, {
         k: len(v) for k, v in tight.items()
     }
+
+
+@pytest.mark.rule("logs.records.data-truncated")
+def test_limit_is_on_the_combined_data_of_every_object(logs: Delivered, expected: Any) -> None:
+    """The limit covers the record's custom field data combined (the spec's Limits: "combined
+    custom field data"), request headers, response headers and cookies together, not each
+    object on its own nor the request headers alone: a request header, a response header and
+    a cookie, each below the limit and together above it, are not all logged whole."""
+    entry = logs.entry("across", "across")
+    objects = ("RequestHeaders", "ResponseHeaders", "Cookies")
+    logged = {name: entry.get(name) or {} for name in objects}
+    require(
+        all(isinstance(value, dict) for value in logged.values()),
+        f"the custom fields are not objects (field-objects): {entry}",
+    )
+    sent = {ACROSS_REQUEST: _value(ACROSS_REQUEST)}
+    sent[ACROSS_RESPONSE[0]] = "r" * ACROSS_RESPONSE[1]
+    sent[ACROSS_COOKIE[0]] = "c" * ACROSS_COOKIE[1]
+    assert _data_bytes(sent) > expected.custom_field_data_bytes
+    combined = sum(_data_bytes(value) for value in logged.values())
+    assert combined <= expected.custom_field_data_bytes, (
+        f"{combined} bytes of custom field data logged in one record, over the"
+        f" {expected.custom_field_data_bytes}: "
+        + str({name: {k: len(v) for k, v in value.items()} for name, value in logged.items()})
+    )
 
 
 @pytest.mark.rule("logs.records.truncation-order")

@@ -58,6 +58,23 @@ def test_put_replaces_all_rules(rules_api: RulesApiClient) -> None:
 
 
 @pytest.mark.rule("logs.rulesets.put-replaces-rules")
+def test_put_of_an_empty_rules_list_leaves_no_rule(rules_api: RulesApiClient) -> None:
+    """A PUT whose rules is an empty array replaces the rules with none (the spec: "The PUT
+    replaces all rules of the ruleset with the rules sent"): its answer and a later GET show
+    no rule; the earlier rules are not kept (hand mutant hm7b HM478)."""
+    with entrypoint_guard(rules_api):
+        ruleset_id = ensure_entrypoint(rules_api)
+        first = [log_rule(request=("x-ec-before-empty",))]
+        require_ok(rules_api.update_ruleset(ruleset_id, {"rules": first}), "PUT of one rule")
+        reply = require_ok(rules_api.update_ruleset(ruleset_id, {"rules": []}), "PUT of none")
+        later = rules_api.get_ruleset(ruleset_id)
+        for shown in (reply, later):
+            rules = shown.result.get("rules", []) if isinstance(shown.result, dict) else None
+            require(isinstance(rules, list), f"no ruleset with rules: {shown.describe()}")
+            assert rules == [], f"rules after a PUT of an empty list: {rules}: {shown.describe()}"
+
+
+@pytest.mark.rule("logs.rulesets.put-replaces-rules")
 def test_put_repeating_kind_and_phase_replaces_the_rules(rules_api: RulesApiClient) -> None:
     """A PUT that also carries the ruleset's own kind and phase (members of the provider's
     Update a ruleset request) replaces the rules like one that sends rules alone. A 4xx is

@@ -84,6 +84,22 @@ def test_expression_spelled_otherwise_is_refused(
     _put(rules_api, [log_rule(request=("x-a",), expression=expression)]).assert_status(400)
 
 
+@pytest.mark.rule("logs.rule.expression-other-refused")
+def test_expression_of_a_later_rule_is_checked(rules_api: RulesApiClient) -> None:
+    """Every rule's expression must be `true`, not only the first rule's: a valid rule followed
+    by one whose expression is another is refused with a 400 (the spec's Rule rule 4)."""
+    rules = [log_rule(request=("x-ok",)), log_rule(request=("x-a",), expression="false")]
+    _put(rules_api, rules).assert_status(400)
+
+
+@pytest.mark.rule("logs.fields.at-least-one-array")
+def test_later_rule_without_field_arrays_is_refused(rules_api: RulesApiClient) -> None:
+    """Every rule names at least one of the arrays, not only the first rule: a valid rule
+    followed by one with an empty action_parameters is refused with a 400 (the spec's Rule
+    rule 1)."""
+    _put(rules_api, [log_rule(request=("x-ok",)), log_rule()]).assert_status(400)
+
+
 @pytest.mark.rule("logs.fields.at-least-one-array")
 def test_rule_without_field_arrays_is_refused(rules_api: RulesApiClient) -> None:
     """A rule naming none of the field arrays is refused: an empty action_parameters with a
@@ -162,6 +178,26 @@ def test_upper_case_header_name_is_refused(rules_api: RulesApiClient, array: str
     """An upper-case header name is refused (400 pointing at the item), not lower-cased."""
     rule = log_rule(action_parameters={array: [{"name": "x-ok"}, {"name": "X-Upper"}]})
     _put_refused(rules_api, [rule], f"/rules/0/action_parameters/{array}/1")
+
+
+@pytest.mark.rule("logs.fields.lower-case-accepted")
+def test_lower_case_names_with_underscores_and_digits_are_accepted(
+    rules_api: RulesApiClient,
+) -> None:
+    """A lower-case header name may hold `_` and digits: both are token characters (RFC 9110
+    5.6.2), and the provider's rule schema sets no pattern on a name (minLength 1). Such names
+    are accepted and come back unchanged, request and response arrays alike (hand mutant hm7b
+    HM464: a check taking only `[a-z0-9-]`)."""
+    params = {
+        "request_fields": [{"name": "x_ec_under"}, {"name": "x-ec-2"}],
+        "response_fields": [{"name": "x_ec_resp_3"}],
+    }
+    with entrypoint_guard(rules_api):
+        ruleset_id = ensure_entrypoint(rules_api)
+        sent = log_rule(action_parameters=params)
+        rules_api.update_ruleset(ruleset_id, {"rules": [sent]}).assert_envelope_ok(200)
+        (rule,) = rules_api.get_ruleset(ruleset_id).assert_envelope_ok(200)["rules"]
+    assert rule.get("action_parameters") == params, f"sent {params}, shown {rule}"
 
 
 def _cookies_shown(rules_api: RulesApiClient, names: list[str]) -> list[str]:
