@@ -41,3 +41,23 @@ def test_location_hint_is_accepted(s3, names, hint):
         s3.wire.head_bucket(name).assert_ok()
     finally:
         s3.delete_bucket_recursive(name)
+
+
+@pytest.mark.rule("storage.xml.malformed-400")
+def test_configuration_under_another_root_is_refused(s3, names):
+    """A CreateBucket body that is well-formed XML but not a CreateBucketConfiguration (its
+    LocationConstraint `auto` under another root element) does not validate against S3's
+    schema: refused with a 4xx and an error code (S3: MalformedXML), no bucket created. An
+    implementer may look for a LocationConstraint wherever it stands."""
+    name = names.bucket()
+    body = (
+        b'<CreateBucketConfig xmlns="http://s3.amazonaws.com/doc/2006-03-01/">'
+        b"<LocationConstraint>auto</LocationConstraint></CreateBucketConfig>"
+    )
+    try:
+        reply = s3.wire.request("PUT", name, body=body)
+        assert 400 <= reply.status < 500, f"another root element: {reply.describe()}"
+        assert reply.error_code and reply.error_code != "InternalError", reply.describe()
+        assert s3.wire.head_bucket(name).status == 404, "the refused bucket was created anyway"
+    finally:
+        s3.delete_bucket_recursive(name)

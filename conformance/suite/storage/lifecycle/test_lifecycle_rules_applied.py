@@ -160,3 +160,47 @@ def test_expiration_date_applies_from_that_midnight(s3, mgmt, bucket, names):
     mgmt.advance_clock(midnight + MARGIN - now, bucket).assert_envelope_ok()
     s3.wire.get_object(bucket, dated).assert_error(404, "NoSuchKey")
     s3.wire.get_object(bucket, other).assert_ok()
+
+
+def prefixed_abort_rule(rule_id: str, prefix: str, days: int) -> str:
+    return (f"<Rule><ID>{rule_id}</ID><Filter><Prefix>{prefix}</Prefix></Filter>"
+            "<Status>Enabled</Status><AbortIncompleteMultipartUpload><DaysAfterInitiation>"
+            f"{days}</DaysAfterInitiation></AbortIncompleteMultipartUpload></Rule>")  # fmt: skip
+
+
+@pytest.mark.rule("storage.lifecycle.abort-multipart-applied-reference")
+def test_upload_abort_keeps_to_its_prefix(s3, mgmt, bucket, names):
+    """An AbortIncompleteMultipartUpload rule with a prefix aborts only the uploads whose key is
+    under it (S3's lifecycle Filter names the objects, and so the uploads, a rule applies to);
+    an upload under another prefix stays. An implementer may filter the expiry by the prefix
+    and walk every upload of the bucket."""
+    doomed_key, kept_key = "up/" + names.key(), "other/" + names.key()
+    doomed = s3.boto.create_multipart_upload(Bucket=bucket, Key=doomed_key)["UploadId"]
+    kept = s3.boto.create_multipart_upload(Bucket=bucket, Key=kept_key)["UploadId"]
+    put_lifecycle(s3, bucket, lifecycle_xml(prefixed_abort_rule("up", "up/", 1))).assert_ok()
+    mgmt.advance_clock(3 * DAY, bucket).assert_envelope_ok()
+    s3.wire.request("GET", bucket, doomed_key, query=[("uploadId", doomed)]).assert_error(
+        404, "NoSuchUpload"
+    )
+    s3.wire.request("GET", bucket, kept_key, query=[("uploadId", kept)]).assert_ok()
+
+
+@pytest.mark.rule("storage.lifecycle.abort-multipart-applied-reference")
+def test_rule_with_both_actions_applies_both(s3, mgmt, bucket, names):
+    """One rule holding both an Expiration and an AbortIncompleteMultipartUpload (S3 takes
+    several actions in a rule) applies both: its objects expire and its uploads are aborted.
+    An implementer may apply only the first action a rule holds."""
+    key, upload_key = "both/" + names.key(), "both/" + names.key()
+    s3.wire.put_object(bucket, key, b"x").assert_ok()
+    upload = s3.boto.create_multipart_upload(Bucket=bucket, Key=upload_key)["UploadId"]
+    rule = (
+        "<Rule><ID>both</ID><Filter><Prefix>both/</Prefix></Filter><Status>Enabled</Status>"
+        "<Expiration><Days>1</Days></Expiration><AbortIncompleteMultipartUpload>"
+        "<DaysAfterInitiation>1</DaysAfterInitiation></AbortIncompleteMultipartUpload></Rule>"
+    )
+    put_lifecycle(s3, bucket, lifecycle_xml(rule)).assert_ok()
+    mgmt.advance_clock(3 * DAY, bucket).assert_envelope_ok()
+    s3.wire.get_object(bucket, key).assert_error(404, "NoSuchKey")
+    s3.wire.request("GET", bucket, upload_key, query=[("uploadId", upload)]).assert_error(
+        404, "NoSuchUpload"
+    )

@@ -135,6 +135,23 @@ def test_start_after_rendered(s3, filled):
     assert root.findtext("StartAfter") == "b/1", f"StartAfter {root.findtext('StartAfter')!r}"
 
 
+@pytest.mark.rule("storage.list-objects.renders-start-after")
+def test_start_after_rendered_on_a_continued_page(s3, filled):
+    """A page asked with start-after and a continuation token renders StartAfter too (S3's
+    ListObjectsV2: "If StartAfter was sent with the request, it is included in the
+    response"), not only the first page. An implementer may echo it only while no token is
+    in play, since the token is what positions the page then."""
+    first = listed(s3.wire.list_objects_v2(filled, start_after="a/1", max_keys="1"))
+    token = first.findtext("NextContinuationToken")
+    assert token, f"start-after=a/1, max-keys=1: no NextContinuationToken ({len(KEYS)} keys)"
+    root = listed(
+        s3.wire.list_objects_v2(filled, start_after="a/1", continuation_token=token, max_keys="1")
+    )
+    assert root.findtext("StartAfter") == "a/1", (
+        f"continued page: StartAfter {root.findtext('StartAfter')!r}, sent 'a/1'"
+    )
+
+
 def _pages(s3, bucket):
     """(token sent, page) for each page of a max-keys=2 walk that follows NextContinuationToken."""
     pages, token = [], None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import email.utils
 import hashlib
 from urllib.parse import quote
 
@@ -189,3 +190,67 @@ def test_copy_of_object_completed_through_the_binding(s3, bucket, names, bucket_
     bucket_binding.complete(key, upload_id, [part]).value()
     mp.copy_object(s3.wire, bucket, target, f"/{bucket}/{key}").assert_ok()
     assert s3.wire.get_object(bucket, target).assert_ok().body == BODY
+
+
+# the headers S3 stores with an object and answers on every read (its system-defined metadata
+# whose values the writer sets): every one, not only Content-Type
+STORED_HEADERS = {
+    "Content-Type": "text/x-conformance",
+    "Cache-Control": "max-age=60, private",
+    "Content-Disposition": 'attachment; filename="c.bin"',
+    "Content-Encoding": "identity",
+    "Content-Language": "en-GB",
+}
+REPLACED_HEADERS = {
+    "Content-Type": "text/x-replaced",
+    "Cache-Control": "no-store",
+    "Content-Disposition": "inline",
+    "Content-Encoding": "compress",  # a registered coding HTTP clients do not undo themselves
+    "Content-Language": "fr-CH",
+}
+EXPIRES = ("Wed, 21 Oct 2026 07:28:00 GMT", "Thu, 01 Jan 2032 00:00:00 GMT")
+
+
+def _stored(
+    reply, headers: dict[str, str], expires: str, meta: str, colour: str
+) -> dict[str, str | None]:
+    """What of `headers`, Expires (an instant) and the custom header differs from what was sent."""
+    wrong = {n: reply.header(n) for n, v in headers.items() if reply.header(n) != v}
+    got = reply.header("expires")
+    try:
+        same = got is not None and email.utils.parsedate_to_datetime(
+            got
+        ) == email.utils.parsedate_to_datetime(expires)
+    except (TypeError, ValueError):
+        same = False
+    if not same:
+        wrong["Expires"] = got
+    if reply.header(meta) != colour:
+        wrong[meta] = reply.header(meta)
+    return wrong
+
+
+@pytest.mark.rule("storage.copy-object.keeps-metadata")
+@pytest.mark.parametrize("directive", ["COPY", "REPLACE"])
+def test_copy_carries_every_stored_header(s3, bucket, names, directive):
+    """Without a directive (COPY) the copy answers GET and HEAD with every header stored with
+    the source: Content-Type, Cache-Control, Content-Disposition, Content-Encoding,
+    Content-Language, Expires and its custom metadata. With REPLACE it answers with the ones
+    the copy request sent instead. An implementer may copy only the Content-Type and custom
+    metadata, or under REPLACE take the request's custom metadata but keep the source's
+    other headers."""
+    source, target = names.key(), names.key()
+    meta = s3.wire.vendor("meta-colour")
+    sent = STORED_HEADERS | {"Expires": EXPIRES[0], meta: "teal"}
+    s3.wire.put_object(bucket, source, BODY, headers=sent).assert_ok()
+    wanted, expires, colour = STORED_HEADERS, EXPIRES[0], "teal"
+    extra: dict[str, str] = {}
+    if directive == "REPLACE":
+        wanted, expires, colour = REPLACED_HEADERS, EXPIRES[1], "plum"
+        extra = REPLACED_HEADERS | {"Expires": expires, meta: colour}
+        extra[s3.wire.vendor("metadata-directive")] = "REPLACE"
+    mp.copy_object(s3.wire, bucket, target, f"/{bucket}/{source}", headers=extra).assert_ok()
+    for method in ("HEAD", "GET"):
+        reply = s3.wire.request(method, bucket, target).assert_ok()
+        wrong = _stored(reply, wanted, expires, meta, colour)
+        assert not wrong, f"{directive} copy, {method}: {wrong}; wanted {wanted}, {expires}"

@@ -126,11 +126,19 @@ def test_error_has_a_message(s3, bucket, names, case):
 
 
 @pytest.mark.rule("storage.errors.no-such-bucket")
-@pytest.mark.parametrize("operation", ["ListObjectsV2", "PutObject", "HeadObject-body-free"])
+@pytest.mark.parametrize(
+    "operation",
+    ["ListObjectsV2", "PutObject", "HeadObject-body-free", "DeleteBucket", "DeleteObject"],
+)
 def test_missing_bucket_is_no_such_bucket(s3, names, operation):
-    """Operations on a missing bucket answer 404 NoSuchBucket."""
+    """Operations on a missing bucket answer 404 NoSuchBucket: the deletes too (a delete of a
+    missing key is 204, of a missing bucket not; an implementer may make both idempotent)."""
     missing = names.bucket()
-    if operation == "ListObjectsV2":
+    if operation == "DeleteBucket":
+        s3.wire.request("DELETE", missing).assert_error(404, "NoSuchBucket")
+    elif operation == "DeleteObject":
+        s3.wire.request("DELETE", missing, "k").assert_error(404, "NoSuchBucket")
+    elif operation == "ListObjectsV2":
         s3.wire.list_objects_v2(missing).assert_error(404, "NoSuchBucket")
     elif operation == "PutObject":
         s3.wire.put_object(missing, "k", b"x").assert_error(404, "NoSuchBucket")
