@@ -178,8 +178,12 @@ def _judge(
             sys.stdout.write(output[-OUTPUT_TAIL:])
             continue
         if stop_first and run.exit != 0 and not verdict.kills(baseline, run):
-            # -x stopped on something that is not a kill: a later rule may still kill
-            run, output = _run(args, sel, day, stop_first=False)
+            # -x stopped on something that is not a kill: a later rule may still kill. A case
+            # the case timeout stopped is left out of that run (it would take the whole bound
+            # again and push the mutant past the harness's own timeout), and still counted.
+            first = run
+            run, output = _run(args, sel, day, stop_first=False, deselect=first.slow)
+            run = verdict.keep_slow(run, first)
         runs.append(run)
         if run.exit != 0:
             sys.stdout.write(output[-OUTPUT_TAIL:])
@@ -228,7 +232,11 @@ def _env() -> dict[str, str]:
 
 
 def _run(
-    args: argparse.Namespace, selection: list[str], day: str, stop_first: bool
+    args: argparse.Namespace,
+    selection: list[str],
+    day: str,
+    stop_first: bool,
+    deselect: list[str] | None = None,
 ) -> tuple[verdict.Run, str]:
     with tempfile.TemporaryDirectory(prefix="ec-mutant-") as reports:
         command = [
@@ -236,6 +244,7 @@ def _run(
             "--as-of", day, "--report-dir", reports, "--case-timeout", args.case_timeout,
             "--no-html", *selection, "--", *(["-x"] if stop_first else []), *PLUGINS,
             "-p", ORDER_PLUGIN, "-q", "--model-shrink-seconds", "0",
+            *(arg for nodeid in deselect or [] for arg in ("--deselect", nodeid)),
         ]  # fmt: skip
         env = _env()
         if os.environ.get(DIR_ENV):  # the coverage baseline: a context per test (contexts.py)

@@ -54,9 +54,14 @@ def case_kind(case: Mapping[str, Any], case_timeout: float | None = None) -> str
     checked"), a reference that did not start or answer fails the first test's setup with
     "target '...': ...", and a module that did not import becomes a "collection" case.
     """
-    status = str(case.get("status"))
-    if status in (FAIL, ERROR) and case_timeout and _ran_out(case, case_timeout):
+    kind = _plain_kind(case)
+    if kind in FAILING_KINDS and case_timeout and _ran_out(case, case_timeout):
         return SLOW_KIND
+    return kind
+
+
+def _plain_kind(case: Mapping[str, Any]) -> str | None:
+    status = str(case.get("status"))
     if status == FAIL:
         return FAILS
     if status != ERROR:
@@ -95,6 +100,7 @@ class Run:
     problems: list[str] = field(default_factory=list)  # run.problems kinds
     stop_first: bool = False  # ran with -x: rules after the first failure did not run
     start_notes: list[str] = field(default_factory=list)  # first lines of start-failure cases
+    slow: list[str] = field(default_factory=list)  # node ids of cases the case timeout stopped
 
     def kinds(self) -> set[str]:
         return {kind for kinds in self.failures.values() for kind in kinds}
@@ -119,6 +125,8 @@ def condense(
             run.failures.setdefault(str(case["rule_id"]), []).append(kind)
         if kind == START_KIND:
             run.start_notes.append(str(case.get("message") or "").splitlines()[0])
+        if kind == SLOW_KIND and case.get("nodeid"):
+            run.slow.append(str(case["nodeid"]))
     run.problems = [str(p.get("kind")) for p in (doc.get("run") or {}).get("problems") or []]
     return run
 
@@ -173,6 +181,15 @@ class Verdict:
     def settled(self) -> bool:
         """Nothing to learn by running it again: judged, or no implementation (stillborn)."""
         return self.judged or self.cls == STILLBORN
+
+
+def keep_slow(rerun: Run, first: Run) -> Run:
+    """`rerun` (made without the cases `first` saw stopped by the case timeout) still says
+    those rules' cases were stopped: a mutant nothing else kills is a timeout, not a survivor."""
+    for rule, found in first.failures.items():
+        if SLOW_KIND in found and SLOW_KIND not in rerun.failures.get(rule, []):
+            rerun.failures.setdefault(rule, []).append(SLOW_KIND)
+    return rerun
 
 
 def kills(baseline: Baseline, run: Run) -> list[str]:

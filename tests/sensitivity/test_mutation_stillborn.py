@@ -40,7 +40,9 @@ def _judge(
     runs: list[tuple[str, bool]] = []
     probes: list[str] = []
 
-    def fake_run(args: Any, selection: Any, day: str, stop_first: bool) -> tuple[v.Run, str]:
+    def fake_run(
+        args: Any, selection: Any, day: str, stop_first: bool, deselect: Any = None
+    ) -> tuple[v.Run, str]:
         runs.append((day, stop_first))
         return v.condense(_doc(message), 1, day, stop_first), ""
 
@@ -87,7 +89,9 @@ def test_stillborn_at_one_date_but_alive_at_another_is_no_stillborn(
     answers = iter(["dead at the first date", None])
     runs: list[str] = []
 
-    def fake_run(args: Any, selection: Any, day: str, stop_first: bool) -> tuple[v.Run, str]:
+    def fake_run(
+        args: Any, selection: Any, day: str, stop_first: bool, deselect: Any = None
+    ) -> tuple[v.Run, str]:
         runs.append(day)
         return v.condense(_doc(EXITED), 1, day, stop_first), ""
 

@@ -182,7 +182,9 @@ def test_a_stop_at_first_failure_that_is_not_a_kill_is_run_again_in_full(
     full = doc({"a.one": "ERROR", "a.two": "FAIL"}, [setup, case("a.two", "FAIL", "Assert")])
     calls: list[bool] = []
 
-    def fake_run(args: Any, selection: Any, day: str, stop_first: bool) -> tuple[v.Run, str]:
+    def fake_run(
+        args: Any, selection: Any, day: str, stop_first: bool, deselect: Any = None
+    ) -> tuple[v.Run, str]:
         calls.append(stop_first)
         return v.condense(stopped if stop_first else full, 1, day, stop_first), ""
 
@@ -217,3 +219,22 @@ def test_the_harness_bounds_a_case_as_a_users_run_does() -> None:
     from conformance.cli_run import RunOptions
 
     assert RunOptions.case_timeout == suite_cmd.CASE_TIMEOUT  # was 60: slow mutants "killed"
+
+
+def test_a_stopped_case_is_left_out_of_the_rerun_and_still_counted() -> None:
+    """-x stopped on a case the case timeout ended: the rerun without -x leaves that case out
+    (it would take the whole bound again), and the mutant nothing else kills is a timeout."""
+    slow = {**case("a.one", "FAIL", "Failed: Timeout >60.0s"), "duration": 61.0,
+            "nodeid": "suite/test_a.py::test_one"}  # fmt: skip
+    first = v.condense(doc({"a.one": "FAIL"}, [slow]), 1, DAY, True, case_timeout=60)
+    assert first.slow == ["suite/test_a.py::test_one"]
+    rerun = v.condense(doc({"a.two": "PASS"}, [case("a.two", "PASS")]), 0, DAY, False, 60)
+    assert v.classify(BASE, [v.keep_slow(rerun, first)]).cls == v.TIMEOUT
+    wrong = v.condense(doc({"a.two": "FAIL"}, [case("a.two", "FAIL", "AssertionError")]), 1,
+                       DAY, False, 60)  # fmt: skip
+    assert v.classify(BASE, [v.keep_slow(wrong, first)]).kills == [f"{DAY} a.two"]
+
+
+def test_a_start_failure_that_took_the_whole_bound_stays_a_start_failure() -> None:
+    started = {**case("a.one", "ERROR", "setup: target 'reference': exited"), "duration": 61.0}
+    assert v.case_kind(started, 60) == v.START_KIND
