@@ -107,11 +107,19 @@ class Outcome:
         """The failing request got the answer it got when the rule failed: the same status and
         code when the failure was about the status ("expected 400 …, answered 200"), else the
         same body too (ids and dates masked)."""
+        if self.unsent_before:
+            return False
         return self.failing.same or (self.about_status and self.failing.same_status)
 
     @property
+    def unsent_before(self) -> bool:
+        """A request up to the failing one was written as raw bytes and not sent again: what
+        the failing request answers today says nothing of the recorded run."""
+        return any(not item.sent for item in self.requests[: self.failing_at + 1])
+
+    @property
     def verdict(self) -> str:
-        if not self.failing.sent:
+        if self.unsent_before:
             return "not replayable: " + NOT_SENT
         if self.failing.same:
             return "reproduced"

@@ -158,3 +158,19 @@ def test_bytes_written_as_they_are_are_named_not_sent_again() -> None:
     assert not outcome.reproduced
     assert outcome.verdict.startswith("not replayable: ")
     assert "conformance run --rule" in outcome.verdict
+
+
+def test_a_request_after_unsent_bytes_is_not_called_reproduced() -> None:
+    """The failing GET came after a pipelined PUT written as bytes: today the PUT is not sent,
+    so the GET's 404 would look reproduced while it only shows the PUT missing (review)."""
+    from conformance.recorded import RAW, from_exchange
+    from conformance.replay import Answer, Outcome, Replayed
+
+    put = from_exchange({"method": RAW, "url": "http://h/b/k", "status": 200})
+    get = from_exchange({"method": "GET", "url": "http://h/b/k", "status": 404,
+                         "body_excerpt": "<Code>NoSuchKey</Code>"})  # fmt: skip
+    missing = Answer(404, {}, "<Code>NoSuchKey</Code>")
+    done = [Replayed(put, "http://h/b/k", Answer(None, {}, "(not sent)"), [], sent=False),
+            Replayed(get, "http://h/b/k", missing, [])]  # fmt: skip
+    outcome = Outcome(done, 1, about_status=True)
+    assert not outcome.reproduced and outcome.verdict.startswith("not replayable: ")
