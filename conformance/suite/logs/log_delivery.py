@@ -190,14 +190,18 @@ def _send_lines(
     lines: tuple[tuple[str, str], ...],
     body: bytes | None,
 ) -> tuple[int, bytes]:
-    """The request written by hand (http.client): `headers`, then each of `lines` as a field
-    line of its own, in order (a name sent twice is two lines, not one joined value)."""
+    """The request written by hand (http.client): the User-Agent and Accept `requests` sends
+    (a zone may challenge a request without a User-Agent, and the round would then not be
+    checked), `headers`, then each of `lines` as a field line of its own, in order (a name sent
+    twice is two lines, not one joined value)."""
     parts = urlsplit(url)
     target = f"{parts.path}?{parts.query}" if parts.query else parts.path
+    usual = requests.utils.default_headers()
+    ordinary = {"User-Agent": usual["User-Agent"], "Accept": usual["Accept"]}
     connection = hand_connection(url, None, 15)
     try:
         connection.putrequest(method, target, skip_accept_encoding=True)
-        for name, value in [*headers.items(), *lines]:
+        for name, value in [*ordinary.items(), *headers.items(), *lines]:
             connection.putheader(name, value)
         if body is not None:
             connection.putheader("Content-Length", str(len(body)))

@@ -43,7 +43,7 @@ def test_location_hint_is_accepted(s3, names, hint):
         s3.delete_bucket_recursive(name)
 
 
-@pytest.mark.rule("storage.xml.malformed-400")
+@pytest.mark.rule("storage.create-bucket.configuration-root-checked")
 def test_configuration_under_another_root_is_refused(s3, names):
     """A CreateBucket body that is well-formed XML but not a CreateBucketConfiguration (its
     LocationConstraint `auto` under another root element) does not validate against S3's

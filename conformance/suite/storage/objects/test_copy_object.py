@@ -198,14 +198,14 @@ STORED_HEADERS = {
     "Content-Type": "text/x-conformance",
     "Cache-Control": "max-age=60, private",
     "Content-Disposition": 'attachment; filename="c.bin"',
-    "Content-Encoding": "identity",
+    "Content-Encoding": "compress",  # a registered coding HTTP clients do not undo themselves
     "Content-Language": "en-GB",
 }
 REPLACED_HEADERS = {
     "Content-Type": "text/x-replaced",
     "Cache-Control": "no-store",
     "Content-Disposition": "inline",
-    "Content-Encoding": "compress",  # a registered coding HTTP clients do not undo themselves
+    "Content-Encoding": "aes128gcm",  # RFC 8188's, which no HTTP client undoes either
     "Content-Language": "fr-CH",
 }
 EXPIRES = ("Wed, 21 Oct 2026 07:28:00 GMT", "Thu, 01 Jan 2032 00:00:00 GMT")
