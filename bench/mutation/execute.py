@@ -150,6 +150,7 @@ def run_baseline(
     them (and, with `coverage`, their lines and, with `contexts`, their plans). Without
     coverage and given the fork server, the run is forked from it (forkrun.py)."""
     missing = not path.is_file() or (coverage and not lines_path(path).is_file())
+    missing = missing or _other_bound(path)
     if missing or (coverage and contexts and not plans_path(path).is_file()):
         command = [
             sys.executable, "-m", "bench.mutation.suite_cmd", *selection.args(),
@@ -179,6 +180,17 @@ def run_baseline(
         if not path.is_file():
             raise BaselineFailed(f"the baseline of {where} wrote no results")
     return verdict.Baseline.from_json(json.loads(path.read_text("utf-8")))
+
+
+def _other_bound(path: Path) -> bool:
+    """A stored baseline made under another case bound than the harness's now (an older
+    harness's 60 s, unrecorded): made again, never reused."""
+    from bench.mutation.suite_cmd import CASE_TIMEOUT
+
+    if not path.is_file():
+        return False
+    stored = verdict.Baseline.from_json(json.loads(path.read_text("utf-8")))
+    return stored.bound_differs(float(CASE_TIMEOUT))
 
 
 class BaselineFailed(RuntimeError):

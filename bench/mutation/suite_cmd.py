@@ -105,6 +105,10 @@ def main(argv: list[str] | None = None) -> int:
             days = [_day(d) for d in args.as_of or ["today"]]
             return _write_baseline(args, selection, days)
         baseline = verdict.Baseline.from_json(json.loads(args.baseline.read_text("utf-8")))
+        if baseline.bound_differs(float(args.case_timeout)):
+            why = f"the baseline {args.baseline.name} ran under another case bound: run it again"
+            print(verdict.Verdict(verdict.OTHER, notes=[why]).line(), flush=True)
+            return 1
         # the baseline's dates: "today" stays the day the baseline ran, past midnight too
         days = list(baseline.runs)
         per_day: dict[str, list[str]] = {}

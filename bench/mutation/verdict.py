@@ -101,6 +101,7 @@ class Run:
     stop_first: bool = False  # ran with -x: rules after the first failure did not run
     start_notes: list[str] = field(default_factory=list)  # first lines of start-failure cases
     slow: list[str] = field(default_factory=list)  # node ids of cases the case timeout stopped
+    case_timeout: float | None = None  # the run's bound on one case (None: an older harness's)
 
     def kinds(self) -> set[str]:
         return {kind for kinds in self.failures.values() for kind in kinds}
@@ -115,7 +116,8 @@ def condense(
 ) -> Run:
     """The part of a results.json (None when the run wrote none) a verdict needs; a case that
     ran the whole `case_timeout` (the run's --case-timeout) counts as stopped, not failed."""
-    run = Run(as_of=as_of, exit=exit_code, stop_first=stop_first, has_results=doc is not None)
+    run = Run(as_of=as_of, exit=exit_code, stop_first=stop_first, has_results=doc is not None,
+              case_timeout=case_timeout)  # fmt: skip
     if doc is None:
         return run
     run.statuses = {str(r["id"]): str(r["status"]) for r in doc.get("rules", [])}
@@ -155,6 +157,12 @@ class Baseline:
         """No case went wrong on the baseline: -x may stop a mutant's run at its first failure."""
         run = self.runs.get(as_of)
         return run is not None and run.has_results and not run.failures and run.exit == 0
+
+    def bound_differs(self, case_timeout: float) -> bool:
+        """A run of this baseline had another case bound (or an older harness's, unrecorded):
+        a rule stopped there and passing under `case_timeout`, or the other way round, would be
+        judged against the wrong baseline."""
+        return any(run.case_timeout != case_timeout for run in self.runs.values())
 
     def to_json(self) -> dict[str, Any]:
         return {day: asdict(run) for day, run in self.runs.items()}

@@ -238,3 +238,18 @@ def test_a_stopped_case_is_left_out_of_the_rerun_and_still_counted() -> None:
 def test_a_start_failure_that_took_the_whole_bound_stays_a_start_failure() -> None:
     started = {**case("a.one", "ERROR", "setup: target 'reference': exited"), "duration": 61.0}
     assert v.case_kind(started, 60) == v.START_KIND
+
+
+def test_a_baseline_of_another_case_bound_is_not_used(tmp_path: Any) -> None:
+    """A baseline stores the case bound its runs had; one of another bound (an older harness's
+    60 s, unrecorded) judges no mutant: a rule stopped there may pass under 300 s."""
+    import json
+
+    old = v.condense(doc({"a.one": "PASS"}), 0, DAY, False)  # no bound recorded
+    path = tmp_path / "baseline.json"
+    path.write_text(json.dumps(baseline(old).to_json()), "utf-8")
+    code = suite_cmd.main(["--rule", "a.", "--baseline", str(path)])
+    assert code == 1
+    now = v.condense(doc({"a.one": "PASS"}), 0, DAY, False, float(suite_cmd.CASE_TIMEOUT))
+    assert not baseline(now).bound_differs(float(suite_cmd.CASE_TIMEOUT))
+    assert baseline(now).bound_differs(60.0)
