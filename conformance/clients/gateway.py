@@ -17,7 +17,7 @@ import requests
 
 from conformance.clients import retry
 from conformance.clients.evidence import Exchange, collector
-from conformance.clients.hand_http import broken_answer, hand_connection
+from conformance.clients.hand_http import broken_answer, hand_connection, send_fields
 
 DEFAULT_NETWORKS = ("sepolia", "rinkeby")
 # behaviours of the provider's gateway in front of the nodes: a 403 for a method outside its
@@ -178,20 +178,12 @@ class GatewayClient:
         """POST `body` over HTTP/1.1 with exactly these Host lines (none when empty), written by
         hand with http.client: no HTTP library sends a request without Host or with two."""
         url = self.url_for(network)
-        parts = urlsplit(url)
         conn = hand_connection(url, self.session.verify, self.timeout)
-        target = parts.path + (f"?{parts.query}" if parts.query else "")
         sent = {"Content-Type": "application/json", "Content-Length": str(len(body))}
+        fields = [*(("Host", value) for value in hosts), *sent.items()]
         try:
-            conn.putrequest("POST", target, skip_host=True, skip_accept_encoding=True)
-            for value in hosts:
-                conn.putheader("Host", value)
-            for name, value in sent.items():
-                conn.putheader(name, value)
-            conn.endheaders(body)
-            resp = conn.getresponse()
-            answer = resp.read()
-            answer_headers = {k.lower(): v for k, v in resp.getheaders()}
+            status, got, answer = send_fields(conn, "POST", url, fields, body, skip_host=True)
+            answer_headers = {k.lower(): v for k, v in got}
         except (http.client.HTTPException, ConnectionError) as exc:
             collector.add(broken_answer("POST", url, {**sent, "Host": ", ".join(hosts)}, exc))
             raise
@@ -201,10 +193,10 @@ class GatewayClient:
             doc, ok = (json.loads(answer), True) if answer.strip() else (None, False)
         except ValueError:
             doc, ok = None, False
-        reply = Reply(resp.status, answer_headers, answer, doc, ok)
+        reply = Reply(status, answer_headers, answer, doc, ok)
         reply.request = f"POST /v1/{network} with {len(hosts)} Host line(s) {list(hosts)}"
         shown = {**sent, "Host": ", ".join(hosts) + f" ({len(hosts)} lines)"}
-        collector.add(Exchange.build("POST", url, resp.status, shown, answer_headers, answer, body))
+        collector.add(Exchange.build("POST", url, status, shown, answer_headers, answer, body))
         return reply
 
 

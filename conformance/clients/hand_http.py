@@ -6,7 +6,7 @@ from __future__ import annotations
 import http.client
 import os
 import ssl
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from urllib.parse import urlsplit
 
 from conformance.clients.evidence import Exchange
@@ -30,6 +30,26 @@ def hand_connection(
     return http.client.HTTPSConnection(
         host, parts.port or 443, timeout=timeout, context=tls_context(verify)
     )
+
+
+def send_fields(
+    conn: http.client.HTTPConnection,
+    method: str,
+    url: str,
+    fields: Sequence[tuple[str, str]],
+    body: bytes | None = None,
+    skip_host: bool = False,
+) -> tuple[int, list[tuple[str, str]], bytes]:
+    """Write `method url` with exactly these field lines, in order (a name twice is two lines;
+    Host is http.client's unless `skip_host`), then `body`; the answer's status, fields, body."""
+    parts = urlsplit(url)
+    target = parts.path + (f"?{parts.query}" if parts.query else "")
+    conn.putrequest(method, target, skip_host=skip_host, skip_accept_encoding=True)
+    for name, value in fields:
+        conn.putheader(name, value)
+    conn.endheaders(body)
+    answer = conn.getresponse()
+    return answer.status, answer.getheaders(), answer.read()
 
 
 def tls_context(verify: bool | str | None) -> ssl.SSLContext:

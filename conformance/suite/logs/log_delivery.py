@@ -29,13 +29,12 @@ from collections.abc import Collection, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlsplit
 
 import requests
 
 from conformance import settings
 from conformance.clients.evidence import Exchange, collector
-from conformance.clients.hand_http import hand_connection
+from conformance.clients.hand_http import hand_connection, send_fields
 from conformance.clients.rules_api import RulesApiClient
 from conformance.suite.logs.helpers import ensure_entrypoint, entrypoint_guard
 from conformance.suite.setup_check import require
@@ -194,25 +193,18 @@ def _send_lines(
     (a zone may challenge a request without a User-Agent, and the round would then not be
     checked), `headers`, then each of `lines` as a field line of its own, in order (a name sent
     twice is two lines, not one joined value)."""
-    parts = urlsplit(url)
-    target = f"{parts.path}?{parts.query}" if parts.query else parts.path
     usual = requests.utils.default_headers()
     ordinary = {"User-Agent": usual["User-Agent"], "Accept": usual["Accept"]}
+    length = [("Content-Length", str(len(body)))] if body is not None else []
+    fields = [*ordinary.items(), *headers.items(), *lines, *length]
     connection = hand_connection(url, None, 15)
     try:
-        connection.putrequest(method, target, skip_accept_encoding=True)
-        for name, value in [*ordinary.items(), *headers.items(), *lines]:
-            connection.putheader(name, value)
-        if body is not None:
-            connection.putheader("Content-Length", str(len(body)))
-        connection.endheaders(body)
-        answer = connection.getresponse()
-        content = answer.read()
+        status, got, content = send_fields(connection, method, url, fields, body)
     finally:
         connection.close()
     sent = {**headers, **{name: " | ".join(v for n, v in lines if n == name) for name, _ in lines}}
-    collector.add(Exchange.build(method, url, answer.status, sent, answer.getheaders(), content))
-    return answer.status, content
+    collector.add(Exchange.build(method, url, status, sent, got, content))
+    return status, content
 
 
 class EdgeRefused(AssertionError):
