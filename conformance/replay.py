@@ -40,8 +40,8 @@ _ABOUT_STATUS = re.compile(r"\bexpected (a )?(\d{3}|4xx|refusal|success)\b.*\ban
 # ids a target mints (an upload): today's replaces the recorded one in the requests that follow
 _MINTED = re.compile(r"<UploadId>([^<]+)</UploadId>")
 NOT_SENT = ("it was written to the wire as bytes (a split head, a pipelined or unparseable "
-            "request), which an HTTP library cannot send; run the rule again with "
-            "`conformance run --rule RULE`")  # fmt: skip
+            "request, a header on several lines), which an HTTP library cannot send; run "
+            "the rule again (`conformance run --rule <its id>`)")  # fmt: skip
 
 
 class ReplayError(Exception):

@@ -189,7 +189,10 @@ def _other_bound(path: Path) -> bool:
 
     if not path.is_file():
         return False
-    stored = verdict.Baseline.from_json(json.loads(path.read_text("utf-8")))
+    try:
+        stored = verdict.Baseline.from_json(json.loads(path.read_text("utf-8")))
+    except (ValueError, TypeError, AttributeError):  # unreadable: made again
+        return True
     return stored.bound_differs(float(CASE_TIMEOUT))
 
 

@@ -130,7 +130,9 @@ def _write_baseline(args: argparse.Namespace, selection: list[str], days: list[s
         baseline.runs[day] = run
         if not run.has_results:
             sys.stdout.write(output[-OUTPUT_TAIL:])
-    args.write_baseline.write_text(json.dumps(baseline.to_json(), indent=1), "utf-8")
+    partial = args.write_baseline.with_name(args.write_baseline.name + ".part")
+    partial.write_text(json.dumps(baseline.to_json(), indent=1), "utf-8")
+    os.replace(partial, args.write_baseline)  # never a half-written baseline to reuse
     return 0 if all(r.has_results for r in baseline.runs.values()) else 1
 
 
@@ -248,7 +250,7 @@ def _run(
             "--as-of", day, "--report-dir", reports, "--case-timeout", args.case_timeout,
             "--no-html", *selection, "--", *(["-x"] if stop_first else []), *PLUGINS,
             "-p", ORDER_PLUGIN, "-q", "--model-shrink-seconds", "0",
-            *(arg for nodeid in deselect or [] for arg in ("--deselect", nodeid)),
+            *(arg for nodeid in deselect or [] for arg in ("--ec-deselect-exact", nodeid)),
         ]  # fmt: skip
         env = _env()
         if os.environ.get(DIR_ENV):  # the coverage baseline: a context per test (contexts.py)

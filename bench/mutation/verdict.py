@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -44,10 +45,11 @@ FAILING_KINDS = frozenset({FAILS, ERRORS})
 def case_kind(case: Mapping[str, Any], case_timeout: float | None = None) -> str | None:
     """What a case's outcome is, None when it did not go wrong (PASS, N/A, XFAIL, ...).
 
-    A FAIL or ERROR that took the run's whole `case_timeout` is SLOW_KIND, never a kill: the
-    case was stopped, not shown wrong (a mutant that parses every XML body a second slower
-    "failed" the storage model's test at the harness's old 60 s bound, with hypothesis's
-    wrapped exception as its message, and passes in 136 s under a user's 300 s).
+    A FAIL or ERROR (or a fixture's, stopped in setup or teardown) that took the run's whole
+    `case_timeout` is SLOW_KIND, never a kill: the case was stopped, not shown wrong (a mutant
+    that parses every XML body a second slower "failed" the storage model's test at the
+    harness's old 60 s bound, with hypothesis's wrapped exception as its message, and passes
+    in 136 s under a user's 300 s).
 
     The recorder words a fixture's failure "setup: ..." / "teardown: ..." (case_records.py), a test
     whose precondition did not hold raises SetupFailed ("setup did not hold, the rule was not
@@ -55,7 +57,7 @@ def case_kind(case: Mapping[str, Any], case_timeout: float | None = None) -> str
     "target '...': ...", and a module that did not import becomes a "collection" case.
     """
     kind = _plain_kind(case)
-    if kind in FAILING_KINDS and case_timeout and _ran_out(case, case_timeout):
+    if kind in (*FAILING_KINDS, SETUP, TEARDOWN) and _ran_out(case, case_timeout):
         return SLOW_KIND
     return kind
 
@@ -81,11 +83,22 @@ def _plain_kind(case: Mapping[str, Any]) -> str | None:
     return ERRORS
 
 
-def _ran_out(case: Mapping[str, Any], case_timeout: float) -> bool:
+def _ran_out(case: Mapping[str, Any], case_timeout: float | None) -> bool:
+    """The case took the whole bound: its duration reached it (a timeout wrapped by another
+    exception says nothing of it: hypothesis), or came within the slack of it with
+    pytest-timeout's own words (a fixture's setup or teardown included). A failure a little
+    before the bound with other words stays a failure."""
+    if not case_timeout or case_timeout <= 0:
+        return False
     try:
-        return float(case.get("duration") or 0.0) >= case_timeout * CASE_TIMEOUT_SLACK
+        duration = float(case.get("duration") or 0.0)
     except (TypeError, ValueError):
         return False
+    if not math.isfinite(duration) or duration > 10 * case_timeout:
+        return False
+    first = str(case.get("message") or "").split("\n", 1)[0]
+    timed = "Timeout >" in first and duration >= case_timeout * CASE_TIMEOUT_SLACK
+    return duration >= case_timeout or timed
 
 
 @dataclass
@@ -162,7 +175,8 @@ class Baseline:
         """A run of this baseline had another case bound (or an older harness's, unrecorded):
         a rule stopped there and passing under `case_timeout`, or the other way round, would be
         judged against the wrong baseline."""
-        return any(run.case_timeout != case_timeout for run in self.runs.values())
+        runs = self.runs.values()
+        return not runs or any(run.case_timeout != case_timeout for run in runs)
 
     def to_json(self) -> dict[str, Any]:
         return {day: asdict(run) for day, run in self.runs.items()}

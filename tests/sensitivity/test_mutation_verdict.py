@@ -253,3 +253,35 @@ def test_a_baseline_of_another_case_bound_is_not_used(tmp_path: Any) -> None:
     now = v.condense(doc({"a.one": "PASS"}), 0, DAY, False, float(suite_cmd.CASE_TIMEOUT))
     assert not baseline(now).bound_differs(float(suite_cmd.CASE_TIMEOUT))
     assert baseline(now).bound_differs(60.0)
+
+
+def test_what_counts_as_stopped_by_the_case_timeout() -> None:
+    """The bound reached (whatever the words), or pytest-timeout's words within the slack (a
+    fixture's setup too); a plain failure a little before the bound, an impossible duration or
+    no bound are failures (break helper's findings)."""
+
+    def kind(status: str, message: str, duration: Any, bound: float | None = 300.0) -> Any:
+        return v.case_kind({**case("a.one", status, message), "duration": duration}, bound)
+
+    assert kind("FAIL", "_WrappedBaseException()", 300.2) == v.SLOW_KIND
+    assert kind("ERROR", "setup: Failed: Timeout >300.0s", 298.0) == v.SLOW_KIND
+    assert kind("FAIL", "AssertionError: 200 != 404", 296.0) == v.FAILS
+    assert kind("FAIL", "AssertionError", float("inf")) == v.FAILS
+    assert kind("FAIL", "AssertionError", "nan") == v.FAILS
+    assert kind("FAIL", "Failed: Timeout >300.0s", 301.0, bound=-1) == v.FAILS
+
+
+def test_an_empty_baseline_judges_nothing(tmp_path: Any) -> None:
+    path = tmp_path / "baseline.json"
+    path.write_text("{}", "utf-8")
+    assert suite_cmd.main(["--rule", "a.", "--baseline", str(path)]) == 1
+
+
+def test_the_rerun_leaves_out_exactly_the_stopped_test(pytester: Any) -> None:
+    """pytest's --deselect takes a prefix: test_get_range also left out
+    test_get_range_reports_its_range, a kill lost. The harness's own option matches exactly."""
+    pytester.makepyfile(test_p="def test_get_range(): pass\ndef test_get_range_more(): pass\n")
+    done = pytester.runpytest(
+        "-p", "bench.mutation.order_plugin", "--ec-deselect-exact", "test_p.py::test_get_range"
+    )
+    done.assert_outcomes(passed=1, deselected=1)

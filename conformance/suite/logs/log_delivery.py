@@ -36,6 +36,7 @@ from conformance import settings
 from conformance.clients.evidence import Exchange, collector
 from conformance.clients.hand_http import hand_connection, send_fields
 from conformance.clients.rules_api import RulesApiClient
+from conformance.recorded import RAW
 from conformance.suite.logs.helpers import ensure_entrypoint, entrypoint_guard
 from conformance.suite.setup_check import require
 
@@ -202,8 +203,10 @@ def _send_lines(
         status, got, content = send_fields(connection, method, url, fields, body)
     finally:
         connection.close()
-    sent = {**headers, **{name: " | ".join(v for n, v in lines if n == name) for name, _ in lines}}
-    collector.add(Exchange.build(method, url, status, sent, got, content))
+    # recorded as written, not as a request a library (replay, curl) could send: one joined
+    # value would be logged as the first instance
+    shown = f"{method} with " + ", ".join(f"{n}: {v}" for n, v in lines) + " as separate lines"
+    collector.add(Exchange.build(RAW, url, status, headers, got, content, shown))
     return status, content
 
 
