@@ -155,7 +155,8 @@ def http_destination(run_prefix: str) -> Iterator[tuple[str, list[tuple[str, str
     """A loopback HTTP destination that keeps what it receives (the ownership challenge)."""
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Receiver)
     server.received = []  # type: ignore[attr-defined]
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    # serve_forever's default poll of 0.5 s is how long shutdown() waits: every job test paid it
+    thread = threading.Thread(target=server.serve_forever, args=(0.02,), daemon=True)
     thread.start()
     try:
         url = f"http://127.0.0.1:{server.server_address[1]}/{run_prefix}/logs"
