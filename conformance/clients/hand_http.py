@@ -3,11 +3,14 @@ a head without its body, no Host or two, one header on several lines."""
 
 from __future__ import annotations
 
+import base64
 import http.client
 import os
 import ssl
 from collections.abc import Mapping, Sequence
 from urllib.parse import urlsplit
+
+import requests.utils
 
 from conformance.clients.evidence import Exchange
 
@@ -20,16 +23,47 @@ def hand_connection(
 ) -> http.client.HTTPConnection:
     """An unopened HTTP(S) connection to `url`'s host; `verify` as `requests` takes it (a CA
     bundle file or directory, or whether to verify at all; None verifies), so a hand-written
-    request trusts what the client's other requests trust."""
+    request trusts what the client's other requests trust. Where `requests` would go through a
+    proxy (HTTP(S)_PROXY, NO_PROXY), the connection goes there too, as a CONNECT tunnel: a
+    forwarding proxy may rewrite a head (join a field sent on two lines, add Host), a tunnel
+    carries the bytes as written."""
     parts = urlsplit(url)
     host = parts.hostname or "localhost"
     # the port always given: http.client would read "::1" (an IPv6 literal without a port)
     # as host "::" at port 1
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    proxy = _proxy_of(url)
+    first_hop = (host, port) if proxy is None else proxy[:2]
+    conn: http.client.HTTPConnection
     if parts.scheme != "https":
-        return http.client.HTTPConnection(host, parts.port or 80, timeout=timeout)
-    return http.client.HTTPSConnection(
-        host, parts.port or 443, timeout=timeout, context=tls_context(verify)
-    )
+        conn = http.client.HTTPConnection(*first_hop, timeout=timeout)
+    else:
+        conn = http.client.HTTPSConnection(*first_hop, timeout=timeout, context=tls_context(verify))
+    if proxy is not None:
+        conn.set_tunnel(host, port, headers=proxy[2])
+    return conn
+
+
+class ProxyUnsupported(RuntimeError):
+    """The environment names a proxy a hand-written request cannot be tunnelled through."""
+
+
+def _proxy_of(url: str) -> tuple[str, int, dict[str, str]] | None:
+    """The host, port and CONNECT headers (its credentials) of the HTTP proxy `requests`
+    would use for `url`, if any."""
+    proxy = requests.utils.select_proxy(url, requests.utils.get_environ_proxies(url))
+    if not proxy:
+        return None
+    parts = urlsplit(proxy if "://" in proxy else f"http://{proxy}")
+    if parts.scheme != "http" or not parts.hostname:
+        raise ProxyUnsupported(
+            f"proxy {proxy!r} for {url}: a request written by hand goes only through an "
+            "http:// proxy (a CONNECT tunnel); unset it or add the host to NO_PROXY"
+        )
+    user, password = requests.utils.get_auth_from_url(proxy)
+    token = base64.b64encode(f"{user}:{password}".encode()).decode("ascii")
+    headers = {"Proxy-Authorization": f"Basic {token}"} if user else {}
+    return parts.hostname, parts.port or 80, headers
 
 
 def send_fields(
