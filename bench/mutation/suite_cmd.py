@@ -79,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--area", action="append", default=[])
     parser.add_argument("--rule", action="append", default=[])
     parser.add_argument("--as-of", action="append", default=[])
-    parser.add_argument("--case-timeout", default=str(CASE_TIMEOUT))
+    parser.add_argument("--case-timeout", type=_seconds, default=CASE_TIMEOUT)
     parser.add_argument("--moto", action="store_true", help="a moto server as migration source")
     mode = parser.add_mutually_exclusive_group(required=True)
     mode.add_argument("--baseline", type=Path, help="judge a mutant against this baseline")
@@ -117,6 +117,17 @@ def main(argv: list[str] | None = None) -> int:
         found = _judge(args, selection, days, baseline, per_day)
         print(found.line(), flush=True)
         return 0 if found.cls == verdict.SURVIVED else 1
+
+
+def _seconds(text: str) -> int:
+    """A case bound as `conformance run --case-timeout` takes it: whole seconds, above 0."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number of seconds: {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be above 0: {text!r}")
+    return value
 
 
 def _day(day: str) -> str:
@@ -247,7 +258,7 @@ def _run(
     with tempfile.TemporaryDirectory(prefix="ec-mutant-") as reports:
         command = [
             sys.executable, "-m", "conformance.cli", "run", "-n", "0", "--run-id", "mutant",
-            "--as-of", day, "--report-dir", reports, "--case-timeout", args.case_timeout,
+            "--as-of", day, "--report-dir", reports, "--case-timeout", str(args.case_timeout),
             "--no-html", *selection, "--", *(["-x"] if stop_first else []), *PLUGINS,
             "-p", ORDER_PLUGIN, "-q", "--model-shrink-seconds", "0",
             *(arg for nodeid in deselect or [] for arg in ("--ec-deselect-exact", nodeid)),

@@ -285,3 +285,14 @@ def test_the_rerun_leaves_out_exactly_the_stopped_test(pytester: Any) -> None:
         "-p", "bench.mutation.order_plugin", "--ec-deselect-exact", "test_p.py::test_get_range"
     )
     done.assert_outcomes(passed=1, deselected=1)
+
+
+@pytest.mark.parametrize("bound", ["abc", "0", "-5", "2.5"])
+def test_a_case_bound_that_is_no_whole_positive_number_is_a_usage_error(
+    bound: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Not a traceback: `conformance run --case-timeout` takes whole seconds above 0."""
+    with pytest.raises(SystemExit) as stopped:
+        suite_cmd.main(["--case-timeout", bound, "--baseline", "unused.json"])
+    assert stopped.value.code == 2
+    assert "--case-timeout" in capsys.readouterr().err
