@@ -43,6 +43,9 @@ NOT_SENT = ("it was written to the wire as bytes (a split head, a pipelined or u
             "request, a header on several lines), which an HTTP library cannot send; run "
             "the rule again (`conformance run --rule <its id>`)")  # fmt: skip
 
+PARTIAL_STATE = ("run the rule again (`conformance run --rule <its id>`): the evidence keeps "
+                 "the last requests of a test and a few writes per bucket")  # fmt: skip
+
 
 class ReplayError(Exception):
     """Nothing to replay (no such rule, no failing case, no recorded request)."""
@@ -62,6 +65,7 @@ class Replayed:
     answer: Answer
     notes: list[str]
     sent: bool = True  # False for bytes written as they are (RAW): not sent again
+    left_out: int = 0  # writes its state came from that the evidence does not hold
 
     @property
     def same(self) -> bool:
@@ -118,6 +122,11 @@ class Outcome:
         return any(not item.sent for item in self.requests[: self.failing_at + 1])
 
     @property
+    def left_out_before(self) -> int:
+        """Writes the failing request's state came from that the evidence does not hold."""
+        return sum(item.left_out for item in self.requests[: self.failing_at + 1])
+
+    @property
     def verdict(self) -> str:
         if self.unsent_before:
             return "not replayable: " + NOT_SENT
@@ -125,6 +134,10 @@ class Outcome:
             return "reproduced"
         if self.reproduced:
             return "reproduced (the failure is about the status; the body differs in detail)"
+        if self.left_out_before:
+            return (f"not replayable as recorded: {self.left_out_before} earlier write(s) it "
+                    f"depends on were not recorded, so today's state is not the run's; "
+                    f"{PARTIAL_STATE}")  # fmt: skip
         if self.failing.same_status:
             return ("not reproduced as recorded: same status and code, the body differs "
                     "(a fix, or the target's state)")  # fmt: skip
@@ -299,6 +312,10 @@ def replay_case(
             item.notes.append("today's UploadId put in place of the recorded one")
         if exchange.get("setup"):
             item.notes.insert(0, "setup: made a bucket or object the test used, before it began")
+        left_out = exchange.get("left_out")
+        if isinstance(left_out, int) and left_out > 0:
+            item.left_out = left_out
+            item.notes.append(f"{left_out} write(s) of the run not recorded here: not replayed")
         out.append(item)
     return out
 

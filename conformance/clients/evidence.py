@@ -19,7 +19,8 @@ REQUEST_BODY_BYTES = 4096
 MAX_EXCHANGES = 12
 # setup remembered per bucket for a failing test's replay (docs/triage.md)
 MAX_SETUP_BUCKETS = 64
-MAX_SETUP_PER_BUCKET = 4
+MAX_SETUP_PER_BUCKET = 16  # a fixture of a few keys replays whole
+READS = frozenset({"GET", "HEAD", "OPTIONS"})  # exchanges that change no state
 SECRET_QUERY_KEYS = {"x-amz-signature", "x-amz-credential", "x-amz-security-token"}
 SECRET_HEADERS = {"authorization", "x-auth-key", "x-auth-email", "x-amz-security-token", "cookie"}
 KEPT_RESPONSE_HEADERS = (
@@ -145,16 +146,61 @@ class Collector:
     def __init__(self) -> None:
         self.exchanges: list[Exchange] = []
         self.made: OrderedDict[str, list[Exchange]] = OrderedDict()
+        self.keys: dict[str, set[str]] = {}  # per remembered bucket, every key PUT since made
+        # writes of the running test the bounded window let go: (bucket, key) of a PutObject
+        # or CreateBucket (key None), else None
+        self.dropped_writes: list[tuple[str, str | None] | None] = []
 
     def add(self, exchange: Exchange) -> None:
         self.exchanges.append(exchange)
         if len(self.exchanges) > MAX_EXCHANGES:
-            del self.exchanges[0]
+            first = self.exchanges.pop(0)
+            if first.method not in READS:
+                plain_put = first.method == "PUT" and not urlsplit(first.url).query
+                self.dropped_writes.append(_bucket_and_key(first) if plain_put else None)
         self._remember(exchange)
 
     def reset(self) -> list[Exchange]:
         taken, self.exchanges = self.exchanges, []
+        self.dropped_writes = []
         return taken
+
+    def evidence(
+        self,
+        taken: list[Exchange],
+        dropped_writes: list[tuple[str, str | None] | None],
+        failed: bool,
+    ) -> list[dict[str, Any]]:
+        """A test's exchanges as recorded; for a failed test, what made the buckets it used
+        first (`setup`). `left_out` counts the writes the state came from that the evidence
+        does not hold (the window and the setup record are bounded): a replay then rebuilds
+        another state, and a different answer there proves nothing (conformance/replay.py)."""
+        exchanges = [exchange.as_dict() for exchange in taken]
+        setup = self.setup_for(taken) if failed and taken else []
+        # a setup bucket's count covers the writes to it the window let go (never twice)
+        counted = {t[0] for e in setup if (t := _bucket_and_key(e)) and t[1] is None}
+        lost = sum(1 for write in dropped_writes if write is None or write[0] not in counted)
+        if lost and exchanges:
+            exchanges[0]["left_out"] = lost
+        made: list[dict[str, Any]] = []
+        for exchange in setup:
+            entry = {**exchange.as_dict(), "setup": True}
+            target = _bucket_and_key(exchange)
+            if target is not None and target[1] is None:  # the CreateBucket: its bucket's count
+                missing = self._unrecorded_keys(target[0], [*taken, *self.made[target[0]]])
+                if missing:
+                    entry["left_out"] = missing
+            made.append(entry)
+        return made + exchanges
+
+    def _unrecorded_keys(self, bucket: str, recorded: list[Exchange]) -> int:
+        """Keys PUT to `bucket` (before or during the test) that no recorded exchange PUT."""
+        shown: set[str] = set()
+        for exchange in recorded:
+            target = _bucket_and_key(exchange)
+            if exchange.method == "PUT" and target and target[0] == bucket and target[1]:
+                shown.add(target[1])
+        return len(self.keys.get(bucket, set()) - shown)
 
     def _remember(self, exchange: Exchange) -> None:
         """Keep a successful signed CreateBucket or PutObject (no subresource query) per bucket."""
@@ -166,7 +212,9 @@ class Collector:
         bucket, key = target
         if key is None:
             self.made[bucket] = [exchange]
+            self.keys[bucket] = set()
         elif bucket in self.made:
+            self.keys[bucket].add(key)
             created, *objects = self.made[bucket]  # the CreateBucket stays first
             objects = [*(e for e in objects if e.url != exchange.url), exchange]
             self.made[bucket] = [created, *objects[-(MAX_SETUP_PER_BUCKET - 1) :]]
@@ -174,7 +222,8 @@ class Collector:
             return
         self.made.move_to_end(bucket)
         while len(self.made) > MAX_SETUP_BUCKETS:
-            self.made.popitem(last=False)
+            gone, _ = self.made.popitem(last=False)
+            self.keys.pop(gone, None)
 
     def setup_for(self, exchanges: list[Exchange]) -> list[Exchange]:
         """Earlier exchanges that made the buckets (and objects) `exchanges` use, when they are

@@ -82,13 +82,11 @@ def pytest_runtest_makereport(
     if not item.stash.get(RULES_KEY, ()):
         return report
     found: dict[str, Any] = {}
+    dropped = _collector().dropped_writes
     taken = _collector().reset()
-    exchanges = [exchange.as_dict() for exchange in taken]
-    if report.failed and taken:
-        # what made the buckets this test used, recorded before it began (a shared fixture):
-        # a replay of the failure sends it first
-        made = [{**e.as_dict(), "setup": True} for e in _collector().setup_for(taken)]
-        exchanges = made + exchanges
+    # for a failure, what made the buckets this test used, recorded before it began (a shared
+    # fixture) first: a replay sends it first; each marked with the writes it does not hold
+    exchanges = _collector().evidence(taken, dropped, report.failed)
     if exchanges:
         found[EVIDENCE] = exchanges
     if call.when == "setup":

@@ -146,6 +146,7 @@ def _evidence(exchange: dict[str, Any], surface: str | None = None) -> dict[str,
         "request_body": exchange.get("request_body_excerpt") or "",
         "curl": curl_command(exchange, surface) if exchange.get("url") else "",
         "setup": bool(exchange.get("setup")),
+        "left_out": exchange.get("left_out") if isinstance(exchange.get("left_out"), int) else 0,
     }
 
 

@@ -56,6 +56,20 @@ def test_report_shows_evidence(mixed: dict[str, Any]) -> None:
     assert '<details class="evidence">' in html
 
 
+def test_report_says_which_writes_the_evidence_does_not_hold(mixed: dict[str, Any]) -> None:
+    """An exchange after a gap in the bounded recording says how many writes are missing (a
+    replay of it rebuilds another state: docs/triage.md)."""
+    import copy
+
+    doc = copy.deepcopy(mixed)
+    case = next(c for c in doc["cases"] if c.get("evidence"))
+    assert "not recorded" not in render_report(doc)
+    case["evidence"][0]["left_out"] = 990
+    assert schema_problems(doc) == []
+    html = render_report(doc)
+    assert "(990 earlier write(s) its state came from are not recorded)" in html
+
+
 def test_report_escapes_messages_and_bodies(mixed: dict[str, Any]) -> None:
     """Markup from a target (messages, bodies) is shown as text, never run."""
     html = render_report(mixed)

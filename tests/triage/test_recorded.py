@@ -109,6 +109,60 @@ def test_a_failing_test_gets_the_setup_a_shared_fixture_recorded_before_it() -> 
     assert made == [("PUT", "http://h/ec-b1", ""), ("PUT", "http://h/ec-b1/k", "data")]
 
 
+def test_writes_the_evidence_does_not_hold_are_counted_where_the_gap_is() -> None:
+    """The recording is bounded: a fixture's bucket of 6 keys keeps its CreateBucket and last
+    3 PUTs, a test's window its last 12 requests. Each gap is counted (`left_out`) on the
+    exchange after it, so a replay of the 3-key bucket is not read as the run's state (found by
+    reading a FAIL: a replay called a max-keys failure "not reproduced" on such a bucket)."""
+    from conformance.clients.evidence import MAX_EXCHANGES, MAX_SETUP_PER_BUCKET, Collector
+
+    signed = {"x-amz-date": "20261125T120000Z"}
+    collector = Collector()
+    collector.add(Exchange.build("PUT", "http://h/ec-b1", 200, signed, {}, b""))
+    keys = [f"k{index:02}" for index in range(MAX_SETUP_PER_BUCKET + 2)]
+    for key in keys:
+        collector.add(Exchange.build("PUT", f"http://h/ec-b1/{key}", 200, signed, {}, b""))
+    collector.add(Exchange.build("PUT", "http://h/ec-b1/k05", 200, signed, {}, b""))  # again
+    collector.reset()  # the failing test begins
+    collector.add(Exchange.build("GET", "http://h/ec-b1?max-keys=2", 200, signed, {}, b"<x/>"))
+    dropped = collector.dropped_writes
+    found = collector.evidence(collector.reset(), dropped, failed=True)
+    made = [(e["url"], e.get("left_out")) for e in found if e.get("setup")]
+    kept = [*keys[3:5], *keys[6:], "k05"]  # after the CreateBucket the last PUTs, k05 last
+    assert made == [("http://h/ec-b1", 3), *((f"http://h/ec-b1/{k}", None) for k in kept)]
+    assert "left_out" not in found[-1]
+
+    # a passing test keeps its own exchanges only; a test's window drops its first writes
+    for index in range(MAX_EXCHANGES + 2):
+        collector.add(Exchange.build("PUT", f"http://h/ec-b1/k{index}", 200, signed, {}, b""))
+    collector.add(Exchange.build("GET", "http://h/ec-b1/k0", 200, signed, {}, b""))
+    dropped = collector.dropped_writes
+    found = collector.evidence(collector.reset(), dropped, failed=False)
+    assert len(found) == MAX_EXCHANGES and found[0]["left_out"] == 3
+    assert not any(e.get("setup") for e in found)
+    assert collector.dropped_writes == []  # counted per test
+
+    # a failing test that made and filled its own bucket: the window's lost PUTs are the
+    # bucket's, counted once, on the CreateBucket its setup brings back
+    collector.add(Exchange.build("PUT", "http://h/ec-b3", 200, signed, {}, b""))
+    for index in range(20):
+        collector.add(Exchange.build("PUT", f"http://h/ec-b3/k{index}", 200, signed, {}, b""))
+    collector.add(Exchange.build("GET", "http://h/ec-b3?max-keys=2", 200, signed, {}, b""))
+    dropped = collector.dropped_writes
+    found = collector.evidence(collector.reset(), dropped, failed=True)
+    counts = [(e["url"], e["left_out"]) for e in found if e.get("left_out")]
+    # the window holds k9-k19 and the GET, the setup record k5-k19: k0-k4 are lost
+    assert counts == [("http://h/ec-b3", 5)]
+
+    # every write recorded: no count
+    collector.add(Exchange.build("PUT", "http://h/ec-b2", 200, signed, {}, b""))
+    collector.add(Exchange.build("PUT", "http://h/ec-b2/k", 200, signed, {}, b""))
+    collector.reset()
+    collector.add(Exchange.build("GET", "http://h/ec-b2/k", 200, signed, {}, b""))
+    found = collector.evidence(collector.reset(), [], failed=True)
+    assert [e.get("left_out") for e in found] == [None, None, None]
+
+
 def test_bytes_header_values_are_recorded_as_sent() -> None:
     """botocore keeps some header values as bytes: recorded as "b'…'" they would be replayed
     and shown wrong."""

@@ -174,3 +174,33 @@ def test_a_request_after_unsent_bytes_is_not_called_reproduced() -> None:
             Replayed(get, "http://h/b/k", missing, [])]  # fmt: skip
     outcome = Outcome(done, 1, about_status=True)
     assert not outcome.reproduced and outcome.verdict.startswith("not replayable: ")
+
+
+def test_a_failure_whose_state_was_not_all_recorded_is_not_called_not_reproduced() -> None:
+    """A listing failed on a bucket of 6 keys whose evidence holds 3 of them: today's listing
+    differs because the replayed bucket is not the run's, not because of a fix."""
+    from conformance.recorded import from_exchange
+    from conformance.replay import Answer, Outcome, Replayed, replay_case
+
+    made = from_exchange({"method": "PUT", "url": "http://h/b", "status": 200})
+    listing = from_exchange({"method": "GET", "url": "http://h/b?max-keys=2", "status": 200,
+                             "body_excerpt": "<Key>a/1</Key><Key>a/2</Key>"})  # fmt: skip
+    other = Answer(200, {}, "<Key>c</Key><Key>d/x/1</Key>")
+    done = [Replayed(made, "http://h/b", Answer(200, {}, ""), [], left_out=3),
+            Replayed(listing, "http://h/b?max-keys=2", other, [])]  # fmt: skip
+    outcome = Outcome(done, 1)
+    assert outcome.left_out_before == 3
+    assert outcome.verdict.startswith("not replayable as recorded: 3 earlier write(s)")
+    assert "not reproduced" not in outcome.verdict
+    same = Replayed(listing, "http://h/b?max-keys=2", Answer(200, {}, listing.response_body), [])
+    assert Outcome([done[0], same], 1).verdict == "reproduced"  # the failure shows anyway
+    assert Outcome(done[1:], 0).verdict.startswith("not reproduced as recorded")  # nothing lost
+
+    case = {"case": "v1", "evidence": [
+        {"method": "GET", "url": "http://127.0.0.1:9/b?max-keys=2", "status": 200,
+         "left_out": 2},
+    ]}  # fmt: skip
+    s3 = {"endpoint": "http://127.0.0.1:9", "access_key_id": "a", "secret_access_key": "b"}
+    sent = replay_case(case, {"s3": s3}, "s3")
+    assert sent[0].left_out == 2
+    assert any("2 write(s) of the run not recorded" in note for note in sent[0].notes)
