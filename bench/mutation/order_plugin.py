@@ -8,9 +8,17 @@ a mutant killed there paid the whole model first. Run last, it still runs in ful
 survivor and every baseline (nothing it checks is dropped) and for a mutant only the model
 kills; it is skipped only where an earlier test already proved the kill.
 
+The reference-only rule that the bundled reference delivers the whole log round (FIRST) goes
+the other way: its test, and its module with it, run first. A mutant that stops or breaks
+delivery leaves every records test of the round not checked (a setup ERROR, no kill), so a -x
+run stopped there and the rerun waited out the log wait in every module (edge delivery.py
+mutants: 300-480 s each, killed only by that rule at the end); run first, it kills after one
+round.
+
 Loaded (`-p bench.mutation.order_plugin`) by suite_cmd for the baselines as well as the
 mutants, so a kill is judged against a baseline run in the same order. Only whole modules
-move (their module-scoped fixtures stay together); everything else keeps its order.
+move (their module-scoped fixtures stay together), and inside a module only FIRST's tests;
+everything else keeps its order.
 """
 
 from __future__ import annotations
@@ -18,11 +26,35 @@ from __future__ import annotations
 import pytest
 
 LAST = ("conformance.suite.storage.model.test_store_model",)
+FIRST = frozenset({"logs.logpush.reference-delivers-round"})
+# the suite's own first module (conformance/plugin/collection.py FIRST, which bench may not
+# import): its reference-only pre-flight rules kill a whole surface down before any round
+PREFLIGHT = ("conformance.suite.test_reference_preflight",)
 
 
 def _last(item: pytest.Item) -> bool:
-    module = getattr(item, "module", None)
-    return getattr(module, "__name__", "") in LAST
+    return _module(item) in LAST
+
+
+def _module(item: pytest.Item) -> str:
+    return str(getattr(getattr(item, "module", None), "__name__", ""))
+
+
+def _first(item: pytest.Item) -> bool:
+    return any(set(mark.args) & FIRST for mark in item.iter_markers("rule"))
+
+
+def _ordered(items: list[pytest.Item]) -> list[pytest.Item]:
+    """The suite's pre-flight, then the modules holding a FIRST test (that test first in its
+    module), the LAST modules last, every other order kept."""
+    leading = [*PREFLIGHT, *dict.fromkeys(_module(i) for i in items if _first(i))]
+    ahead = [
+        i
+        for module in leading  # one module after the other: its module fixtures set up once
+        for i in sorted((i for i in items if _module(i) == module), key=lambda i: not _first(i))
+    ]
+    rest = [i for i in items if _module(i) not in leading]
+    return ahead + [i for i in rest if not _last(i)] + [i for i in rest if _last(i)]
 
 
 EXACT = "--ec-deselect-exact"
@@ -39,12 +71,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 @pytest.hookimpl(trylast=True)  # after the suite's own selection (--rule, --area, --as-of)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """A stable partition: the LAST modules' tests after every other test; the tests named by
-    --ec-deselect-exact left out (the cases a mutant's first run saw stopped by the case
-    timeout, suite_cmd.py)."""
+    """A stable partition (FIRST's modules first, the LAST modules' tests after every other
+    test); the tests named by --ec-deselect-exact left out (the cases a mutant's first run saw
+    stopped by the case timeout, suite_cmd.py)."""
     exact = set(config.getoption(EXACT) or [])
     left = [i for i in items if i.nodeid in exact]
     if left:
         config.hook.pytest_deselected(items=left)
-    kept = [i for i in items if i.nodeid not in exact]
-    items[:] = [i for i in kept if not _last(i)] + [i for i in kept if _last(i)]
+    items[:] = _ordered([i for i in items if i.nodeid not in exact])

@@ -296,3 +296,22 @@ def test_a_case_bound_that_is_no_whole_positive_number_is_a_usage_error(
         suite_cmd.main(["--case-timeout", bound, "--baseline", "unused.json"])
     assert stopped.value.code == 2
     assert "--case-timeout" in capsys.readouterr().err
+
+
+def test_the_whole_round_rule_runs_first_each_module_kept_together(pytester: Any) -> None:
+    """A mutant that stops delivery fails `logs.logpush.reference-delivers-round` and leaves
+    the round's other tests not checked: run first, -x stops at that kill after one round, not
+    after a full rerun waiting out the log wait in every module (300-480 s per such mutant)."""
+    mark = '@pytest.mark.rule("logs.logpush.reference-delivers-round")\n'
+    pytester.makeini("[pytest]\nmarkers =\n    rule: rule ids\n")
+    pytester.makepyfile(
+        test_a="def test_a(): pass\n",
+        test_b_round=f"import pytest\ndef test_x(): pass\n{mark}def test_whole(): pass\n",
+        test_c_round=f"import pytest\ndef test_y(): pass\n{mark}def test_whole2(): pass\n",
+    )
+    done = pytester.runpytest("-p", "bench.mutation.order_plugin", "--collect-only", "-q")
+    order = [line for line in done.outlines if "::" in line]
+    assert order == [
+        "test_b_round.py::test_whole", "test_b_round.py::test_x",
+        "test_c_round.py::test_whole2", "test_c_round.py::test_y", "test_a.py::test_a",
+    ]  # fmt: skip
