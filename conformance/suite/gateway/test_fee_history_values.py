@@ -76,6 +76,15 @@ def test_mined_transaction_is_found(gateway: GatewayClient) -> None:
     check_result("eth_getTransactionReceipt", receipt)
     assert receipt["transactionHash"] == tx_hash, receipt
     assert (receipt["blockHash"], receipt["blockNumber"]) == (block["hash"], block["number"])
+    if found.get("type") == "0x2" and "baseFeePerGas" in block:
+        # execution-apis (receipt.yaml) effectiveGasPrice: after EIP-1559 "equal to baseFeePerGas
+        # + min(maxFeePerGas - baseFeePerGas, maxPriorityFeePerGas)"; a 1559 transaction's
+        # gasPrice (transaction.yaml) is "the effective gas price paid by the sender"
+        base = int(block["baseFeePerGas"], 16)
+        cap, tip = int(found["maxFeePerGas"], 16), int(found["maxPriorityFeePerGas"], 16)
+        paid = base + min(cap - base, tip)
+        assert int(receipt["effectiveGasPrice"], 16) == paid, (receipt, found, base)
+        assert int(found["gasPrice"], 16) == paid, (found, base)
 
 
 def effective_tip(tx: dict[str, Any], base: int) -> int:
@@ -109,3 +118,23 @@ def test_fee_history_rewards_within_the_blocks_tips(gateway: GatewayClient) -> N
             f"block {number}: the {pct}th percentile reward {reward} is outside the block's "
             f"effective tips {min(tips)}..{max(tips)}"
         )
+
+
+@pytest.mark.rule("gateway.jsonrpc.supported-methods-served")
+def test_block_transaction_counts_are_the_blocks(gateway: GatewayClient) -> None:
+    """execution-apis: eth_getBlockTransactionCountByHash "Returns the number of transactions in
+    a block from a block matching the given block hash", ...ByNumber "in a block matching the
+    given block number": for the genesis block and the newest block holding a transaction, both
+    answer the length of that block's transaction list (not another block's)."""
+    newest = int(result_of(gateway, "eth_blockNumber"), 16)
+    blocks = [result_of(gateway, "eth_getBlockByNumber", ["0x0", False])]
+    for number in range(newest, max(0, newest - 16), -1):
+        block = result_of(gateway, "eth_getBlockByNumber", [hex(number), False])
+        if block and block["transactions"]:
+            blocks.append(block)
+            break
+    for block in blocks:
+        wanted = hex(len(block["transactions"]))
+        by_hash = result_of(gateway, "eth_getBlockTransactionCountByHash", [block["hash"]])
+        by_number = result_of(gateway, "eth_getBlockTransactionCountByNumber", [block["number"]])
+        assert (by_hash, by_number) == (wanted, wanted), (block["number"], by_hash, by_number)

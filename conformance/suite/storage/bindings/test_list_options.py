@@ -73,6 +73,18 @@ def test_limit_bounds_are_accepted(bindings: Any, names: Any, limit: int) -> Non
 
 
 @pytest.mark.rule("storage.bindings.list-limit-reduced")
+def test_limit_defaults_to_1000(bindings: Any, names: Any) -> None:
+    """Without limit, 120 keys without metadata come in one page, untruncated: limit defaults to
+    1000 (R2ListOptions), and 120 bare keys are not so much data that a page must end early (a
+    target with a default page of 100 truncates it)."""
+    base = names.key("/")
+    keys = _put_all(bindings, base, [f"{i:03d}" for i in range(120)])
+    page = bindings.list(prefix=base).value()
+    assert not page.get("truncated"), f"{len(_keys(page))} keys, truncated: {page.get('cursor')}"
+    assert _keys(page) == keys, f"{len(_keys(page))} of {len(keys)} keys listed"
+
+
+@pytest.mark.rule("storage.bindings.list-limit-reduced")
 def test_start_after_excludes_keys_up_to_it(bindings: Any, names: Any) -> None:
     """startAfter excludes keys less than or equal to it, with a prefix and across pages."""
     base = names.key("/")

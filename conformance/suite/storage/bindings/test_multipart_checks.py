@@ -38,6 +38,23 @@ def test_small_part_before_the_last_is_refused(bindings: Any, names: Any) -> Non
 
 
 @pytest.mark.rule("storage.bindings.multipart")
+def test_small_middle_part_is_refused(bindings: Any, names: Any) -> None:
+    """Three parts: 5 MiB, one byte under 5 MiB, then a small last part. Every part that is not
+    the last is held to the 5 MiB minimum, not only the first: complete() is refused cleanly and
+    no object appears."""
+    key = names.key()
+    upload_id = _start(bindings, key)
+    first = bindings.upload_part(key, upload_id, 1, b"f" * PART).value()
+    middle = bindings.upload_part(key, upload_id, 2, b"m" * (PART - 1)).value()
+    last = bindings.upload_part(key, upload_id, 3, b"tail").value()
+    try:
+        bindings.complete(key, upload_id, [first, middle, last]).refused()
+        assert bindings.head(key).value() is None
+    finally:
+        bindings.abort(key, upload_id)
+
+
+@pytest.mark.rule("storage.bindings.multipart")
 def test_unknown_or_wrong_parts_are_refused(bindings: Any, names: Any) -> None:
     """complete() naming a part never uploaded, or a part with another part's ETag, is refused
     cleanly; nothing is stored."""

@@ -36,6 +36,9 @@ REFUSING = [
     "br, gzip;q=0",
     "gzip;q=0, *",
     "*;q=0, identity",
+    # RFC 9110 12.4.2: weight = OWS ";" OWS "q=" qvalue, so whitespace may stand around the ';'
+    "gzip; q=0",
+    "br; q=1.0, gzip ; q=0",
 ]
 
 
