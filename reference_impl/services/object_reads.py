@@ -28,6 +28,7 @@ from reference_impl.wire.s3.errors import S3Error
 from reference_impl.wire.s3.header_text import field_value, is_field_text, is_token
 
 META_PREFIX = "x-amz-meta-"
+NOT_MODIFIED_HEADERS = frozenset({"etag", "last-modified", "cache-control", "expires"})
 
 
 def require_bucket(ctx: ServerContext, call: CallView) -> Bucket:
@@ -122,7 +123,8 @@ async def get_object(ctx: ServerContext, call: CallView) -> Response:
         wanted = replace(wanted, if_match=None)
     lists = bool(ctx.profile.conditional_etag_lists)
     if deviant.check_read(ctx, wanted, record, lists) == conditions.NOT_MODIFIED:
-        kept = {k: v for k, v in headers.items() if k in ("ETag", "Last-Modified")}
+        # RFC 9110 15.4.5: a 304 MUST carry the Cache-Control and Expires a 200 would have sent
+        kept = {k: v for k, v in headers.items() if k.lower() in NOT_MODIFIED_HEADERS}
         if ctx.profile.deviations.not_modified_without_etag:
             del kept["ETag"]
         return Response(status_code=conditions.NOT_MODIFIED, headers=kept)

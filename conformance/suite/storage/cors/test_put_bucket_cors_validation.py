@@ -154,3 +154,22 @@ def test_a_rule_without_an_origin_or_a_method_is_refused(s3, bucket, missing, wh
     reply = put_cors(s3, bucket, config_xml(*rules))
     assert 400 <= reply.status < 500, f"a CORSRule without {missing} ({where}): {reply.describe()}"
     get_cors(s3, bucket).assert_error(404, "NoSuchCORSConfiguration")
+
+
+@pytest.mark.rule("storage.put-bucket-cors.allowed-methods-checked")
+@pytest.mark.parametrize(
+    "where", ["only-method", "after-a-valid-method", "in-a-second-rule"]
+)  # fmt: skip
+def test_an_unsupported_allowed_method_is_refused(s3, bucket, where):
+    """AllowedMethod is one of GET, PUT, POST, DELETE and HEAD (the provider's CORS rule model;
+    S3's CORSRule "Valid values"). PATCH, alone, after GET in the same rule or in a second
+    rule, is refused with a 4xx and nothing is stored: every AllowedMethod is checked, not only
+    the first."""
+    rules = {
+        "only-method": [rule_xml(methods=["PATCH"])],
+        "after-a-valid-method": [rule_xml(methods=["GET", "PATCH"])],
+        "in-a-second-rule": [rule_xml(methods=["GET"]), rule_xml(methods=["PATCH"])],
+    }[where]
+    reply = put_cors(s3, bucket, config_xml(*rules))
+    assert 400 <= reply.status < 500, f"AllowedMethod PATCH ({where}): {reply.describe()}"
+    get_cors(s3, bucket).assert_error(404, "NoSuchCORSConfiguration")

@@ -55,14 +55,16 @@ def test_copy_to_missing_upload_is_no_such_upload(s3, source, names):
 @pytest.mark.rule("storage.upload-part-copy.range-outside-source-refused")
 @pytest.mark.parametrize(
     "source_range",
-    [f"bytes=0-{len(SOURCE)}", "bytes=100-10"],
-    ids=["ends-one-past-the-last-byte", "first-after-last"],
+    [f"bytes=0-{len(SOURCE)}", "bytes=100-10", "bytes=100-"],
+    ids=["ends-one-past-the-last-byte", "first-after-last", "open-ended"],
 )
 def test_range_outside_the_source_is_refused(s3, source, names, source_range, in_force):
     """A copy-source range is zero-based offsets of the source (AWS's UploadPartCopy page):
     one ending one byte past the source's last (the existing `last-byte` case,
     `bytes=1023-1023`, is the other side of that limit) or one whose first offset is after its
-    last is refused, 400 or 416 as ceph/s3-tests' test_multipart_copy_invalid_range accepts, and
+    last, or one without its last offset (the page: "The range value must use the form
+    bytes=first-last"; an implementer may read `bytes=100-` as to the end, as a GET Range
+    would) is refused, 400 or 416 as ceph/s3-tests' test_multipart_copy_invalid_range accepts, and
     the upload holds no part (read with ListParts, where it is in force: before 2023-03-16 the
     target refuses ListParts, and only the refusal is checked)."""
     bucket, src = source

@@ -34,6 +34,23 @@ def test_delete_objects_deletes_listed_keys(s3, bucket):
     assert _keys(s3, bucket) == ["keep"]
 
 
+@pytest.mark.rule("storage.delete-objects.content-md5-mismatch")
+def test_content_md5_of_another_body_is_refused(s3, bucket):
+    """A Delete body sent with the Content-MD5 of another body (S3 uses the header "to ensure
+    that your request body has not been altered in transit"): 400 BadDigest, and the key it
+    lists is still there. An implementer may check the MD5 of object bodies only."""
+    s3.wire.put_object(bucket, "a", b"x").assert_ok()
+    body = (
+        b'<Delete xmlns="http://s3.amazonaws.com/doc/2006-03-01/">'
+        b"<Quiet>false</Quiet><Object><Key>a</Key></Object></Delete>"
+    )
+    other = base64.b64encode(hashlib.md5(body + b" ").digest()).decode()
+    headers = {"Content-MD5": other, "Content-Type": "application/xml"}
+    reply = s3.wire.request("POST", bucket, query=[("delete", None)], body=body, headers=headers)
+    reply.assert_error(400, "BadDigest")
+    assert _keys(s3, bucket) == ["a"], "a DeleteObjects refused for its Content-MD5 deleted"
+
+
 @pytest.mark.rule("storage.delete-objects.leading-spaces-kept")
 def test_leading_spaces_are_kept(s3, bucket):
     """Deleting ` k` removes ` k`, not `k`."""

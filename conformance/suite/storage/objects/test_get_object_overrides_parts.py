@@ -41,6 +41,18 @@ def test_response_override_sets_the_header(s3, plain, header):
     )
 
 
+@pytest.mark.rule("storage.get-object.response-overrides")
+def test_every_response_override_of_one_request_is_applied(s3, plain):
+    """All six `response-*` parameters in one GET (a presigned download naming its file, type
+    and caching at once): each sets its header, not only the first the server reads (AWS's
+    GetObject reference: "you can override values for a set of response headers")."""
+    bucket, key = plain
+    query = [(f"response-{header}", value) for header, value in sorted(OVERRIDES.items())]
+    reply = s3.wire.request("GET", bucket, key, query=query).assert_ok()
+    seen = {header: reply.header(header) for header in OVERRIDES}
+    assert seen == OVERRIDES, f"GET {reply.url}: headers {seen}, expected {OVERRIDES}"
+
+
 @pytest.fixture
 def multipart_object(s3, bucket, names):
     """(bucket, key, data) of an object completed from parts of 5 MiB, 5 MiB and 1 B (a one-byte
