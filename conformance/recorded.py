@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
+from conformance.clients.evidence import RETRY_NOTE
+
 S3, MGMT, GATEWAY, PLAIN = "s3", "mgmt", "gateway", "plain"
 # the method of an exchange written to the wire as bytes (a head split across writes, bytes
 # that are no request): no HTTP library, and so neither replay nor curl, can send it again
@@ -80,7 +82,7 @@ def replayable(exchange: Mapping[str, Any]) -> bool:
     return (
         bool(exchange.get("url"))
         and exchange.get("method") != "?"
-        and not (body.startswith("retried: "))
+        and not (body.startswith(RETRY_NOTE))
     )
 
 

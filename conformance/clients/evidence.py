@@ -21,6 +21,7 @@ MAX_EXCHANGES = 12
 MAX_SETUP_BUCKETS = 64
 MAX_SETUP_PER_BUCKET = 16  # a fixture of a few keys replays whole
 READS = frozenset({"GET", "HEAD", "OPTIONS"})  # exchanges that change no state
+RETRY_NOTE = "retried: "  # the body of a retry's note (clients/retry.py), no request of its own
 SECRET_QUERY_KEYS = {"x-amz-signature", "x-amz-credential", "x-amz-security-token"}
 SECRET_HEADERS = {"authorization", "x-auth-key", "x-auth-email", "x-amz-security-token", "cookie"}
 KEPT_RESPONSE_HEADERS = (
@@ -147,17 +148,20 @@ class Collector:
         self.exchanges: list[Exchange] = []
         self.made: OrderedDict[str, list[Exchange]] = OrderedDict()
         self.keys: dict[str, set[str]] = {}  # per remembered bucket, every key PUT since made
-        # writes of the running test the bounded window let go: (bucket, key) of a PutObject
-        # or CreateBucket (key None), else None
-        self.dropped_writes: list[tuple[str, str | None] | None] = []
+        # per remembered bucket, its other writes since made (DELETE, POST, a PUT with a query
+        # or without a clear answer): none is replayed from the setup record
+        self.other_writes: dict[str, int] = {}
+        # writes of the running test the bounded window let go: the bucket of each (None for
+        # a request that names none)
+        self.dropped_writes: list[str | None] = []
 
     def add(self, exchange: Exchange) -> None:
         self.exchanges.append(exchange)
         if len(self.exchanges) > MAX_EXCHANGES:
             first = self.exchanges.pop(0)
-            if first.method not in READS:
-                plain_put = first.method == "PUT" and not urlsplit(first.url).query
-                self.dropped_writes.append(_bucket_and_key(first) if plain_put else None)
+            if _is_write(first):
+                target = _bucket_and_key(first)
+                self.dropped_writes.append(target[0] if target else None)
         self._remember(exchange)
 
     def reset(self) -> list[Exchange]:
@@ -168,7 +172,7 @@ class Collector:
     def evidence(
         self,
         taken: list[Exchange],
-        dropped_writes: list[tuple[str, str | None] | None],
+        dropped_writes: list[str | None],
         failed: bool,
     ) -> list[dict[str, Any]]:
         """A test's exchanges as recorded; for a failed test, what made the buckets it used
@@ -179,19 +183,26 @@ class Collector:
         setup = self.setup_for(taken) if failed and taken else []
         # a setup bucket's count covers the writes to it the window let go (never twice)
         counted = {t[0] for e in setup if (t := _bucket_and_key(e)) and t[1] is None}
-        lost = sum(1 for write in dropped_writes if write is None or write[0] not in counted)
-        if lost and exchanges:
-            exchanges[0]["left_out"] = lost
+        lost = sum(1 for bucket in dropped_writes if bucket is None or bucket not in counted)
+        first = next((e for e, x in zip(exchanges, taken, strict=True) if not _is_note(x)), None)
+        if lost and first is not None:  # on a request replay sends (a retry note it skips)
+            first["left_out"] = lost
         made: list[dict[str, Any]] = []
         for exchange in setup:
             entry = {**exchange.as_dict(), "setup": True}
             target = _bucket_and_key(exchange)
             if target is not None and target[1] is None:  # the CreateBucket: its bucket's count
                 missing = self._unrecorded_keys(target[0], [*taken, *self.made[target[0]]])
+                missing += self._unrecorded_other_writes(target[0], taken)
                 if missing:
                     entry["left_out"] = missing
             made.append(entry)
         return made + exchanges
+
+    def _unrecorded_other_writes(self, bucket: str, recorded: list[Exchange]) -> int:
+        """`bucket`'s writes other than its PutObjects that no recorded exchange holds."""
+        shown = sum(1 for e in recorded if _other_write(e) and _bucket_of(e) == bucket)
+        return max(0, self.other_writes.get(bucket, 0) - shown)
 
     def _unrecorded_keys(self, bucket: str, recorded: list[Exchange]) -> int:
         """Keys PUT to `bucket` (before or during the test) that no recorded exchange PUT."""
@@ -203,8 +214,11 @@ class Collector:
         return len(self.keys.get(bucket, set()) - shown)
 
     def _remember(self, exchange: Exchange) -> None:
-        """Keep a successful signed CreateBucket or PutObject (no subresource query) per bucket."""
+        """Keep a successful signed CreateBucket or PutObject (no subresource query) per bucket;
+        count a remembered bucket's other writes."""
         target = _bucket_and_key(exchange)
+        if target is not None and target[0] in self.made and _other_write(exchange):
+            self.other_writes[target[0]] = self.other_writes.get(target[0], 0) + 1
         if target is None or exchange.method != "PUT" or urlsplit(exchange.url).query:
             return
         if not (exchange.status and 200 <= exchange.status < 300):
@@ -213,6 +227,7 @@ class Collector:
         if key is None:
             self.made[bucket] = [exchange]
             self.keys[bucket] = set()
+            self.other_writes[bucket] = 0
         elif bucket in self.made:
             self.keys[bucket].add(key)
             created, *objects = self.made[bucket]  # the CreateBucket stays first
@@ -224,6 +239,7 @@ class Collector:
         while len(self.made) > MAX_SETUP_BUCKETS:
             gone, _ = self.made.popitem(last=False)
             self.keys.pop(gone, None)
+            self.other_writes.pop(gone, None)
 
     def setup_for(self, exchanges: list[Exchange]) -> list[Exchange]:
         """Earlier exchanges that made the buckets (and objects) `exchanges` use, when they are
@@ -234,7 +250,39 @@ class Collector:
             for bucket in _buckets_used(exchange):
                 if bucket not in buckets:
                     buckets.append(bucket)
+        # a remembered CopyObject needs its source bucket made first
+        sources = [
+            b
+            for made in buckets
+            for e in self.made.get(made, [])
+            for b in _buckets_used(e)
+            if b not in buckets
+        ]
+        buckets = list(dict.fromkeys([*sources, *buckets]))
         return [e for b in buckets for e in self.made.get(b, []) if id(e) not in seen]
+
+
+def _is_note(exchange: Exchange) -> bool:
+    """The suite's own note among exchanges (a retry, a request never built): not a request."""
+    return exchange.method == "?" or exchange.body_excerpt.startswith(RETRY_NOTE)
+
+
+def _is_write(exchange: Exchange) -> bool:
+    return exchange.method not in READS and not _is_note(exchange)
+
+
+def _other_write(exchange: Exchange) -> bool:
+    """A write the setup record does not replay: any but a PutObject or CreateBucket answered
+    2xx (kept there), and none answered 4xx (refused: it changed nothing)."""
+    if not _is_write(exchange) or (exchange.status is not None and 400 <= exchange.status < 500):
+        return False
+    plain_put = exchange.method == "PUT" and not urlsplit(exchange.url).query
+    return not (plain_put and exchange.status is not None and 200 <= exchange.status < 300)
+
+
+def _bucket_of(exchange: Exchange) -> str | None:
+    target = _bucket_and_key(exchange)
+    return target[0] if target else None
 
 
 def _bucket_and_key(exchange: Exchange) -> tuple[str, str | None] | None:

@@ -23,7 +23,7 @@ from typing import Any
 import requests
 from requests.adapters import HTTPAdapter
 
-from conformance.clients.evidence import Exchange, collector
+from conformance.clients.evidence import RETRY_NOTE, Exchange, collector
 
 IDEMPOTENT = frozenset({"GET", "HEAD", "PUT", "DELETE", "OPTIONS"})
 MAX_ATTEMPTS = 3
@@ -74,7 +74,7 @@ def delay_for(
 
 
 def record(method: str, url: str, status: int | None, headers: Any, why: str) -> None:
-    collector.add(Exchange.build(method, url, status, {}, headers or {}, f"retried: {why}"))
+    collector.add(Exchange.build(method, url, status, {}, headers or {}, f"{RETRY_NOTE}{why}"))
 
 
 class RetryingAdapter(HTTPAdapter):

@@ -163,6 +163,45 @@ def test_writes_the_evidence_does_not_hold_are_counted_where_the_gap_is() -> Non
     assert [e.get("left_out") for e in found] == [None, None, None]
 
 
+def test_writes_the_setup_record_cannot_replay_are_counted_too() -> None:
+    """An earlier test deleted a key, set CORS and deleted keys in a batch on a fixture's
+    bucket: the setup record replays only its CreateBucket and PutObjects, so those writes are
+    counted on the CreateBucket (a review's finding: the replayed bucket got b back, and the
+    failure read "not reproduced"); a refused write changed nothing and is not counted; a retry
+    note is no request: never counted, never the carrier of the window's count."""
+    from conformance.clients.evidence import MAX_EXCHANGES, Collector
+
+    signed = {"x-amz-date": "20261125T120000Z"}
+    collector = Collector()
+    for url in ("http://h/ec-b", "http://h/ec-b/a", "http://h/ec-b/b"):
+        collector.add(Exchange.build("PUT", url, 200, signed, {}, b""))
+    collector.reset()  # an earlier, passing test
+    collector.add(Exchange.build("DELETE", "http://h/ec-b/b", 204, signed, {}, b""))
+    collector.add(Exchange.build("PUT", "http://h/ec-b?cors", 200, signed, {}, b""))
+    collector.add(Exchange.build("POST", "http://h/ec-b?delete", 200, signed, {}, b""))
+    collector.add(Exchange.build("DELETE", "http://h/ec-b/zz", 403, signed, {}, b""))  # refused
+    collector.reset()  # the failing test: one more batch delete it holds itself, then a listing
+    collector.add(Exchange.build("POST", "http://h/ec-b?delete", 200, signed, {}, b""))
+    collector.add(Exchange.build("GET", "http://h/ec-b?list-type=2", 200, signed, {}, b""))
+    found = collector.evidence(collector.reset(), [], failed=True)
+    assert [(e["method"], e["url"], e.get("left_out")) for e in found] == [
+        ("PUT", "http://h/ec-b", 3), ("PUT", "http://h/ec-b/a", None),
+        ("PUT", "http://h/ec-b/b", None), ("POST", "http://h/ec-b?delete=", None),
+        ("GET", "http://h/ec-b?list-type=2", None),
+    ]  # fmt: skip
+
+    # a retry note first in the window: the count goes on the first request replay sends
+    collector.add(Exchange.build("PUT", "http://h/u/k", 503, {}, {}, "retried: HTTP 503"))
+    for index in range(MAX_EXCHANGES + 1):
+        collector.add(Exchange.build("PUT", f"http://h/u/k{index}", 200, {}, {}, b""))
+    collector.add(Exchange.build("PUT", "http://h/u/x", 503, {}, {}, "retried: HTTP 503"))
+    dropped = collector.dropped_writes
+    assert dropped == [None, None]  # the first note let go uncounted, then k0 and k1
+    found = collector.evidence(collector.reset(), dropped, failed=False)
+    assert [e.get("left_out") for e in found][:2] == [2, None]
+    assert found[0]["url"] == "http://h/u/k2"
+
+
 def test_bytes_header_values_are_recorded_as_sent() -> None:
     """botocore keeps some header values as bytes: recorded as "b'…'" they would be replayed
     and shown wrong."""
