@@ -21,12 +21,14 @@ CA_BUNDLE_ENV = ("REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE")
 def hand_connection(
     url: str, verify: bool | str | None, timeout: float
 ) -> http.client.HTTPConnection:
-    """An unopened HTTP(S) connection to `url`'s host; `verify` as `requests` takes it (a CA
-    bundle file or directory, or whether to verify at all; None verifies), so a hand-written
-    request trusts what the client's other requests trust. Where `requests` would go through a
-    proxy (HTTP(S)_PROXY, NO_PROXY), the connection goes there too, as a CONNECT tunnel: a
-    forwarding proxy may rewrite a head (join a field sent on two lines, add Host), a tunnel
-    carries the bytes as written."""
+    """An HTTP(S) connection to `url`'s host; `verify` as `requests` takes it (a CA bundle file
+    or directory, or whether to verify at all; None verifies), so a hand-written request trusts
+    what the client's other requests trust. Where `requests` would go through a proxy
+    (HTTP(S)_PROXY, NO_PROXY), the connection goes there too, as a CONNECT tunnel (for an
+    http:// URL too, which `requests` would forward: a forwarding proxy may rewrite a head, join
+    a field sent on two lines, add Host; a tunnel carries the bytes as written). Without a proxy
+    it is returned unopened; through one it is opened here (the tunnel and its TLS), so a proxy
+    that refuses or never answers is TunnelFailed, never a target that did not answer."""
     parts = urlsplit(url)
     host = parts.hostname or "localhost"
     # the port always given: http.client would read "::1" (an IPv6 literal without a port)
@@ -40,12 +42,25 @@ def hand_connection(
     else:
         conn = http.client.HTTPSConnection(*first_hop, timeout=timeout, context=tls_context(verify))
     if proxy is not None:
+        if ":" in host:  # Python 3.11's CONNECT line would name it without its brackets
+            raise ProxyUnsupported(f"{url}: an IPv6 literal cannot be tunnelled through a proxy")
         conn.set_tunnel(host, port, headers=proxy[2])
+        try:
+            conn.connect()
+        except OSError as exc:
+            conn.close()
+            where = f"{proxy[0]}:{proxy[1]}"
+            raise TunnelFailed(f"proxy {where} opened no tunnel to {host}:{port}: {exc}") from exc
     return conn
 
 
 class ProxyUnsupported(RuntimeError):
     """The environment names a proxy a hand-written request cannot be tunnelled through."""
+
+
+class TunnelFailed(RuntimeError):
+    """The proxy refused, or did not answer, the CONNECT (or the TLS through it): the request
+    was never written, and the target said nothing."""
 
 
 def _proxy_of(url: str) -> tuple[str, int, dict[str, str]] | None:

@@ -13,7 +13,12 @@ from collections.abc import Iterator
 
 import pytest
 
-from conformance.clients.hand_http import ProxyUnsupported, hand_connection, send_fields
+from conformance.clients.hand_http import (
+    ProxyUnsupported,
+    TunnelFailed,
+    hand_connection,
+    send_fields,
+)
 
 ANSWER = b"HTTP/1.1 204 No Content\r\nConnection: close\r\n\r\n"
 
@@ -156,3 +161,36 @@ def test_a_proxy_it_cannot_tunnel_through_is_a_clear_error(
     no_proxy_env.setenv("HTTPS_PROXY", "https://proxy.example.test:8443")
     with pytest.raises(ProxyUnsupported, match="NO_PROXY"):
         hand_connection("https://example.test/x", None, 5)
+
+
+@pytest.mark.parametrize("answer", [b"HTTP/1.1 403 Forbidden\r\n\r\n", None])
+def test_a_proxy_that_opens_no_tunnel_is_named_not_the_target(
+    no_proxy_env: pytest.MonkeyPatch, answer: bytes | None
+) -> None:
+    """A proxy refusing the CONNECT, or reading it and saying nothing: the connection fails
+    here, naming the proxy, within the timeout (a review's finding: a silent proxy inside a
+    test's wait for an answer read as "the target did not answer", a FAIL of a MUST)."""
+    import time
+
+    def handle(conn: socket.socket) -> None:
+        with conn:
+            _read_head(conn)
+            if answer is not None:
+                conn.sendall(answer)
+            else:
+                time.sleep(3)
+
+    with _server(handle) as proxy:
+        no_proxy_env.setenv("HTTP_PROXY", f"http://127.0.0.1:{proxy}")
+        started = time.monotonic()
+        with pytest.raises(TunnelFailed, match=f"proxy 127.0.0.1:{proxy} opened no tunnel"):
+            hand_connection("http://127.0.0.1:9/x", None, 1)
+        assert time.monotonic() - started < 2.5
+
+
+def test_an_ipv6_target_is_not_tunnelled_with_a_bare_address(
+    no_proxy_env: pytest.MonkeyPatch,
+) -> None:
+    no_proxy_env.setenv("HTTP_PROXY", "http://127.0.0.1:9")
+    with pytest.raises(ProxyUnsupported, match="IPv6"):
+        hand_connection("http://[2001:db8::1]:8080/x", None, 1)
