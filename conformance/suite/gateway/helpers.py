@@ -76,3 +76,15 @@ def result_of(gateway: GatewayClient, method: str, params: list[Any] | None = No
 
 def is_success(reply: Reply) -> bool:
     return reply.status == 200 and isinstance(reply.json, dict) and "result" in reply.json
+
+
+# how far behind the newest block a test reads: a gateway that spreads reads over nodes may
+# answer from one a few blocks behind the node that named the newest block (a chain younger
+# than twice that is a local one, served by one node: read from the newest)
+SETTLED = 8
+
+
+def settled_block(gateway: GatewayClient) -> int:
+    """The number of the newest block every node of a spread gateway has seen."""
+    newest = int(result_of(gateway, "eth_blockNumber"), 16)
+    return newest if newest < 2 * SETTLED else newest - SETTLED

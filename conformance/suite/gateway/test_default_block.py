@@ -16,18 +16,17 @@ from typing import Any
 import pytest
 
 from conformance.clients.gateway import GatewayClient
-from conformance.suite.gateway.helpers import check_response, result_of, served_network
+from conformance.suite.gateway.helpers import (
+    check_response,
+    result_of,
+    served_network,
+    settled_block,
+)
 from conformance.suite.setup_check import not_checked
-
-# how far behind the newest block the transaction is looked for: a gateway that spreads reads
-# over nodes may answer from one a few blocks behind the node that named the newest block (a
-# chain younger than twice that is a local one, served by one node: looked for from the newest)
-SETTLED = 8
 
 
 def _recent_transaction(gateway: GatewayClient) -> dict[str, Any]:
-    newest = int(result_of(gateway, "eth_blockNumber"), 16)
-    start = newest if newest < 2 * SETTLED else newest - SETTLED
+    start = settled_block(gateway)
     for number in range(start, max(-1, start - 16), -1):
         block = result_of(gateway, "eth_getBlockByNumber", [hex(number), True])
         if block and block.get("transactions"):
