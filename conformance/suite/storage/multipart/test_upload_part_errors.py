@@ -113,10 +113,11 @@ def test_unequal_part_refused_at_upload(s3, upload: Upload):
 @pytest.mark.rule("storage.upload-part.unequal-sizes-refused")
 def test_part_smaller_than_a_later_numbered_part_refused_at_upload(s3, upload: Upload):
     """The check looks at the parts after a part's number as well as before it: part 2 of 20
-    bytes uploaded first, then part 1 of 10 bytes, which cannot be the short last part while
-    part 2 exists (interface-spec.md: "all parts except possibly the last have the same
-    size"): part 1 is refused. An implementer may compare a part with lower-numbered parts
-    only, which holds while parts arrive in order."""
+    bytes uploaded first, then part 1 of 10 bytes, which cannot be the last part while part 2
+    exists: interface-spec.md has "all parts except possibly the last have the same size", and
+    the provider's multipart page has the last part "the same or smaller than the other parts"
+    (docs/decisions.md), so part 1 is refused. An implementer may compare a part with
+    lower-numbered parts only, which holds while parts arrive in order."""
     mp.upload_part(s3.wire, *upload, 2, b"b" * 20).assert_ok()
     mp.upload_part(s3.wire, *upload, 1, b"a" * 10).assert_error(400, "InvalidPart")
 
