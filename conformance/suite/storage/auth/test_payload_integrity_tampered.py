@@ -164,17 +164,24 @@ def test_aws_chunked_wrong_trailer_signature_is_refused(s3, bucket, names):
     calculations for trailing headers" page). Every chunk signed right, the trailer signature
     wrong: 403 SignatureDoesNotMatch and no object. An implementer may verify the chunk chain
     and never the trailer's signature, so a trailer checksum anyone could rewrite is trusted."""
-    key = names.key()
-    chunks = [b"a" * 8192, b"trailer signed"]
+    key, reply = _signed_trailer_put(s3, bucket, names, b"trailer signed", _flip_trailer_signature)
+    reply.assert_error(403, "SignatureDoesNotMatch")
+    s3.wire.request("HEAD", bucket, key).assert_error(404, None)
+
+
+def _signed_trailer_put(s3, bucket, names, tail, tamper):
+    """A signed-trailer PUT whose trailer checksum is right, `tamper`ed after signing (a
+    control sent untampered first must be taken): its key and the answer."""
+    chunks = [b"a" * 8192, tail]
     trailers = {"x-amz-checksum-crc32": chunked.checksum("crc32", b"".join(chunks))}
     mode = chunked.SIGNED_TRAILER
     control = chunked.put_chunked(s3.wire, bucket, names.key(), chunks, mode, trailers=trailers)
     control.assert_ok()
+    key = names.key()
     reply = chunked.put_chunked(
-        s3.wire, bucket, key, chunks, mode, trailers=trailers, tamper=_flip_trailer_signature
+        s3.wire, bucket, key, chunks, mode, trailers=trailers, tamper=tamper
     )
-    reply.assert_error(403, "SignatureDoesNotMatch")
-    s3.wire.request("HEAD", bucket, key).assert_error(404, None)
+    return key, reply
 
 
 def _drop_trailer_signature(body: bytes) -> bytes:
@@ -191,15 +198,8 @@ def test_aws_chunked_trailer_without_its_signature_is_refused(s3, bucket, names)
     the trailer's right checksum sent without that signature line: refused (a 4xx; the page
     names no error code for a missing one) and no object. An implementer may verify the
     trailer signature only when one is sent, so dropping it makes the trailer unsigned."""
-    key = names.key()
-    chunks = [b"a" * 8192, b"trailer signature left out"]
-    trailers = {"x-amz-checksum-crc32": chunked.checksum("crc32", b"".join(chunks))}
-    mode = chunked.SIGNED_TRAILER
-    control = chunked.put_chunked(s3.wire, bucket, names.key(), chunks, mode, trailers=trailers)
-    control.assert_ok()
-    reply = chunked.put_chunked(
-        s3.wire, bucket, key, chunks, mode, trailers=trailers, tamper=_drop_trailer_signature
-    )
+    tail = b"trailer signature left out"
+    key, reply = _signed_trailer_put(s3, bucket, names, tail, _drop_trailer_signature)
     assert 400 <= reply.status < 500, f"trailer without its signature: {reply.status}"
     s3.wire.request("HEAD", bucket, key).assert_error(404, None)
 
