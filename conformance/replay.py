@@ -130,6 +130,10 @@ class Outcome:
     def verdict(self) -> str:
         if self.unsent_before:
             return "not replayable: " + NOT_SENT
+        if self.reproduced and self.left_out_before:
+            return (f"reproduced, but {self.left_out_before} earlier write(s) it may depend on "
+                    f"were not recorded, so not replayed: the answer may come from that "
+                    f"missing state; {PARTIAL_STATE}")  # fmt: skip
         if self.failing.same:
             return "reproduced"
         if self.reproduced:

@@ -159,7 +159,7 @@ class Collector:
         self.exchanges.append(exchange)
         if len(self.exchanges) > MAX_EXCHANGES:
             first = self.exchanges.pop(0)
-            if _is_write(first):
+            if _stateful_write(first):
                 target = _bucket_and_key(first)
                 self.dropped_writes.append(target[0] if target else None)
         self._remember(exchange)
@@ -250,16 +250,21 @@ class Collector:
             for bucket in _buckets_used(exchange):
                 if bucket not in buckets:
                     buckets.append(bucket)
-        # a remembered CopyObject needs its source bucket made first
-        sources = [
-            b
-            for made in buckets
-            for e in self.made.get(made, [])
-            for b in _buckets_used(e)
-            if b not in buckets
-        ]
-        buckets = list(dict.fromkeys([*sources, *buckets]))
-        return [e for b in buckets for e in self.made.get(b, []) if id(e) not in seen]
+        # a remembered CopyObject needs its source bucket made first, and that one its own
+        ordered: list[str] = []
+
+        def visit(bucket: str, path: frozenset[str]) -> None:
+            if bucket in ordered or bucket in path:
+                return
+            for made in self.made.get(bucket, []):
+                for source in _buckets_used(made):
+                    if source != bucket:
+                        visit(source, path | {bucket})
+            ordered.append(bucket)
+
+        for bucket in buckets:
+            visit(bucket, frozenset())
+        return [e for b in ordered for e in self.made.get(b, []) if id(e) not in seen]
 
 
 def _is_note(exchange: Exchange) -> bool:
@@ -278,6 +283,17 @@ def _other_write(exchange: Exchange) -> bool:
         return False
     plain_put = exchange.method == "PUT" and not urlsplit(exchange.url).query
     return not (plain_put and exchange.status is not None and 200 <= exchange.status < 300)
+
+
+def _stateful_write(exchange: Exchange) -> bool:
+    """A write that changed what a later request reads: a signed S3 request or a management
+    API call (`/client/v4/`), not refused (4xx). A JSON-RPC or bindings-bridge POST (a read
+    as often as not, its body says which) and bytes written by hand are not counted."""
+    if not _is_write(exchange) or exchange.method == "RAW":
+        return False
+    if exchange.status is not None and 400 <= exchange.status < 500:
+        return False
+    return _bucket_and_key(exchange) is not None or "/client/v4/" in urlsplit(exchange.url).path
 
 
 def _bucket_of(exchange: Exchange) -> str | None:

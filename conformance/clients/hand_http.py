@@ -50,7 +50,10 @@ def hand_connection(
         except OSError as exc:
             conn.close()
             where = f"{proxy[0]}:{proxy[1]}"
-            raise TunnelFailed(f"proxy {where} opened no tunnel to {host}:{port}: {exc}") from exc
+            raise TunnelFailed(
+                f"through proxy {where}, no connection to {host}:{port} (the CONNECT, or TLS "
+                f"with the target through it, failed): {exc}"
+            ) from exc
     return conn
 
 

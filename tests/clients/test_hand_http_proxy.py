@@ -183,7 +183,7 @@ def test_a_proxy_that_opens_no_tunnel_is_named_not_the_target(
     with _server(handle) as proxy:
         no_proxy_env.setenv("HTTP_PROXY", f"http://127.0.0.1:{proxy}")
         started = time.monotonic()
-        with pytest.raises(TunnelFailed, match=f"proxy 127.0.0.1:{proxy} opened no tunnel"):
+        with pytest.raises(TunnelFailed, match=f"through proxy 127.0.0.1:{proxy}, no connection"):
             hand_connection("http://127.0.0.1:9/x", None, 1)
         assert time.monotonic() - started < 2.5
 

@@ -191,15 +191,45 @@ def test_writes_the_setup_record_cannot_replay_are_counted_too() -> None:
     ]  # fmt: skip
 
     # a retry note first in the window: the count goes on the first request replay sends
-    collector.add(Exchange.build("PUT", "http://h/u/k", 503, {}, {}, "retried: HTTP 503"))
+    collector.add(Exchange.build("PUT", "http://h/u/k", 503, signed, {}, "retried: HTTP 503"))
     for index in range(MAX_EXCHANGES + 1):
-        collector.add(Exchange.build("PUT", f"http://h/u/k{index}", 200, {}, {}, b""))
-    collector.add(Exchange.build("PUT", "http://h/u/x", 503, {}, {}, "retried: HTTP 503"))
+        collector.add(Exchange.build("PUT", f"http://h/u/k{index}", 200, signed, {}, b""))
+    collector.add(Exchange.build("PUT", "http://h/u/x", 503, signed, {}, "retried: HTTP 503"))
     dropped = collector.dropped_writes
-    assert dropped == [None, None]  # the first note let go uncounted, then k0 and k1
+    assert dropped == ["u", "u"]  # the first note let go uncounted, then k0 and k1
     found = collector.evidence(collector.reset(), dropped, failed=False)
     assert [e.get("left_out") for e in found][:2] == [2, None]
     assert found[0]["url"] == "http://h/u/k2"
+
+
+def test_only_writes_that_hold_state_count_and_copy_sources_come_first() -> None:
+    """A break helper's findings: JSON-RPC POSTs (reads), refused S3 writes and bytes written by
+    hand let go by the window are no lost state; a CopyObject's source bucket, and that one's
+    source, are made before the copy, whatever order the test used them in."""
+    from conformance.clients.evidence import MAX_EXCHANGES, Collector
+
+    signed = {"x-amz-date": "20261125T120000Z"}
+    collector = Collector()
+    for index in range(MAX_EXCHANGES + 3):
+        collector.add(Exchange.build("POST", "http://gw/v1/sepolia", 200, {}, {}, f"{index}"))
+    collector.add(Exchange.build("PUT", "http://h/ec-x/k", 403, signed, {}, b""))
+    collector.add(Exchange.build("RAW", "http://h/ec-x/k", 400, {}, {}, b""))
+    assert collector.dropped_writes == []
+    collector.reset()
+
+    copy = {**signed, "x-amz-copy-source": "/ec-a/y"}
+    copy_b = {**signed, "x-amz-copy-source": "/ec-b/y"}
+    for url, headers in (("http://h/ec-a", signed), ("http://h/ec-a/y", signed),
+                         ("http://h/ec-b", signed), ("http://h/ec-b/y", copy),
+                         ("http://h/ec-c", signed), ("http://h/ec-c/x", copy_b)):  # fmt: skip
+        collector.add(Exchange.build("PUT", url, 200, headers, {}, b""))
+    collector.reset()
+    collector.add(Exchange.build("GET", "http://h/ec-c/x", 200, signed, {}, b""))
+    collector.add(Exchange.build("GET", "http://h/ec-a/y", 200, signed, {}, b""))
+    found = collector.evidence(collector.reset(), [], failed=True)
+    made = [e["url"] for e in found if e.get("setup")]
+    assert made == ["http://h/ec-a", "http://h/ec-a/y", "http://h/ec-b", "http://h/ec-b/y",
+                    "http://h/ec-c", "http://h/ec-c/x"]  # fmt: skip
 
 
 def test_bytes_header_values_are_recorded_as_sent() -> None:
