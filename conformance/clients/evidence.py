@@ -160,14 +160,18 @@ class Collector:
         if len(self.exchanges) > MAX_EXCHANGES:
             first = self.exchanges.pop(0)
             if _stateful_write(first):
-                target = _bucket_and_key(first)
-                self.dropped_writes.append(target[0] if target else None)
+                self.dropped_writes.append(_bucket_of(first))
         self._remember(exchange)
 
     def reset(self) -> list[Exchange]:
         taken, self.exchanges = self.exchanges, []
         self.dropped_writes = []
         return taken
+
+    def take(self, failed: bool) -> list[dict[str, Any]]:
+        """The running test's evidence (`evidence`), the collector then ready for the next."""
+        dropped = self.dropped_writes
+        return self.evidence(self.reset(), dropped, failed)
 
     def evidence(
         self,
@@ -206,11 +210,14 @@ class Collector:
 
     def _unrecorded_keys(self, bucket: str, recorded: list[Exchange]) -> int:
         """Keys PUT to `bucket` (before or during the test) that no recorded exchange PUT."""
-        shown: set[str] = set()
-        for exchange in recorded:
-            target = _bucket_and_key(exchange)
-            if exchange.method == "PUT" and target and target[0] == bucket and target[1]:
-                shown.add(target[1])
+        shown = {
+            target[1]
+            for exchange in recorded
+            if exchange.method == "PUT"
+            and (target := _bucket_and_key(exchange))
+            and target[0] == bucket
+            and target[1]
+        }
         return len(self.keys.get(bucket, set()) - shown)
 
     def _remember(self, exchange: Exchange) -> None:
@@ -272,14 +279,18 @@ def _is_note(exchange: Exchange) -> bool:
     return exchange.method == "?" or exchange.body_excerpt.startswith(RETRY_NOTE)
 
 
-def _is_write(exchange: Exchange) -> bool:
-    return exchange.method not in READS and not _is_note(exchange)
+def _unrefused_write(exchange: Exchange) -> bool:
+    """A request that may have changed state: not a read, not a note, not refused (a 4xx
+    changed nothing)."""
+    if exchange.method in READS or _is_note(exchange):
+        return False
+    return not (exchange.status is not None and 400 <= exchange.status < 500)
 
 
 def _other_write(exchange: Exchange) -> bool:
     """A write the setup record does not replay: any but a PutObject or CreateBucket answered
-    2xx (kept there), and none answered 4xx (refused: it changed nothing)."""
-    if not _is_write(exchange) or (exchange.status is not None and 400 <= exchange.status < 500):
+    2xx (kept there)."""
+    if not _unrefused_write(exchange):
         return False
     plain_put = exchange.method == "PUT" and not urlsplit(exchange.url).query
     return not (plain_put and exchange.status is not None and 200 <= exchange.status < 300)
@@ -287,13 +298,11 @@ def _other_write(exchange: Exchange) -> bool:
 
 def _stateful_write(exchange: Exchange) -> bool:
     """A write that changed what a later request reads: a signed S3 request or a management
-    API call (`/client/v4/`), not refused (4xx). A JSON-RPC or bindings-bridge POST (a read
-    as often as not, its body says which) and bytes written by hand are not counted."""
-    if not _is_write(exchange) or exchange.method == "RAW":
+    API call (`/client/v4/`). A JSON-RPC or bindings-bridge POST (a read as often as not, its
+    body says which) and bytes written by hand (RAW) are not counted."""
+    if not _unrefused_write(exchange) or exchange.method == "RAW":
         return False
-    if exchange.status is not None and 400 <= exchange.status < 500:
-        return False
-    return _bucket_and_key(exchange) is not None or "/client/v4/" in urlsplit(exchange.url).path
+    return _bucket_of(exchange) is not None or "/client/v4/" in urlsplit(exchange.url).path
 
 
 def _bucket_of(exchange: Exchange) -> str | None:

@@ -82,11 +82,9 @@ def pytest_runtest_makereport(
     if not item.stash.get(RULES_KEY, ()):
         return report
     found: dict[str, Any] = {}
-    dropped = _collector().dropped_writes
-    taken = _collector().reset()
     # for a failure, what made the buckets this test used, recorded before it began (a shared
     # fixture) first: a replay sends it first; each marked with the writes it does not hold
-    exchanges = _collector().evidence(taken, dropped, report.failed)
+    exchanges = _collector().take(report.failed)
     if exchanges:
         found[EVIDENCE] = exchanges
     if call.when == "setup":

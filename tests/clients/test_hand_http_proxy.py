@@ -155,12 +155,21 @@ def test_without_a_proxy_the_origin_is_reached_directly(no_proxy_env: pytest.Mon
     assert (conn.host, conn.port) == ("example.test", 443)
 
 
+@pytest.mark.parametrize(
+    ("variable", "proxy", "url", "words"),
+    [
+        ("HTTPS_PROXY", "https://proxy.example.test:8443", "https://example.test/x", "NO_PROXY"),
+        # Python 3.11's CONNECT line would name an IPv6 literal without its brackets
+        ("HTTP_PROXY", "http://127.0.0.1:9", "http://[2001:db8::1]:8080/x", "IPv6"),
+    ],
+    ids=["https-proxy", "ipv6-target"],
+)
 def test_a_proxy_it_cannot_tunnel_through_is_a_clear_error(
-    no_proxy_env: pytest.MonkeyPatch,
+    no_proxy_env: pytest.MonkeyPatch, variable: str, proxy: str, url: str, words: str
 ) -> None:
-    no_proxy_env.setenv("HTTPS_PROXY", "https://proxy.example.test:8443")
-    with pytest.raises(ProxyUnsupported, match="NO_PROXY"):
-        hand_connection("https://example.test/x", None, 5)
+    no_proxy_env.setenv(variable, proxy)
+    with pytest.raises(ProxyUnsupported, match=words):
+        hand_connection(url, None, 5)
 
 
 @pytest.mark.parametrize("answer", [b"HTTP/1.1 403 Forbidden\r\n\r\n", None])
@@ -186,11 +195,3 @@ def test_a_proxy_that_opens_no_tunnel_is_named_not_the_target(
         with pytest.raises(TunnelFailed, match=f"through proxy 127.0.0.1:{proxy}, no connection"):
             hand_connection("http://127.0.0.1:9/x", None, 1)
         assert time.monotonic() - started < 2.5
-
-
-def test_an_ipv6_target_is_not_tunnelled_with_a_bare_address(
-    no_proxy_env: pytest.MonkeyPatch,
-) -> None:
-    no_proxy_env.setenv("HTTP_PROXY", "http://127.0.0.1:9")
-    with pytest.raises(ProxyUnsupported, match="IPv6"):
-        hand_connection("http://[2001:db8::1]:8080/x", None, 1)
