@@ -222,16 +222,24 @@ class Collector:
 
     def _remember(self, exchange: Exchange) -> None:
         """Keep a successful signed CreateBucket or PutObject (no subresource query) per bucket;
-        count a remembered bucket's other writes."""
+        count a remembered bucket's other writes. A bucket deleted is forgotten; one created
+        again while remembered keeps its record (its objects are still there)."""
         target = _bucket_and_key(exchange)
         if target is not None and target[0] in self.made and _other_write(exchange):
             self.other_writes[target[0]] = self.other_writes.get(target[0], 0) + 1
-        if target is None or exchange.method != "PUT" or urlsplit(exchange.url).query:
+        if target is None or urlsplit(exchange.url).query:
             return
         if not (exchange.status and 200 <= exchange.status < 300):
             return
         bucket, key = target
+        if exchange.method == "DELETE" and key is None:
+            self._forget(bucket)
+            return
+        if exchange.method != "PUT":
+            return
         if key is None:
+            if bucket in self.made:  # created again (a 200 of an owner's re-create)
+                return
             self.made[bucket] = [exchange]
             self.keys[bucket] = set()
             self.other_writes[bucket] = 0
@@ -244,9 +252,12 @@ class Collector:
             return
         self.made.move_to_end(bucket)
         while len(self.made) > MAX_SETUP_BUCKETS:
-            gone, _ = self.made.popitem(last=False)
-            self.keys.pop(gone, None)
-            self.other_writes.pop(gone, None)
+            self._forget(next(iter(self.made)))
+
+    def _forget(self, bucket: str) -> None:
+        self.made.pop(bucket, None)
+        self.keys.pop(bucket, None)
+        self.other_writes.pop(bucket, None)
 
     def setup_for(self, exchanges: list[Exchange]) -> list[Exchange]:
         """Earlier exchanges that made the buckets (and objects) `exchanges` use, when they are

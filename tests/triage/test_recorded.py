@@ -258,3 +258,30 @@ def test_a_request_sent_without_credentials_is_reproduced_without_them() -> None
     assert from_exchange(signed).signed and "--aws-sigv4" in curl_command(signed)
     older = {k: v for k, v in bare.items() if k != "secret_headers"}  # before names were kept
     assert "X-Auth-Key: $X_AUTH_KEY" in curl_command(older)
+
+
+def test_a_bucket_created_again_keeps_its_record_and_a_deleted_one_is_forgotten() -> None:
+    """A review's finding: a second CreateBucket answered 2xx (an owner's re-create) wiped the
+    bucket's record while its objects stayed, so a replay rebuilt an empty bucket and counted
+    nothing lost. A bucket deleted (its keys deleted first) and made again starts afresh."""
+    from conformance.clients.evidence import Collector
+
+    signed = {"x-amz-date": "20261125T120000Z"}
+    collector = Collector()
+    for url in ("http://h/ec-r", "http://h/ec-r/a", "http://h/ec-r"):
+        collector.add(Exchange.build("PUT", url, 200, signed, {}, b""))
+    collector.reset()  # the failing test
+    collector.add(Exchange.build("GET", "http://h/ec-r?list-type=2", 200, signed, {}, b""))
+    found = collector.evidence(collector.reset(), [], failed=True)
+    made = [(e["url"], e.get("left_out")) for e in found if e.get("setup")]
+    assert made == [("http://h/ec-r", None), ("http://h/ec-r/a", None)]
+
+    collector.add(Exchange.build("DELETE", "http://h/ec-r/a", 204, signed, {}, b""))
+    collector.add(Exchange.build("DELETE", "http://h/ec-r", 204, signed, {}, b""))
+    collector.add(Exchange.build("PUT", "http://h/ec-r", 200, signed, {}, b""))
+    collector.add(Exchange.build("PUT", "http://h/ec-r/b", 200, signed, {}, b""))
+    collector.reset()
+    collector.add(Exchange.build("GET", "http://h/ec-r?list-type=2", 200, signed, {}, b""))
+    found = collector.evidence(collector.reset(), [], failed=True)
+    made = [(e["url"], e.get("left_out")) for e in found if e.get("setup")]
+    assert made == [("http://h/ec-r", None), ("http://h/ec-r/b", None)]
