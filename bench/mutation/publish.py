@@ -29,18 +29,30 @@ TARGET = ROOT / "conformance" / "report" / "sensitivity.json"
 
 
 def areas_from(doc: dict[str, Any]) -> list[dict[str, Any]]:
-    """Per-area rows of a run's results.json (summed from its module rows)."""
+    """Per-area rows of a run's results.json (summed from its module rows), each with the
+    sha256 of every module it was measured on (`modules`: what the figure is of)."""
     areas: dict[str, Row] = {}
+    hashes: dict[str, dict[str, str]] = {}
+    recorded = doc.get("module_sha256") or {}
     for row in doc.get("rows") or []:
-        name = area_of(str(row["module"]))
+        module = str(row["module"])
+        name = area_of(module)
         area = areas.setdefault(name, Row(name))
         for column in COLUMNS:
             setattr(area, column, getattr(area, column) + int(row.get(column) or 0))
+        hashes.setdefault(name, {})[module] = str(recorded.get(module) or "")
     out = []
     for name, area in sorted(areas.items()):
         cells = {column: getattr(area, column) for column in COLUMNS}
-        out.append({"area": name, **cells, "score": score_down(area)})
+        modules = dict(sorted(hashes[name].items()))
+        out.append({"area": name, **cells, "score": score_down(area), "modules": modules})
     return out
+
+
+def unhashed(areas: list[dict[str, Any]]) -> list[str]:
+    """Modules whose measured bytes the run did not record (an older harness's results): a
+    figure of them could never be checked against today's reference."""
+    return [m for a in areas for m, sha in a.get("modules", {}).items() if not sha]
 
 
 def score_down(area: Row) -> float:
@@ -133,6 +145,9 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     if published["full_run"] and (gaps := incomplete(doc)):
         print("error: not a full run of its areas: " + "; ".join(gaps), file=sys.stderr)
+        return 1
+    if published["full_run"] and (blind := unhashed(published["areas"])):
+        print("error: no recorded module bytes for: " + ", ".join(blind), file=sys.stderr)
         return 1
     if args.merge and args.to.is_file():
         published = merged(json.loads(args.to.read_text("utf-8")), published)

@@ -87,6 +87,9 @@ class Summary:
     mutants: list[Mutant] = field(default_factory=list)
     stale: list[str] = field(default_factory=list)  # ledger entries a run found stale
     baselines: list[dict[str, Any]] = field(default_factory=list)
+    # the unmutated module each row was made from (its results record it): what a published
+    # figure is of, checked against today's reference by tests/report/test_sensitivity_bytes.py
+    module_sha256: dict[str, str] = field(default_factory=dict)
 
     @property
     def survivors(self) -> list[Mutant]:
@@ -134,6 +137,8 @@ def summarise(
         module = str(spec.module_path)
         row = rows[module]
         row.module = module
+        if sha := verdict.module_hash_of(result.output):
+            summary.module_sha256.setdefault(module, sha)
         if result.worker_outcome == WorkerOutcome.NO_TEST:
             continue
         row.mutants += 1
@@ -303,5 +308,6 @@ def write(summary: Summary, out: Path) -> None:
         "mutants": [asdict(m) for m in summary.mutants],
         "stale_ledger_entries": summary.stale,
         "baselines": summary.baselines,
+        "module_sha256": dict(sorted(summary.module_sha256.items())),
     }
     (out / "results.json").write_text(json.dumps(doc, indent=1), "utf-8")

@@ -127,7 +127,9 @@ def test_a_full_run_of_one_area_is_shown_beside_the_sample_of_the_others(tmp_pat
     ]  # fmt: skip
     full = tmp_path / "full"
     full.mkdir()
-    (full / "results.json").write_text(json.dumps({"rows": full_rows}), "utf-8")
+    hashes = {str(row["module"]): "ab12" for row in full_rows}  # the run's recorded bytes
+    doc = {"rows": full_rows, "module_sha256": hashes}
+    (full / "results.json").write_text(json.dumps(doc), "utf-8")
     assert publish.main([str(full), "--scope", "full run", "--merge", *common, "bbb2222",
                          "--measured", "2026-11-27"]) == 0  # fmt: skip
     found = sensitivity.parse(json.loads(target.read_text("utf-8")))
