@@ -154,6 +154,8 @@ class Collector:
         # writes of the running test the bounded window let go: the bucket of each (None for
         # a request that names none)
         self.dropped_writes: list[str | None] = []
+        # remembered buckets whose DeleteBucket answered 2xx (not made again since)
+        self.deleted: set[str] = set()
 
     def add(self, exchange: Exchange) -> None:
         self.exchanges.append(exchange)
@@ -222,8 +224,10 @@ class Collector:
 
     def _remember(self, exchange: Exchange) -> None:
         """Keep a successful signed CreateBucket or PutObject (no subresource query) per bucket;
-        count a remembered bucket's other writes. A bucket deleted is forgotten; one created
-        again while remembered keeps its record (its objects are still there)."""
+        count a remembered bucket's other writes. A bucket created again while it stands keeps
+        its record (its objects are still there); one created after its DeleteBucket answered
+        2xx starts a new record. The deleted bucket's record stays until then: the test that
+        deleted it (a failing delete of a non-empty bucket) needs its creation replayed."""
         target = _bucket_and_key(exchange)
         if target is not None and target[0] in self.made and _other_write(exchange):
             self.other_writes[target[0]] = self.other_writes.get(target[0], 0) + 1
@@ -233,16 +237,17 @@ class Collector:
             return
         bucket, key = target
         if exchange.method == "DELETE" and key is None:
-            self._forget(bucket)
+            if bucket in self.made:
+                self.deleted.add(bucket)
             return
         if exchange.method != "PUT":
             return
         if key is None:
-            if bucket in self.made:  # created again (a 200 of an owner's re-create)
-                return
-            self.made[bucket] = [exchange]
-            self.keys[bucket] = set()
-            self.other_writes[bucket] = 0
+            if bucket not in self.made or bucket in self.deleted:
+                self.deleted.discard(bucket)
+                self.made[bucket] = [exchange]
+                self.keys[bucket] = set()
+                self.other_writes[bucket] = 0
         elif bucket in self.made:
             self.keys[bucket].add(key)
             created, *objects = self.made[bucket]  # the CreateBucket stays first
@@ -252,12 +257,10 @@ class Collector:
             return
         self.made.move_to_end(bucket)
         while len(self.made) > MAX_SETUP_BUCKETS:
-            self._forget(next(iter(self.made)))
-
-    def _forget(self, bucket: str) -> None:
-        self.made.pop(bucket, None)
-        self.keys.pop(bucket, None)
-        self.other_writes.pop(bucket, None)
+            gone, _ = self.made.popitem(last=False)
+            self.keys.pop(gone, None)
+            self.other_writes.pop(gone, None)
+            self.deleted.discard(gone)
 
     def setup_for(self, exchanges: list[Exchange]) -> list[Exchange]:
         """Earlier exchanges that made the buckets (and objects) `exchanges` use, when they are

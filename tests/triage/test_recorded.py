@@ -260,16 +260,23 @@ def test_a_request_sent_without_credentials_is_reproduced_without_them() -> None
     assert "X-Auth-Key: $X_AUTH_KEY" in curl_command(older)
 
 
-def test_a_bucket_created_again_keeps_its_record_and_a_deleted_one_is_forgotten() -> None:
+def test_a_bucket_created_again_keeps_its_record_and_one_made_after_its_delete_starts_afresh() -> (
+    None
+):
     """A review's finding: a second CreateBucket answered 2xx (an owner's re-create) wiped the
     bucket's record while its objects stayed, so a replay rebuilt an empty bucket and counted
-    nothing lost. A bucket deleted (its keys deleted first) and made again starts afresh."""
-    from conformance.clients.evidence import Collector
+    nothing lost; the re-create also keeps the bucket from being the first one evicted. A
+    bucket deleted (its keys deleted first) and made again starts a new record."""
+    from conformance.clients.evidence import MAX_SETUP_BUCKETS, Collector
 
     signed = {"x-amz-date": "20261125T120000Z"}
     collector = Collector()
-    for url in ("http://h/ec-r", "http://h/ec-r/a", "http://h/ec-r"):
+    for url in ("http://h/ec-r", "http://h/ec-r/a"):
         collector.add(Exchange.build("PUT", url, 200, signed, {}, b""))
+    for index in range(MAX_SETUP_BUCKETS - 1):
+        collector.add(Exchange.build("PUT", f"http://h/ec-o{index}", 200, signed, {}, b""))
+    collector.add(Exchange.build("PUT", "http://h/ec-r", 200, signed, {}, b""))  # again
+    collector.add(Exchange.build("PUT", "http://h/ec-last", 200, signed, {}, b""))  # evicts one
     collector.reset()  # the failing test
     collector.add(Exchange.build("GET", "http://h/ec-r?list-type=2", 200, signed, {}, b""))
     found = collector.evidence(collector.reset(), [], failed=True)
@@ -285,3 +292,23 @@ def test_a_bucket_created_again_keeps_its_record_and_a_deleted_one_is_forgotten(
     found = collector.evidence(collector.reset(), [], failed=True)
     made = [(e["url"], e.get("left_out")) for e in found if e.get("setup")]
     assert made == [("http://h/ec-r", None), ("http://h/ec-r/b", None)]
+
+
+def test_a_test_that_deletes_its_fixtures_bucket_still_gets_its_creation() -> None:
+    """The review's HIGH finding on the first fix: a target that deletes a non-empty bucket
+    (204, the failure storage.delete-bucket.not-empty-409 exists for) made the collector forget
+    the fixture's CreateBucket, so the replay sent its PUT to a bucket that did not exist."""
+    from conformance.clients.evidence import Collector
+
+    signed = {"x-amz-date": "20261125T120000Z"}
+    collector = Collector()
+    collector.add(Exchange.build("PUT", "http://h/ec-b1", 200, signed, {}, b""))
+    collector.reset()  # the fixture's setup phase is taken apart from the test
+    collector.add(Exchange.build("PUT", "http://h/ec-b1/keeps-it", 200, signed, {}, b""))
+    collector.add(Exchange.build("DELETE", "http://h/ec-b1", 204, signed, {}, b""))
+    found = collector.take(failed=True)
+    assert [(e["method"], e["url"], e.get("setup"), e.get("left_out")) for e in found] == [
+        ("PUT", "http://h/ec-b1", True, None),
+        ("PUT", "http://h/ec-b1/keeps-it", None, None),
+        ("DELETE", "http://h/ec-b1", None, None),
+    ]
