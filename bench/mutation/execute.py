@@ -204,15 +204,24 @@ def settle(raw: WorkResult, module_sha256: str | None = None) -> WorkResult:
     """cosmic-ray's result (KILLED on any non-zero exit) made to say what the verdict says:
     KILLED only for a proven kill, SURVIVED for a survivor, INCOMPETENT for the unjudged; the
     verdict line goes last in the output, after the unmutated module's sha256 (what a later
-    --carry-killed checks the module against)."""
+    --carry-killed checks the module against, and a published figure names). A result the
+    harness could not make (no NORMAL outcome) keeps cosmic-ray's words and gets the sha256."""
+    module = f"{verdict.MODULE_MARKER}{module_sha256}\n" if module_sha256 else ""
     if raw.worker_outcome != WorkerOutcome.NORMAL:
-        return raw
+        if not module:
+            return raw
+        output = f"{(raw.output or '').rstrip()}\n{module}".lstrip("\n")
+        return WorkResult(
+            worker_outcome=raw.worker_outcome,
+            output=output,
+            test_outcome=raw.test_outcome,
+            diff=raw.diff,
+        )
     found = verdict.from_output(raw.output) or verdict.Verdict(
         verdict.OTHER, notes=["the test command printed no verdict"]
     )
     outcome = {verdict.KILLED: TestOutcome.KILLED, verdict.SURVIVED: TestOutcome.SURVIVED,
                verdict.NOT_EXECUTED: TestOutcome.SURVIVED}  # fmt: skip
-    module = f"{verdict.MODULE_MARKER}{module_sha256}\n" if module_sha256 else ""
     return WorkResult(
         worker_outcome=raw.worker_outcome,
         output=f"{(raw.output or '').rstrip()}\n{module}{found.line()}",

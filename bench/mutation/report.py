@@ -132,13 +132,14 @@ def summarise(
     ids, entry_jobs = _identities(results, verdicts, items, items_of, known, full, root)
     summary = Summary()
     rows: dict[str, Row] = defaultdict(lambda: Row(""))
+    hashes: dict[str, set[str]] = {}
     for job_id, result in results.items():
         spec = items[job_id].mutations[0]
         module = str(spec.module_path)
         row = rows[module]
         row.module = module
         if sha := verdict.module_hash_of(result.output):
-            summary.module_sha256.setdefault(module, sha)
+            hashes.setdefault(module, set()).add(sha)
         if result.worker_outcome == WorkerOutcome.NO_TEST:
             continue
         row.mutants += 1
@@ -168,6 +169,9 @@ def summarise(
             setattr(row, column, getattr(row, column) + 1)
         summary.mutants.append(mutant)
     summary.rows = dict(sorted(rows.items()))
+    # one set of bytes per module, or none: a session resumed over changed bytes mixes them,
+    # and publish refuses a full run whose module has no single recorded sha256
+    summary.module_sha256 = {m: next(iter(s)) for m, s in hashes.items() if len(s) == 1}
     summary.stale = _stale(known, entry_jobs, verdicts, full)
     return summary
 
