@@ -56,11 +56,17 @@ def test_destination_outside_the_providers_schemes_is_refused(
 
 
 @pytest.mark.rule("logs.logpush.job-members")
-def test_unlisted_dataset_is_refused(rules_api: RulesApiClient, run_prefix: str) -> None:
+@pytest.mark.parametrize("dataset", ["edge_conformance_none", "HTTP_REQUESTS", "Http_Requests"])
+def test_unlisted_dataset_is_refused(
+    rules_api: RulesApiClient, run_prefix: str, dataset: str
+) -> None:
     """A job of a dataset the provider does not list is refused with a 4xx, no status being
-    published (its fields are no custom fields, so that only the dataset can be the reason)."""
+    published (its fields are no custom fields, so that only the dataset can be the reason).
+    The job schema's dataset is an enum, matched exactly: `HTTP_REQUESTS` is not the listed
+    `http_requests` (hand mutant hm9 HM636: a case-insensitive match accepts it, and the job
+    then gets no http_requests line)."""
     options = "fields=RayID,EdgeStartTimestamp&timestamps=rfc3339"
-    with _created_job(rules_api, run_prefix, "edge_conformance_none", options) as reply:
+    with _created_job(rules_api, run_prefix, dataset, options) as reply:
         assert 400 <= reply.status < 500, reply.describe()
         reply.assert_envelope_error(reply.status)
 
