@@ -138,8 +138,10 @@ def summarise(
         module = str(spec.module_path)
         row = rows[module]
         row.module = module
-        if sha := verdict.module_hash_of(result.output):
-            hashes.setdefault(module, set()).add(sha)
+        if result.worker_outcome == WorkerOutcome.NORMAL:  # a result with a verdict
+            # an older harness's result names no bytes: "" counts as a set of its own (one the
+            # harness could not make judges no bytes, and an older harness named none for it)
+            hashes.setdefault(module, set()).add(verdict.module_hash_of(result.output) or "")
         if result.worker_outcome == WorkerOutcome.NO_TEST:
             continue
         row.mutants += 1
@@ -169,9 +171,10 @@ def summarise(
             setattr(row, column, getattr(row, column) + 1)
         summary.mutants.append(mutant)
     summary.rows = dict(sorted(rows.items()))
-    # one set of bytes per module, or none: a session resumed over changed bytes mixes them,
-    # and publish refuses a full run whose module has no single recorded sha256
-    summary.module_sha256 = {m: next(iter(s)) for m, s in hashes.items() if len(s) == 1}
+    # one set of bytes per module, or none: a session resumed over changed bytes mixes them
+    # (also with an older harness's unhashed results), and publish refuses a full run whose
+    # module has no single recorded sha256
+    summary.module_sha256 = {m: s.pop() for m, s in hashes.items() if len(s) == 1 and "" not in s}
     summary.stale = _stale(known, entry_jobs, verdicts, full)
     return summary
 

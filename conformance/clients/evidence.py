@@ -154,8 +154,11 @@ class Collector:
         # writes of the running test the bounded window let go: the bucket of each (None for
         # a request that names none)
         self.dropped_writes: list[str | None] = []
-        # remembered buckets whose DeleteBucket answered 2xx (not made again since)
+        # remembered buckets whose DeleteBucket answered 2xx in the running phase (not made
+        # again since): kept for that phase's evidence, forgotten after it
         self.deleted: set[str] = set()
+        # a bucket deleted and made again in the running phase: the record it had before
+        self.earlier: dict[str, list[Exchange]] = {}
 
     def add(self, exchange: Exchange) -> None:
         self.exchanges.append(exchange)
@@ -171,9 +174,18 @@ class Collector:
         return taken
 
     def take(self, failed: bool) -> list[dict[str, Any]]:
-        """The running test's evidence (`evidence`), the collector then ready for the next."""
+        """The running test's evidence (`evidence`), the collector then ready for the next: the
+        buckets the phase deleted are forgotten (a later test that meets one gone must not get
+        its creation replayed, nor should dead records push live ones out)."""
         dropped = self.dropped_writes
-        return self.evidence(self.reset(), dropped, failed)
+        found = self.evidence(self.reset(), dropped, failed)
+        for bucket in self.deleted:
+            self.made.pop(bucket, None)
+            self.keys.pop(bucket, None)
+            self.other_writes.pop(bucket, None)
+        self.deleted.clear()
+        self.earlier.clear()
+        return found
 
     def evidence(
         self,
@@ -244,7 +256,9 @@ class Collector:
             return
         if key is None:
             if bucket not in self.made or bucket in self.deleted:
-                self.deleted.discard(bucket)
+                if bucket in self.deleted:  # the phase's evidence still needs how it was made
+                    self.earlier.setdefault(bucket, self.made[bucket])
+                    self.deleted.discard(bucket)
                 self.made[bucket] = [exchange]
                 self.keys[bucket] = set()
                 self.other_writes[bucket] = 0
@@ -285,7 +299,8 @@ class Collector:
 
         for bucket in buckets:
             visit(bucket, frozenset())
-        return [e for b in ordered for e in self.made.get(b, []) if id(e) not in seen]
+        made = [e for b in ordered for e in [*self.earlier.get(b, []), *self.made.get(b, [])]]
+        return [e for e in made if id(e) not in seen]
 
 
 def _is_note(exchange: Exchange) -> bool:

@@ -195,15 +195,27 @@ def test_a_module_measured_on_two_sets_of_bytes_names_none(tree: Path, session: 
     """A review's finding: a session resumed over changed bytes mixes results of both, and the
     summary named the first sha256 it met, so publish took a mixed figure for one of a single
     reference. It names none now (publish then refuses a full run); a result the harness could
-    not make (no NORMAL outcome) records the bytes too, or its module would have none."""
+    not make (no NORMAL outcome) records the bytes too, but judges none: it is not counted."""
     first, second = items(tree)[:2]
     session.set_result(first.job_id, result(tree, first, v.Verdict(v.SURVIVED)))
     aborted = WorkResult(WorkerOutcome.ABNORMAL, "cosmic-ray could not make it", None, None)
     session.set_result(second.job_id, execute.settle(aborted, "ab" * 32))
     assert v.module_hash_of(dict(session.results)[second.job_id].output) == "ab" * 32
     summary = report.summarise(session, lambda _: items(tree), {}, root=tree)
+    assert summary.module_sha256 == {MODULE: v.module_sha256((tree / MODULE).read_bytes())}
+    other = WorkResult(WorkerOutcome.NORMAL, v.Verdict(v.SURVIVED).line(), Outcome.SURVIVED)
+    session.set_result(second.job_id, execute.settle(other, "ab" * 32))  # other bytes
+    summary = report.summarise(session, lambda _: items(tree), {}, root=tree)
     assert summary.module_sha256 == {}
 
     session.set_result(second.job_id, result(tree, second, v.Verdict(v.SURVIVED)))
     summary = report.summarise(session, lambda _: items(tree), {}, root=tree)
     assert summary.module_sha256 == {MODULE: v.module_sha256((tree / MODULE).read_bytes())}
+
+    # a second review's finding: an older harness's result (no bytes named) stands on resume
+    # beside hashed ones: which bytes it judged is unknown, so the module names none
+    unhashed = result(tree, second, v.Verdict(v.KILLED, kills=["r"]), hashed=False)
+    assert execute.finished(unhashed, retry_unjudged=False)
+    session.set_result(second.job_id, unhashed)
+    summary = report.summarise(session, lambda _: items(tree), {}, root=tree)
+    assert summary.module_sha256 == {}

@@ -287,7 +287,7 @@ def test_a_bucket_created_again_keeps_its_record_and_one_made_after_its_delete_s
     collector.add(Exchange.build("DELETE", "http://h/ec-r", 204, signed, {}, b""))
     collector.add(Exchange.build("PUT", "http://h/ec-r", 200, signed, {}, b""))
     collector.add(Exchange.build("PUT", "http://h/ec-r/b", 200, signed, {}, b""))
-    collector.reset()
+    collector.take(failed=False)  # that test ends
     collector.add(Exchange.build("GET", "http://h/ec-r?list-type=2", 200, signed, {}, b""))
     found = collector.evidence(collector.reset(), [], failed=True)
     made = [(e["url"], e.get("left_out")) for e in found if e.get("setup")]
@@ -312,3 +312,40 @@ def test_a_test_that_deletes_its_fixtures_bucket_still_gets_its_creation() -> No
         ("PUT", "http://h/ec-b1/keeps-it", None, None),
         ("DELETE", "http://h/ec-b1", None, None),
     ]
+
+
+def test_a_bucket_deleted_in_a_test_is_forgotten_after_it_unless_made_again_there() -> None:
+    """A second review's findings on the fix: records of deleted buckets outlived their test,
+    so 64 tests that each made and deleted a bucket pushed a module fixture's bucket out, and a
+    later test meeting a bucket already gone got its creation replayed (the state it needs is
+    "absent"); a test that deletes its fixture's bucket and makes it again lost the fixture's
+    creation (its replay's DELETEs then met no bucket)."""
+    from conformance.clients.evidence import MAX_SETUP_BUCKETS, Collector
+
+    signed = {"x-amz-date": "20261125T120000Z"}
+    collector = Collector()
+    collector.add(Exchange.build("PUT", "http://h/ec-module", 200, signed, {}, b""))
+    collector.add(Exchange.build("PUT", "http://h/ec-module/k", 200, signed, {}, b""))
+    collector.take(failed=False)
+    for index in range(MAX_SETUP_BUCKETS + 1):  # tests that each make and delete a bucket
+        collector.add(Exchange.build("PUT", f"http://h/ec-t{index}", 200, signed, {}, b""))
+        collector.add(Exchange.build("DELETE", f"http://h/ec-t{index}", 204, signed, {}, b""))
+        collector.take(failed=False)
+    collector.add(Exchange.build("GET", "http://h/ec-module/k", 200, signed, {}, b""))
+    collector.add(Exchange.build("HEAD", "http://h/ec-t0", 200, signed, {}, b""))
+    found = collector.take(failed=True)
+    assert [e["url"] for e in found if e.get("setup")] == [
+        "http://h/ec-module", "http://h/ec-module/k"
+    ]  # fmt: skip
+
+    collector.add(Exchange.build("PUT", "http://h/ec-f", 200, signed, {}, b""))
+    collector.take(failed=False)  # the fixture's setup phase
+    for method, url, status in (("PUT", "http://h/ec-f/k", 200), ("DELETE", "http://h/ec-f/k", 204),
+                                ("DELETE", "http://h/ec-f", 204), ("PUT", "http://h/ec-f", 200),
+                                ("GET", "http://h/ec-f/k", 200)):  # fmt: skip
+        collector.add(Exchange.build(method, url, status, signed, {}, b""))
+    found = collector.take(failed=True)
+    assert [(e["method"], e["url"]) for e in found if e.get("setup")] == [("PUT", "http://h/ec-f")]
+    collector.add(Exchange.build("GET", "http://h/ec-f/k", 404, signed, {}, b""))
+    found = collector.take(failed=True)  # the next test: the bucket made again in the last one
+    assert [e["url"] for e in found if e.get("setup")] == ["http://h/ec-f"]

@@ -19,6 +19,7 @@ import pytest
 
 from conformance.clients.rules_api import RulesApiClient
 from conformance.plugin.applicability import NA_PREFIX
+from conformance.results import NOT_CHECKED_PREFIX
 from conformance.suite.logs.helpers import log_rule
 from conformance.suite.logs.log_delivery import REDACTION, Delivered, Traffic, delivered_logs
 
@@ -60,5 +61,7 @@ def test_redaction_covers_every_value_of_a_preserved_duplicate(
     text = logged if isinstance(logged, str) else json.dumps(logged)
     assert "${" not in text, f"{REPEATED} logged as {logged!r}: a `${{` left as sent"
     redacted = [value.replace("${", "x{") for value in VALUES]
-    missing = [value for value in redacted if value not in text]
-    assert not missing, f"{REPEATED} logged as {logged!r}; missing {missing}"
+    assert redacted[0] in text, f"{REPEATED} logged as {logged!r}; missing {redacted[0]!r}"
+    if redacted[1] not in text:  # one instance logged: preserve-duplicates' own rule says so
+        one = f"the target logged one instance of {REPEATED} (preserve-duplicates' to judge)"
+        pytest.skip(f"{NOT_CHECKED_PREFIX}{one}: no second value here")

@@ -56,7 +56,7 @@ def test_destination_outside_the_providers_schemes_is_refused(
 
 
 @pytest.mark.rule("logs.logpush.job-members")
-@pytest.mark.parametrize("dataset", ["edge_conformance_none", "HTTP_REQUESTS", "Http_Requests"])
+@pytest.mark.parametrize("dataset", ["edge_conformance_none", "HTTP_REQUESTS"])
 def test_unlisted_dataset_is_refused(
     rules_api: RulesApiClient, run_prefix: str, dataset: str
 ) -> None:
