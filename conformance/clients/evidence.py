@@ -180,9 +180,7 @@ class Collector:
         dropped = self.dropped_writes
         found = self.evidence(self.reset(), dropped, failed)
         for bucket in self.deleted:
-            self.made.pop(bucket, None)
-            self.keys.pop(bucket, None)
-            self.other_writes.pop(bucket, None)
+            self._forget(bucket)
         self.deleted.clear()
         self.earlier.clear()
         return found
@@ -271,10 +269,14 @@ class Collector:
             return
         self.made.move_to_end(bucket)
         while len(self.made) > MAX_SETUP_BUCKETS:
-            gone, _ = self.made.popitem(last=False)
-            self.keys.pop(gone, None)
-            self.other_writes.pop(gone, None)
+            gone = next(iter(self.made))
+            self._forget(gone)
             self.deleted.discard(gone)
+
+    def _forget(self, bucket: str) -> None:
+        self.made.pop(bucket, None)
+        self.keys.pop(bucket, None)
+        self.other_writes.pop(bucket, None)
 
     def setup_for(self, exchanges: list[Exchange]) -> list[Exchange]:
         """Earlier exchanges that made the buckets (and objects) `exchanges` use, when they are
